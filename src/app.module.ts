@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { APP_FILTER } from '@nestjs/core';
+import { SpringErrorFilter } from './common/errors/spring-error.filter.js';
+import { parseConfig } from './config/app-config.js';
+import { DatabaseModule } from './database/database.module.js';
+import { MessagingModule } from './messaging/messaging.module.js';
+import { TicketsModule } from './tickets/tickets.module.js';
+
+@Module({
+  imports: [
+    ConfigModule.forRoot({ isGlobal: true, cache: true, validate: parseConfig }),
+    DatabaseModule,
+    MessagingModule,
+    TicketsModule,
+  ],
+  providers: [{ provide: APP_FILTER, useClass: SpringErrorFilter }],
+})
+export class AppModule {}

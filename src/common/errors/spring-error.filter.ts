@@ -1,0 +1,40 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, Logger, NotFoundException } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { allowedMethods } from './allowed-methods.js';
+import { mapError } from './error-mapping.js';
+import { springErrorBody } from './spring-error-body.js';
+
+/** Renders every error, from any layer, as Spring Boot's JSON error body. Never a stack trace. */
+@Catch()
+export class SpringErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const request = host.switchToHttp().getRequest<Request>();
+    const response = host.switchToHttp().getResponse<Response>();
+    const path = request.originalUrl.split('?')[0];
+    let { status, message, errors, unexpected } = mapError(exception);
+
+    if (exception instanceof NotFoundException && message?.startsWith('Cannot ')) {
+      const allowed = allowedMethods(this.adapterHost.httpAdapter.getInstance(), request.path);
+      if (allowed.length > 0) {
+        status = 405;
+        message = `Request method '${request.method}' is not supported`;
+        response.setHeader('Allow', allowed.join(', '));
+      } else {
+        message = `No endpoint ${request.method} ${JSON.stringify(path)}.`;
+      }
+    }
+    if (unexpected) {
+      this.logger.error(`${request.method} ${JSON.stringify(path)} failed`, exception instanceof Error ? exception.stack : String(exception));
+    }
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    response.status(status).json(springErrorBody(status, path, message, errors));
+  }
+}

@@ -1,0 +1,18 @@
+import { type CanActivate, type ExecutionContext, Injectable, UnsupportedMediaTypeException } from '@nestjs/common';
+import type { Request } from 'express';
+
+/** The media types a JSON body may be declared as (Spring's Jackson converter takes the same). */
+export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
+
+/** POST and PUT bodies must be declared as JSON; anything else is 415, checked before the body is read. */
+@Injectable()
+export class JsonContentTypeGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<Request>();
+    if (request.is(JSON_MEDIA_TYPES)) return true;
+    const declared = request.headers['content-type'];
+    throw new UnsupportedMediaTypeException(
+      declared ? `Content-Type ${JSON.stringify(declared)} is not supported` : 'Content-Type is missing; application/json is required',
+    );
+  }
+}

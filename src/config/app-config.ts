@@ -1,0 +1,120 @@
+export interface AppConfig {
+  server: { port: number; shutdownTimeoutMs: number };
+  db: {
+    host: string;
+    port: number;
+    username: string;
+    password: string;
+    database: string;
+    queryTimeoutMs: number;
+  };
+  rabbitmq: {
+    url: string;
+    exchange: string;
+    exchangeType: string;
+    queue: string;
+    routingKey: string;
+  };
+  management: {
+    probesEnabled: boolean;
+    readinessInclude: string[];
+    exposure: string[];
+    diskSpaceThreshold: number;
+  };
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment; throws a ConfigError naming the variable at fault. */
+export function parseConfig(env: Env): AppConfig {
+  const read = new EnvReader(env);
+  return {
+    server: {
+      port: read.port('SERVER_PORT', read.port('PORT', 8080)),
+      shutdownTimeoutMs: read.int('SERVER_SHUTDOWN_TIMEOUT_MS', 10_000),
+    },
+    db: {
+      host: read.string('DB_HOST', '127.0.0.1'),
+      port: read.port('DB_PORT', 3306),
+      username: read.string('DB_USERNAME', 'root'),
+      password: read.string('DB_PASSWORD', '', true),
+      database: read.identifier('DB_DATABASE', 'tickets'),
+      queryTimeoutMs: read.int('DB_QUERY_TIMEOUT_MS', 5_000),
+    },
+    rabbitmq: {
+      url: read.amqpUrl('RABBITMQ_URL', 'amqp://guest:guest@127.0.0.1:5672'),
+      exchange: read.string('RABBITMQ_EXCHANGE', 'ticket.exchange'),
+      exchangeType: read.oneOf('RABBITMQ_EXCHANGE_TYPE', 'topic', ['topic', 'direct', 'fanout', 'headers']),
+      queue: read.string('RABBITMQ_QUEUE', 'ticket.queue'),
+      routingKey: read.string('RABBITMQ_ROUTING_KEY', 'ticket.routing.key', true),
+    },
+    management: {
+      probesEnabled: read.bool(
+        'MANAGEMENT_HEALTH_PROBES_ENABLED',
+        read.bool('MANAGEMENT_ENDPOINT_HEALTH_PROBES_ENABLED', false),
+      ),
+      readinessInclude: read.list('MANAGEMENT_ENDPOINT_HEALTH_GROUP_READINESS_INCLUDE', 'readinessState,db'),
+      exposure: read.list('MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE', 'health,info'),
+      diskSpaceThreshold: read.int('MANAGEMENT_HEALTH_DISKSPACE_THRESHOLD', 10_485_760),
+    },
+  };
+}
+
+class EnvReader {
+  constructor(private readonly env: Env) {}
+
+  string(name: string, fallback: string, allowEmpty = false): string {
+    const value = this.env[name];
+    if (value === undefined || (value === '' && !allowEmpty)) return fallback;
+    return value;
+  }
+
+  int(name: string, fallback: number): number {
+    const raw = this.string(name, String(fallback)).trim();
+    if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
+    return Number(raw);
+  }
+
+  port(name: string, fallback: number): number {
+    const port = this.int(name, fallback);
+    if (port < 1 || port > 65535) throw new ConfigError(`${name} must be a port between 1 and 65535, got ${port}`);
+    return port;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.string(name, String(fallback)).trim().toLowerCase();
+    if (raw === 'true') return true;
+    if (raw === 'false') return false;
+    throw new ConfigError(`${name} must be "true" or "false", got "${raw}"`);
+  }
+
+  oneOf(name: string, fallback: string, allowed: string[]): string {
+    const value = this.string(name, fallback);
+    if (!allowed.includes(value)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+    return value;
+  }
+
+  identifier(name: string, fallback: string): string {
+    const value = this.string(name, fallback);
+    // The database name is interpolated into CREATE DATABASE, so only plain identifiers are allowed.
+    if (!/^[A-Za-z0-9_$]{1,64}$/.test(value)) {
+      throw new ConfigError(`${name} must be 1-64 letters, digits, "_" or "$", got "${value}"`);
+    }
+    return value;
+  }
+
+  amqpUrl(name: string, fallback: string): string {
+    const value = this.string(name, fallback);
+    if (!/^amqps?:\/\/[^\s]+$/.test(value)) throw new ConfigError(`${name} must be an amqp:// or amqps:// URL`);
+    return value;
+  }
+
+  list(name: string, fallback: string): string[] {
+    return this.string(name, fallback)
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0);
+  }
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../config/app-config.js';
+import { ensureDatabase } from './ensure-database.js';
+import { typeOrmOptions } from './typeorm-options.js';
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: async (config: ConfigService<AppConfig, true>) => {
+        const db = config.get('db', { infer: true });
+        await ensureDatabase(db);
+        return { ...typeOrmOptions(db), retryAttempts: 3, retryDelay: 2_000 };
+      },
+    }),
+  ],
+})
+export class DatabaseModule {}

@@ -1,0 +1,27 @@
+import type { DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/app-config.js';
+import { Ticket } from '../tickets/ticket.entity.js';
+import { OutboxEvent } from '../outbox/outbox-event.entity.js';
+import { CreateTickets1763900000000 } from './migrations/1763900000000-CreateTickets.js';
+import { CreateOutbox1763900000001 } from './migrations/1763900000001-CreateOutbox.js';
+
+/** The one set of TypeORM options, shared by the application and the migration CLI (ormconfig.ts). */
+export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
+  return {
+    type: 'mysql',
+    host: db.host,
+    port: db.port,
+    username: db.username,
+    password: db.password,
+    database: db.database,
+    charset: 'utf8mb4_unicode_ci',
+    // Timestamps are written and read as UTC so the API can serve them with a "Z".
+    timezone: 'Z',
+    entities: [Ticket, OutboxEvent],
+    migrations: [CreateTickets1763900000000, CreateOutbox1763900000001],
+    migrationsRun: true,
+    synchronize: false,
+    connectTimeout: db.queryTimeoutMs,
+    extra: { connectionLimit: 20, enableKeepAlive: true },
+  };
+}

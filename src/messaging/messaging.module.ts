@@ -1,0 +1,27 @@
+import { Global, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/app-config.js';
+import { RabbitMqClient } from './rabbitmq.client.js';
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: RabbitMqClient,
+      inject: [ConfigService],
+      useFactory: async (config: ConfigService<AppConfig, true>) => {
+        const client = new RabbitMqClient(config.get('rabbitmq', { infer: true }));
+        await client.connect();
+        return client;
+      },
+    },
+  ],
+  exports: [RabbitMqClient],
+})
+export class MessagingModule implements OnApplicationShutdown {
+  constructor(private readonly client: RabbitMqClient) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close();
+  }
+}

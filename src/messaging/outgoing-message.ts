@@ -1,0 +1,7 @@
+/** One message for the broker: the body is already serialised, so what is published is exactly what was stored. */
+export interface OutgoingMessage {
+  messageId: string;
+  type: string;
+  timestamp: Date;
+  body: string;
+}

@@ -1,0 +1,45 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
+import { TicketRequest } from './dto/ticket-request.dto.js';
+import type { TicketResponse } from './dto/ticket-response.dto.js';
+import { RequesterEmailFilterPipe } from './requester-email-filter.pipe.js';
+import { TicketIdPipe } from './ticket-id.pipe.js';
+import type { TicketStatus } from './ticket-status.enum.js';
+import { TicketStatusFilterPipe } from './ticket-status-filter.pipe.js';
+import { TicketsService } from './tickets.service.js';
+
+@Controller('api/tickets')
+export class TicketsController {
+  constructor(private readonly tickets: TicketsService) {}
+
+  @Post()
+  @UseGuards(JsonContentTypeGuard)
+  create(@Body() request: TicketRequest): Promise<TicketResponse> {
+    return this.tickets.create(request);
+  }
+
+  @Get()
+  findAll(
+    @Query('status', TicketStatusFilterPipe) status?: TicketStatus,
+    @Query('requesterEmail', RequesterEmailFilterPipe) requesterEmail?: string,
+  ): Promise<TicketResponse[]> {
+    return this.tickets.findAll({ status, requesterEmail });
+  }
+
+  @Get(':id')
+  findOne(@Param('id', TicketIdPipe) id: string): Promise<TicketResponse> {
+    return this.tickets.findOne(id);
+  }
+
+  @Put(':id')
+  @UseGuards(JsonContentTypeGuard)
+  replace(@Param('id', TicketIdPipe) id: string, @Body() request: TicketRequest): Promise<TicketResponse> {
+    return this.tickets.replace(id, request);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  remove(@Param('id', TicketIdPipe) id: string): Promise<void> {
+    return this.tickets.remove(id);
+  }
+}
