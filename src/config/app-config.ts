@@ -32,7 +32,8 @@ export function parseConfig(env: Env): AppConfig {
   const read = new EnvReader(env);
   return {
     server: {
-      port: read.port('SERVER_PORT', read.port('PORT', 8080)),
+      // 0 lets the operating system pick a free port.
+      port: read.port('SERVER_PORT', read.port('PORT', 8080, 0), 0),
       shutdownTimeoutMs: read.int('SERVER_SHUTDOWN_TIMEOUT_MS', 10_000),
     },
     db: {
@@ -77,9 +78,9 @@ class EnvReader {
     return Number(raw);
   }
 
-  port(name: string, fallback: number): number {
+  port(name: string, fallback: number, min = 1): number {
     const port = this.int(name, fallback);
-    if (port < 1 || port > 65535) throw new ConfigError(`${name} must be a port between 1 and 65535, got ${port}`);
+    if (port < min || port > 65535) throw new ConfigError(`${name} must be a port between ${min} and 65535, got ${port}`);
     return port;
   }
 

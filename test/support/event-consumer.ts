@@ -1,0 +1,37 @@
+import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
+
+/** A real consumer of the run's ticket queue; collects every message it receives. */
+export class EventConsumer {
+  readonly messages: ConsumeMessage[] = [];
+  private connection?: ChannelModel;
+  private channel?: Channel;
+
+  static async start(): Promise<EventConsumer> {
+    const consumer = new EventConsumer();
+    consumer.connection = await amqp.connect(process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672');
+    consumer.channel = await consumer.connection.createChannel();
+    await consumer.channel.consume(process.env.RABBITMQ_QUEUE!, (message) => message && consumer.messages.push(message), { noAck: true });
+    return consumer;
+  }
+
+  bodies(): Array<Record<string, any>> {
+    return this.messages.map((message) => JSON.parse(message.content.toString('utf8')));
+  }
+
+  /** Messages about one ticket, in arrival order. */
+  forTicket(ticketId: number): ConsumeMessage[] {
+    return this.messages.filter((message) => JSON.parse(message.content.toString('utf8')).ticketId === ticketId);
+  }
+
+  async waitFor(predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms (${this.messages.length} messages received)`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.connection?.close();
+  }
+}
