@@ -1,12 +1,23 @@
 import type { INestApplication } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module.js';
 import { setupApp } from '../../src/app.setup.js';
+import { parseConfig } from '../../src/config/app-config.js';
+
+export interface TestAppOptions {
+  /** Settings for this app instance on top of the run's environment, e.g. { DB_PORT: String(proxy.port) }. */
+  env?: Record<string, string>;
+}
 
 /** Boots the real AppModule against the run's own database and broker objects. */
-export async function createTestApp(): Promise<INestApplication> {
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+export async function createTestApp(options: TestAppOptions = {}): Promise<INestApplication> {
+  const config = parseConfig({ ...process.env, ...options.env });
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+    .overrideProvider(ConfigService)
+    .useValue(new ConfigService(config))
+    .compile();
   const app = setupApp(moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] }));
   await app.init();
   return app;
