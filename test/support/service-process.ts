@@ -1,0 +1,71 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/** The service as a real child process (built by global setup), for signal, crash and multi-replica tests. */
+export class ServiceProcess {
+  output = '';
+  readonly exited: Promise<number | null>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {
+    child.stdout?.on('data', (chunk) => (this.output += chunk));
+    child.stderr?.on('data', (chunk) => (this.output += chunk));
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  /** Starts the service with the run's environment plus `env`, and waits until it answers HTTP. */
+  static async start(env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ServiceProcess> {
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(process.env.TEST_SERVICE_BUILD!, 'main.js')], {
+      env: { ...process.env, NODE_OPTIONS: '', SERVER_PORT: String(port), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const service = new ServiceProcess(child, `http://127.0.0.1:${port}`);
+    const deadline = Date.now() + timeoutMs;
+    while (!(await service.answers())) {
+      if (child.exitCode !== null || Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`Service did not start:\n${service.output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return service;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** Stops the process if it still runs (SIGKILL after a grace period). */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  private async answers(): Promise<boolean> {
+    try {
+      await fetch(`${this.url}/api/tickets/1`, { signal: AbortSignal.timeout(1_000) });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
