@@ -4,12 +4,14 @@ import { APP_FILTER } from '@nestjs/core';
 import { SpringErrorFilter } from './common/errors/spring-error.filter.js';
 import { parseConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
+import { LoggingModule } from './logging/logging.module.js';
 import { MessagingModule } from './messaging/messaging.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, cache: true, validate: parseConfig }),
+    LoggingModule,
     DatabaseModule,
     MessagingModule,
     TicketsModule,

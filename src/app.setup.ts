@@ -1,9 +1,14 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
 import { JSON_MEDIA_TYPES } from './common/json-content-type.guard.js';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe.js';
+import { HTTP_LOGGER } from './logging/logging.module.js';
 
 /** Everything main.ts applies to the application beyond its modules; e2e tests apply the same. */
 export function setupApp(app: NestExpressApplication): NestExpressApplication {
+  // First of all middleware: every request gets its id and its log line, also one the body parser rejects.
+  app.use(app.get(HTTP_LOGGER));
+  app.useLogger(app.get(Logger));
   app.useBodyParser('json', { limit: '1mb', type: JSON_MEDIA_TYPES });
   app.useGlobalPipes(new RequestValidationPipe());
   app.disable('x-powered-by');

@@ -8,7 +8,7 @@ import { setupApp } from './app.setup.js';
 import type { AppConfig } from './config/app-config.js';
 
 async function bootstrap(): Promise<void> {
-  const app = setupApp(await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false }));
+  const app = setupApp(await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true }));
   const port = app.get(ConfigService<AppConfig, true>).get('server.port', { infer: true });
   await app.listen(port);
   Logger.log(`Ticket service listening on port ${port}`, 'Bootstrap');

@@ -21,7 +21,17 @@ export interface AppConfig {
     exposure: string[];
     diskSpaceThreshold: number;
   };
+  log: {
+    level: LogLevel;
+    format: LogFormat;
+  };
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** `json`: one JSON object per line, for log platforms; `pretty`: human-readable, for development. */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 type Env = Record<string, string | undefined>;
 
@@ -60,6 +70,10 @@ export function parseConfig(env: Env): AppConfig {
       exposure: read.list('MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE', 'health,info'),
       diskSpaceThreshold: read.int('MANAGEMENT_HEALTH_DISKSPACE_THRESHOLD', 10_485_760),
     },
+    log: {
+      level: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+      format: read.oneOf('LOG_FORMAT', 'json', LOG_FORMATS),
+    },
   };
 }
 
@@ -91,8 +105,8 @@ class EnvReader {
     throw new ConfigError(`${name} must be "true" or "false", got "${raw}"`);
   }
 
-  oneOf(name: string, fallback: string, allowed: string[]): string {
-    const value = this.string(name, fallback);
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const value = this.string(name, fallback) as T;
     if (!allowed.includes(value)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
     return value;
   }

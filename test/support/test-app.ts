@@ -13,7 +13,8 @@ export interface TestAppOptions {
 
 /** Boots the real AppModule against the run's own database and broker objects. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<INestApplication> {
-  const config = parseConfig({ ...process.env, ...options.env });
+  // Test output stays quiet, also for the failures tests provoke on purpose; LOG_LEVEL=error (or lower) shows them.
+  const config = parseConfig({ LOG_LEVEL: 'silent', ...process.env, ...options.env });
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
     .overrideProvider(ConfigService)
     .useValue(new ConfigService(config))

@@ -29,7 +29,8 @@ export class SpringErrorFilter implements ExceptionFilter {
       }
     }
     if (unexpected) {
-      this.logger.error(`${request.method} ${JSON.stringify(path)} failed`, exception instanceof Error ? exception.stack : String(exception));
+      // The error itself, not just its stack, so the log line carries its type, code and chain of causes.
+      this.logger.error({ message: `${request.method} ${JSON.stringify(path)} failed`, err: exception });
     }
     if (response.headersSent) {
       response.destroy();

@@ -1,0 +1,95 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type LevelWithSilent, type LoggerOptions, stdSerializers, stdTimeFunctions } from 'pino';
+import type { Options } from 'pino-http';
+import type { AppConfig } from '../config/app-config.js';
+import { requestId } from './request-id.js';
+
+type Request = IncomingMessage & { originalUrl?: string };
+
+/** What a request line carries besides time, level, message and requestId. */
+export interface RequestLogFields {
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+}
+
+/**
+ * pino-http settings: one line per request (time, level, message, requestId, method, path, status,
+ * durationMs), and every log made while a request is handled carries its requestId.
+ */
+export function pinoHttpOptions(log: AppConfig['log']): Options<Request, ServerResponse> {
+  return {
+    ...pinoOptions(log),
+    genReqId: requestId,
+    // Bind only the id to a request's logger; the request and response objects are never serialised.
+    quietReqLogger: true,
+    quietResLogger: true,
+    wrapSerializers: false,
+    customAttributeKeys: { reqId: 'requestId', responseTime: 'durationMs' },
+    customLogLevel: (_req, res, error) => levelFor(res.statusCode, error),
+    customSuccessMessage: (req, res) => summary(req, res),
+    customErrorMessage: (req, res) => summary(req, res),
+    customSuccessObject: (req, res, value: { durationMs: number }) => requestFields(req, res, value.durationMs),
+    // The cause of a 5xx is logged by the error filter, with the same requestId; pino-http only knows
+    // "failed with status code 500", which would add nothing.
+    customErrorObject: (req, res, _error, value: { durationMs: number }) => requestFields(req, res, value.durationMs),
+  };
+}
+
+function pinoOptions(log: AppConfig['log']): LoggerOptions {
+  const common: LoggerOptions = {
+    level: log.level,
+    messageKey: 'message',
+    // pid and hostname are the platform's to add; they would only lengthen every line.
+    base: null,
+    timestamp: stdTimeFunctions.isoTime,
+    serializers: { err: errorFields, req: omitted, res: omitted },
+  };
+  if (log.format === 'pretty') {
+    // pino-pretty is a development dependency: the production image logs JSON.
+    return {
+      ...common,
+      transport: {
+        target: 'pino-pretty',
+        options: { messageKey: 'message', translateTime: 'SYS:HH:MM:ss.l', singleLine: true },
+      },
+    };
+  }
+  return { ...common, formatters: { level: (label) => ({ level: label }) } };
+}
+
+export function levelFor(status: number, error?: Error): LevelWithSilent {
+  if (error || status >= 500) return 'error';
+  return status >= 400 ? 'warn' : 'info';
+}
+
+function requestFields(req: Request, res: ServerResponse, durationMs: number): RequestLogFields {
+  return { method: req.method ?? '', path: pathOf(req), status: res.statusCode, durationMs };
+}
+
+function summary(req: Request, res: ServerResponse): string {
+  const outcome = res.writableEnded ? String(res.statusCode) : 'aborted';
+  return `${req.method} ${pathOf(req)} ${outcome}`;
+}
+
+/** The path without its query: filters such as requesterEmail are personal data and stay out of logs. */
+function pathOf(req: Request): string {
+  const url = req.originalUrl ?? req.url ?? '';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/**
+ * Type, message, code and the stack with its chain of causes. Other properties are left out: a
+ * database error carries the statement's bound values, which are ticket contents.
+ */
+function errorFields(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const { type, message, stack, code } = stdSerializers.err(error) as ReturnType<typeof stdSerializers.err> & { code?: unknown };
+  return { type, message, stack, ...(code === undefined ? {} : { code }) };
+}
+
+function omitted(): undefined {
+  return undefined;
+}

@@ -1,0 +1,106 @@
+import { ServiceProcess } from './support/service-process.js';
+import { TcpProxy } from './support/tcp-proxy.js';
+import { buildTicketRequest } from './support/ticket-factory.js';
+
+type LogLine = Record<string, any>;
+
+/** Every line the process wrote so far, parsed; fails the test on a line that is not JSON. */
+function jsonLines(service: ServiceProcess): LogLine[] {
+  return service.output
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      try {
+        return JSON.parse(line) as LogLine;
+      } catch {
+        throw new Error(`Not a JSON log line: ${line}`);
+      }
+    });
+}
+
+async function linesFor(service: ServiceProcess, requestId: string, count: number): Promise<LogLine[]> {
+  for (let i = 0; i < 200; i++) {
+    const lines = jsonLines(service).filter((line) => line.requestId === requestId);
+    if (lines.length >= count) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`Fewer than ${count} log lines for request ${requestId}:\n${service.output}`);
+}
+
+describe('Logs in production format (LOG_FORMAT=json)', () => {
+  let proxy: TcpProxy;
+  let service: ServiceProcess;
+
+  beforeAll(async () => {
+    proxy = await TcpProxy.start(Number(process.env.DB_PORT ?? 3306));
+    service = await ServiceProcess.start({ LOG_FORMAT: 'json', LOG_LEVEL: 'info', DB_PORT: String(proxy.port), DB_QUERY_TIMEOUT_MS: '1000' });
+  });
+
+  afterAll(async () => {
+    await service.stop();
+    await proxy.stop();
+  });
+
+  it('writes start-up and application logs as one JSON object per line, with time, level and message', async () => {
+    const lines = jsonLines(service);
+    const started = lines.find((line) => /listening on port/.test(line.message));
+    expect(started).toMatchObject({ level: 'info', context: 'Bootstrap' });
+    expect(new Date(started!.time).toISOString()).toBe(started!.time);
+  });
+
+  it('logs each request with the X-Request-Id it came with, and echoes that id', async () => {
+    const response = await fetch(`${service.url}/api/tickets`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'e2e-create-1' },
+      body: JSON.stringify(buildTicketRequest()),
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('x-request-id')).toBe('e2e-create-1');
+
+    const [line] = await linesFor(service, 'e2e-create-1', 1);
+    expect(line).toMatchObject({ level: 'info', method: 'POST', path: '/api/tickets', status: 201, message: 'POST /api/tickets 201' });
+    expect(line.durationMs).toEqual(expect.any(Number));
+  });
+
+  it('logs and tags a request the body parser rejects, before it reaches a controller', async () => {
+    const response = await fetch(`${service.url}/api/tickets`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'e2e-malformed' },
+      body: '{"title":',
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('x-request-id')).toBe('e2e-malformed');
+    const [line] = await linesFor(service, 'e2e-malformed', 1);
+    expect(line).toMatchObject({ level: 'warn', status: 400, path: '/api/tickets' });
+  });
+
+  it('logs a failure with its cause and the request id, next to the request line', async () => {
+    proxy.cut();
+    try {
+      const response = await fetch(`${service.url}/api/tickets`, { headers: { 'X-Request-Id': 'e2e-db-down' } });
+      expect(response.status).toBeGreaterThanOrEqual(500);
+      const lines = await linesFor(service, 'e2e-db-down', 2);
+      const failure = lines.find((line) => line.err);
+      expect(failure).toMatchObject({ level: 'error', context: 'Errors', message: 'GET "/api/tickets" failed' });
+      expect(failure!.err).toEqual(expect.objectContaining({ type: expect.any(String), message: expect.any(String), stack: expect.any(String) }));
+      expect(lines.find((line) => line.status)).toMatchObject({ level: 'error', status: response.status });
+    } finally {
+      proxy.restore();
+    }
+  });
+});
+
+describe('Logs in development format (LOG_FORMAT=pretty)', () => {
+  it('writes human-readable lines: time, level name and message, not JSON', async () => {
+    const service = await ServiceProcess.start({ LOG_FORMAT: 'pretty', LOG_LEVEL: 'info' });
+    try {
+      await fetch(`${service.url}/api/tickets`, { headers: { 'X-Request-Id': 'e2e-pretty' } });
+      for (let i = 0; i < 100 && !service.output.includes('e2e-pretty'); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    } finally {
+      await service.stop();
+    }
+    const request = service.output.split('\n').find((line) => line.includes('e2e-pretty'));
+    expect(request).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: GET \/api\/tickets 200 /);
+    expect(service.output).toMatch(/INFO: Ticket service listening on port \d+/);
+  });
+});
