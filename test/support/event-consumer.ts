@@ -10,6 +10,11 @@ export class EventConsumer {
     const consumer = new EventConsumer();
     consumer.connection = await amqp.connect(process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672');
     consumer.channel = await consumer.connection.createChannel();
+    // The same idempotent declarations the service makes, so the consumer may start before any service has.
+    const { RABBITMQ_EXCHANGE: exchange, RABBITMQ_QUEUE: queue, RABBITMQ_ROUTING_KEY: routingKey } = process.env;
+    await consumer.channel.assertExchange(exchange!, 'topic', { durable: true });
+    await consumer.channel.assertQueue(queue!, { durable: true });
+    await consumer.channel.bindQueue(queue!, exchange!, routingKey!);
     await consumer.channel.consume(process.env.RABBITMQ_QUEUE!, (message) => message && consumer.messages.push(message), { noAck: true });
     return consumer;
   }

@@ -16,6 +16,7 @@ export default function globalSetup(): void {
   env.RABBITMQ_QUEUE = `ticket.queue.test.${run}`;
   env.RABBITMQ_ROUTING_KEY = 'ticket.routing.key';
   env.SERVER_PORT = '0';
-  env.TEST_SERVICE_BUILD = `.test-build/${run}`;
+  // Same depth as dist/, so paths relative to the compiled files (e.g. ../package.json) resolve alike.
+  env.TEST_SERVICE_BUILD = `.test-build-${run}`;
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', env.TEST_SERVICE_BUILD], { stdio: 'inherit' });
 }

@@ -1,0 +1,121 @@
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { EventConsumer } from './support/event-consumer.js';
+import { ServiceProcess } from './support/service-process.js';
+import { TcpProxy } from './support/tcp-proxy.js';
+import { createTestApp } from './support/test-app.js';
+import { buildTicketRequest } from './support/ticket-factory.js';
+
+const RABBIT_PORT = 5672;
+const viaProxy = (proxy: TcpProxy) => ({ RABBITMQ_URL: `amqp://guest:guest@127.0.0.1:${proxy.port}` });
+
+interface Received {
+  eventId: string;
+  eventType: string;
+  ticketId: number;
+}
+
+/** Asserts every event id arrived exactly once and each ticket's events came in the order given. */
+function expectExactlyOnceInOrder(received: Received[], expected: Map<number, string[]>) {
+  const ids = received.map((event) => event.eventId);
+  expect(new Set(ids).size).toBe(ids.length);
+  for (const [ticketId, types] of expected) {
+    expect([ticketId, received.filter((event) => event.ticketId === ticketId).map((event) => event.eventType)]).toEqual([ticketId, types]);
+  }
+}
+
+describe('Outbox delivery', () => {
+  let consumer: EventConsumer;
+  let proxy: TcpProxy;
+
+  beforeAll(async () => {
+    consumer = await EventConsumer.start();
+    proxy = await TcpProxy.start(RABBIT_PORT);
+  });
+
+  afterAll(async () => {
+    await consumer.stop();
+    await proxy.stop();
+  });
+
+  const received = (ticketIds: Set<number>) => consumer.bodies().filter((b) => ticketIds.has(b.ticketId)) as Received[];
+
+  it('delivers every event of 200 writes made while the broker was cut, once each and in order per ticket', async () => {
+    const app: INestApplication = await createTestApp({ env: viaProxy(proxy) });
+    try {
+      const http = request(app.getHttpServer());
+      proxy.cut();
+      const tickets = await Promise.all(
+        Array.from({ length: 100 }, () => http.post('/api/tickets').send(buildTicketRequest()).expect(201)),
+      );
+      const ids = tickets.map((response) => response.body.id as number);
+      await Promise.all(ids.map((id) => http.put(`/api/tickets/${id}`).send(buildTicketRequest({ status: 'IN_PROGRESS' })).expect(200)));
+
+      const pending = await app.get(DataSource).query('SELECT COUNT(*) AS n FROM outbox WHERE ticket_id IN (?)', [ids]);
+      expect(Number(pending[0].n)).toBe(200);
+
+      proxy.restore();
+      const idSet = new Set(ids);
+      await consumer.waitFor(() => received(idSet).length >= 200, 30_000);
+      expectExactlyOnceInOrder(received(idSet), new Map(ids.map((id) => [id, ['CREATED', 'UPDATED']])));
+    } finally {
+      proxy.restore();
+      await app.close();
+    }
+  });
+
+  it('publishes after a crash what the killed process had not', async () => {
+    proxy.cut();
+    const doomed = await ServiceProcess.start(viaProxy(proxy));
+    const ids: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const response = await fetch(`${doomed.url}/api/tickets`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(buildTicketRequest()),
+      });
+      expect(response.status).toBe(201);
+      ids.push(((await response.json()) as { id: number }).id);
+    }
+    doomed.kill('SIGKILL');
+    await doomed.exited;
+    proxy.restore();
+
+    const successor = await ServiceProcess.start();
+    try {
+      const idSet = new Set(ids);
+      await consumer.waitFor(() => received(idSet).length >= 20, 30_000);
+      expectExactlyOnceInOrder(received(idSet), new Map(ids.map((id) => [id, ['CREATED']])));
+    } finally {
+      await successor.stop();
+    }
+  });
+
+  it('loses nothing and duplicates nothing with two replicas relaying the same table', async () => {
+    const replicas = await Promise.all([ServiceProcess.start(), ServiceProcess.start()]);
+    try {
+      const write = async (replica: ServiceProcess, path: string, method: string) => {
+        const response = await fetch(`${replica.url}${path}`, {
+          method,
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(buildTicketRequest({ status: method === 'PUT' ? 'RESOLVED' : 'OPEN' })),
+        });
+        expect(response.status).toBe(method === 'PUT' ? 200 : 201);
+        return ((await response.json()) as { id: number }).id;
+      };
+      const ids = await Promise.all(Array.from({ length: 100 }, (_, i) => write(replicas[i % 2], '/api/tickets', 'POST')));
+      // Each update goes through the other replica than the create did.
+      await Promise.all(ids.map((id, i) => write(replicas[(i + 1) % 2], `/api/tickets/${id}`, 'PUT')));
+
+      const idSet = new Set(ids);
+      await consumer.waitFor(() => received(idSet).length >= 200, 30_000);
+      // Give a duplicate, if any, the chance to arrive before counting.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(received(idSet)).toHaveLength(200);
+      expectExactlyOnceInOrder(received(idSet), new Map(ids.map((id) => [id, ['CREATED', 'UPDATED']])));
+    } finally {
+      await Promise.all(replicas.map((replica) => replica.stop()));
+    }
+  });
+});
