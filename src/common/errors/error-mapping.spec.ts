@@ -1,0 +1,43 @@
+import { BadRequestException, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { mapError } from './error-mapping.js';
+import { springErrorBody } from './spring-error-body.js';
+import { ValidationFailedException } from './validation-failed.exception.js';
+
+describe('mapError', () => {
+  it('keeps the status and message of a Nest HTTP exception', () => {
+    expect(mapError(new NotFoundException('Ticket not found with id: 7'))).toEqual({ status: 404, message: 'Ticket not found with id: 7' });
+  });
+
+  it('carries the field errors of a validation failure', () => {
+    const mapped = mapError(new ValidationFailedException('ticketRequest', []));
+    expect(mapped).toEqual({ status: 400, message: "Validation failed for object='ticketRequest'. Error count: 0", errors: [] });
+  });
+
+  it('names malformed JSON and oversized bodies, from the body parser error Nest wraps', () => {
+    const parse = Object.assign(new SyntaxError('Unexpected end of JSON input'), { type: 'entity.parse.failed' });
+    expect(mapError(new BadRequestException(parse.message, { cause: parse }))).toEqual({
+      status: 400,
+      message: 'JSON parse error: Unexpected end of JSON input',
+    });
+    const tooLarge = Object.assign(new Error('request entity too large'), { type: 'entity.too.large' });
+    expect(mapError(new PayloadTooLargeException(tooLarge.message, { cause: tooLarge })).status).toBe(413);
+  });
+
+  it('answers 503 when the database cannot be reached', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    expect(mapError(refused)).toMatchObject({ status: 503, unexpected: true });
+    expect(mapError(new QueryFailedError('SELECT 1', [], refused))).toMatchObject({ status: 503 });
+  });
+
+  it('answers 500 without a message for anything unexpected, so no internals leak', () => {
+    expect(mapError(new Error('secret internals'))).toEqual({ status: 500, unexpected: true });
+  });
+});
+
+describe('springErrorBody', () => {
+  it('writes Spring keys in order, a +00:00 timestamp, and omits an absent message', () => {
+    const body = springErrorBody(404, '/x', undefined, undefined, new Date('2026-01-02T03:04:05.006Z'));
+    expect(JSON.stringify(body)).toBe('{"timestamp":"2026-01-02T03:04:05.006+00:00","status":404,"error":"Not Found","path":"/x"}');
+  });
+});
