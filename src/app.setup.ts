@@ -2,6 +2,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { JSON_MEDIA_TYPES } from './common/json-content-type.guard.js';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe.js';
+import { setupOpenApi } from './docs/openapi.setup.js';
 import { HTTP_LOGGER } from './logging/logging.module.js';
 
 /** Everything main.ts applies to the application beyond its modules; e2e tests apply the same. */
@@ -13,5 +14,6 @@ export function setupApp(app: NestExpressApplication): NestExpressApplication {
   app.useGlobalPipes(new RequestValidationPipe());
   app.disable('x-powered-by');
   app.enableShutdownHooks();
+  setupOpenApi(app);
   return app;
 }

@@ -7,18 +7,22 @@ import { TicketIdPipe } from './ticket-id.pipe.js';
 import type { TicketStatus } from './ticket-status.enum.js';
 import { TicketStatusFilterPipe } from './ticket-status-filter.pipe.js';
 import { TicketsService } from './tickets.service.js';
+import { ApiCreateTicket, ApiDeleteTicket, ApiGetTicket, ApiListTickets, ApiReplaceTicket, ApiTickets } from './tickets.openapi.js';
 
 @Controller('api/tickets')
+@ApiTickets()
 export class TicketsController {
   constructor(private readonly tickets: TicketsService) {}
 
   @Post()
+  @ApiCreateTicket()
   @UseGuards(JsonContentTypeGuard)
   create(@Body() request: TicketRequest): Promise<TicketResponse> {
     return this.tickets.create(request);
   }
 
   @Get()
+  @ApiListTickets()
   findAll(
     @Query('status', TicketStatusFilterPipe) status?: TicketStatus,
     @Query('requesterEmail', RequesterEmailFilterPipe) requesterEmail?: string,
@@ -27,17 +31,20 @@ export class TicketsController {
   }
 
   @Get(':id')
+  @ApiGetTicket()
   findOne(@Param('id', TicketIdPipe) id: string): Promise<TicketResponse> {
     return this.tickets.findOne(id);
   }
 
   @Put(':id')
+  @ApiReplaceTicket()
   @UseGuards(JsonContentTypeGuard)
   replace(@Param('id', TicketIdPipe) id: string, @Body() request: TicketRequest): Promise<TicketResponse> {
     return this.tickets.replace(id, request);
   }
 
   @Delete(':id')
+  @ApiDeleteTicket()
   @HttpCode(204)
   remove(@Param('id', TicketIdPipe) id: string): Promise<void> {
     return this.tickets.remove(id);

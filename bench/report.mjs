@@ -1,0 +1,51 @@
+// Turns autocannon results into the benchmark's numbers, samples a process's memory, and prints the table.
+import { readFile } from 'node:fs/promises';
+
+const RSS_SAMPLE_MS = 50;
+
+/** Runs `load` and summarises it; with `sampleMemory`, also the peak resident memory of the target meanwhile. */
+export async function measure(target, sampleMemory, load) {
+  let peakRss = 0;
+  const timer = sampleMemory
+    ? setInterval(() => rssBytes(target.pid).then((rss) => (peakRss = Math.max(peakRss, rss)), () => undefined), RSS_SAMPLE_MS)
+    : undefined;
+  let result;
+  try {
+    result = await load();
+  } finally {
+    clearInterval(timer);
+  }
+  return {
+    rps: Math.round(result.requests.total / result.duration),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    ...(sampleMemory ? { peakRssMb: Math.round(peakRss / 2 ** 20) } : {}),
+  };
+}
+
+async function rssBytes(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
+}
+
+export function ratio(service, baseline) {
+  return baseline.rps > 0 ? Number((service.rps / baseline.rps).toFixed(2)) : 0;
+}
+
+export function printTable(results) {
+  const rows = results.map((r) => ({
+    scenario: r.scenario,
+    conns: r.connections,
+    'service req/s': r.service.rps,
+    'service p50/p99 ms': `${r.service.p50}/${r.service.p99}`,
+    'baseline req/s': r.baseline.rps,
+    'baseline p50/p99 ms': `${r.baseline.p50}/${r.baseline.p99}`,
+    ratio: r.ratio,
+    'peak RSS MB (svc/base)': r.service.peakRssMb === undefined ? '' : `${r.service.peakRssMb}/${r.baseline.peakRssMb}`,
+    'non-2xx/errors (svc/base)': `${r.service.non2xx + r.service.errors}/${r.baseline.non2xx + r.baseline.errors}`,
+  }));
+  console.table(rows);
+}

@@ -1,0 +1,81 @@
+// `npm run bench`: the service (dist/main.js) against the raw baseline (bench/raw-server.mjs), on the same
+// MariaDB and RabbitMQ, in the same run. For every scenario both get a warm-up, then a measured run; the
+// order alternates between scenarios so neither always runs on the warmer (or noisier) side.
+// Prints a table and writes bench/results.json. Options: --duration=<s> (measured seconds, default 6).
+import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import amqp from 'amqplib';
+import autocannon from 'autocannon';
+import { measure, printTable, ratio } from './report.mjs';
+import { scenarios } from './scenarios.mjs';
+import { adminConnection, cloneSchema, dropDatabases, seedTickets } from './seed.mjs';
+import { startProcess } from './process.mjs';
+
+const arg = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+const DURATION_S = arg('duration', 6);
+const WARMUP_S = arg('warmup', 2);
+const SEEDED = arg('tickets', 10_000);
+
+const SERVICE_DB = 'tickets_bench';
+const RAW_DB = 'tickets_bench_raw';
+const BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench.exchange', RABBITMQ_QUEUE: 'ticket.bench.queue', RABBITMQ_ROUTING_KEY: 'ticket.bench' };
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+async function main() {
+  const admin = await adminConnection();
+  await dropDatabases(admin, [SERVICE_DB, RAW_DB]);
+  const service = await startProcess('service', ['dist/main.js'], { cwd: root, port: 18080, env: { DB_DATABASE: SERVICE_DB, ...BROKER } });
+  let raw;
+  try {
+    await cloneSchema(admin, SERVICE_DB, RAW_DB);
+    raw = await startProcess('baseline', ['bench/raw-server.mjs'], { cwd: root, port: 18081, env: { DB_DATABASE: RAW_DB, ...BROKER } });
+    for (const db of [SERVICE_DB, RAW_DB]) await seedTickets(admin, db, SEEDED);
+    console.log(`Seeded ${SEEDED} tickets in each database; ${WARMUP_S} s warm-up and ${DURATION_S} s measured per target and scenario.\n`);
+
+    const results = [];
+    for (const [index, scenario] of scenarios(SEEDED).entries()) {
+      const targets = index % 2 === 0 ? [service, raw] : [raw, service];
+      const row = { scenario: scenario.name, connections: scenario.connections };
+      for (const target of targets) {
+        await run(target, scenario, WARMUP_S);
+        row[target.name] = await measure(target, scenario.sampleMemory, () => run(target, scenario, DURATION_S));
+      }
+      row.ratio = ratio(row.service, row.baseline);
+      results.push(row);
+      console.log(`${row.scenario}: service ${row.service.rps} req/s, baseline ${row.baseline.rps} req/s, ratio ${row.ratio}`);
+    }
+    printTable(results);
+    const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+    await writeFile(new URL('results.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), machine, seeded: SEEDED, durationS: DURATION_S, results }, null, 2));
+    console.log(`\n${machine}\nWritten to bench/results.json`);
+  } finally {
+    await raw?.stop();
+    await service.stop();
+    await dropDatabases(admin, [SERVICE_DB, RAW_DB]);
+    await admin.end();
+    await removeBrokerObjects();
+  }
+}
+
+function run(target, scenario, seconds) {
+  return autocannon({
+    url: target.url,
+    connections: scenario.connections,
+    duration: seconds,
+    requests: scenario.requests,
+  });
+}
+
+async function removeBrokerObjects() {
+  const connection = await amqp.connect('amqp://guest:guest@127.0.0.1:5672');
+  const channel = await connection.createChannel();
+  await channel.deleteQueue(BROKER.RABBITMQ_QUEUE);
+  await channel.deleteExchange(BROKER.RABBITMQ_EXCHANGE);
+  await connection.close();
+}
+
+main().catch((error) => {
+  console.error(`Benchmark failed: ${error.stack ?? error}`);
+  process.exitCode = 1;
+});

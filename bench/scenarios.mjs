@@ -1,0 +1,44 @@
+// The benchmark's scenarios as autocannon request plans. Each is run against the service and the baseline
+// with the same plan. Writes never create OPEN tickets, so the `?status=OPEN` list keeps its size.
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function ticketBody(status) {
+  return JSON.stringify({
+    title: 'VPN drops every hour',
+    description: 'The VPN client disconnects at the top of every hour.',
+    status,
+    priority: 'HIGH',
+    requesterEmail: 'jane.doe@example.com',
+    assignedTo: 'network-team',
+  });
+}
+
+const randomId = (count) => 1 + Math.floor(Math.random() * count);
+
+const create = { method: 'POST', path: '/api/tickets', headers: JSON_HEADERS, body: ticketBody('IN_PROGRESS') };
+const update = (count) => ({ method: 'PUT', path: `/api/tickets/${randomId(count)}`, headers: JSON_HEADERS, body: ticketBody('WAITING_ON_CUSTOMER') });
+const read = (count) => ({ method: 'GET', path: `/api/tickets/${randomId(count)}`, headers: {}, body: undefined });
+
+/** In run order: the reads come first, while the table holds exactly the seeded tickets. */
+export function scenarios(seeded) {
+  return [
+    { name: 'GET by id', connections: 64, requests: [{ setupRequest: (req) => ({ ...req, ...read(seeded) }) }] },
+    { name: `GET list ?status=OPEN (~${seeded / 10} rows)`, key: 'list', connections: 16, requests: [{ method: 'GET', path: '/api/tickets?status=OPEN' }] },
+    { name: `GET full list (${seeded} rows)`, key: 'fullList', connections: 4, sampleMemory: true, requests: [{ method: 'GET', path: '/api/tickets' }] },
+    { name: 'POST create', connections: 64, requests: [create] },
+    {
+      name: 'mixed 70/20/10',
+      key: 'mixed',
+      connections: 64,
+      requests: [
+        {
+          setupRequest: (req) => {
+            const dice = Math.random();
+            return { ...req, ...(dice < 0.7 ? read(seeded) : dice < 0.9 ? create : update(seeded)) };
+          },
+        },
+      ],
+    },
+  ];
+}

@@ -1,0 +1,208 @@
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { parse as parseYaml } from 'yaml';
+import { OpenApiContract } from './support/openapi-contract.js';
+import { TcpProxy } from './support/tcp-proxy.js';
+import { createTestApp } from './support/test-app.js';
+import { buildTicketRequest } from './support/ticket-factory.js';
+
+const COLLECTION = '/api/tickets';
+const ONE = '/api/tickets/{id}';
+
+describe('OpenAPI document (/v3/api-docs)', () => {
+  let app: INestApplication;
+  let http: ReturnType<typeof request>;
+  let contract: OpenApiContract;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    http = request(app.getHttpServer());
+    const response = await http.get('/v3/api-docs').expect(200).expect('Content-Type', /application\/json/);
+    contract = await OpenApiContract.from(response.body);
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  async function createTicket(): Promise<number> {
+    return (await http.post(COLLECTION).send(buildTicketRequest()).expect(201)).body.id;
+  }
+
+  describe('the document', () => {
+    it('is a valid OpenAPI 3.1 document (checked by @apidevtools/swagger-parser, every $ref resolved)', () => {
+      expect(contract.document.openapi).toBe('3.1.0');
+      expect(contract.document.info).toMatchObject({ title: 'Ticket service', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    });
+
+    it('is served as YAML too, with the same content', async () => {
+      const [json, yaml] = await Promise.all([http.get('/v3/api-docs'), http.get('/v3/api-docs.yaml').expect(200)]);
+      expect(parseYaml(yaml.text)).toEqual(json.body);
+    });
+
+    it('describes every endpoint the application routes', () => {
+      const routed = new Set<string>();
+      const router = (app.getHttpAdapter().getInstance() as { router: { stack: Array<{ route?: { path: string; methods: object } }> } }).router;
+      for (const { route } of router.stack) {
+        if (!route || !route.path.startsWith('/api/')) continue;
+        for (const method of Object.keys(route.methods)) routed.add(`${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+      }
+      const documented = Object.entries(contract.document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
+      expect(routed.size).toBeGreaterThan(0);
+      expect(documented.filter((entry) => entry.includes(' /api/')).sort()).toEqual([...routed].sort());
+    });
+
+    it('declares the error responses of each operation, every one with the Spring error body', () => {
+      const statuses = (method: string, path: string) => Object.keys(contract.operation(method, path).responses).sort();
+      expect(statuses('post', COLLECTION)).toEqual(['201', '400', '413', '415', '500', '503']);
+      expect(statuses('get', COLLECTION)).toEqual(['200', '400', '500', '503']);
+      expect(statuses('get', ONE)).toEqual(['200', '400', '404', '500', '503']);
+      expect(statuses('put', ONE)).toEqual(['200', '400', '404', '413', '415', '500', '503']);
+      expect(statuses('delete', ONE)).toEqual(['204', '400', '404', '500', '503']);
+      const errorSchema = contract.document.components.schemas.SpringErrorResponse;
+      for (const item of Object.values(contract.document.paths)) {
+        for (const operation of Object.values(item)) {
+          for (const [status, response] of Object.entries(operation.responses)) {
+            if (Number(status) >= 400) expect(response.content?.['application/json']?.schema).toEqual(errorSchema);
+          }
+        }
+      }
+    });
+
+    it('states the request body: required fields, length limits, enums and the e-mail format', () => {
+      const body = contract.operation('post', COLLECTION).requestBody!;
+      expect(body.required).toBe(true);
+      const schema = body.content['application/json'].schema as { required: string[]; properties: Record<string, any> };
+      expect(schema.required).toEqual(['title', 'description', 'status', 'priority', 'requesterEmail']);
+      const { title, description, status, priority, requesterEmail, assignedTo } = schema.properties;
+      expect([title.maxLength, description.maxLength, requesterEmail.maxLength, assignedTo.maxLength]).toEqual([255, 2000, 255, 255]);
+      expect(status.allOf[0].enum).toEqual(['OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED']);
+      expect(priority.allOf[0].enum).toEqual(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);
+      expect(requesterEmail.format).toBe('email');
+      expect(assignedTo.type).toEqual(['string', 'null']);
+    });
+
+    it('states the parameters: an int64 id of at least 1, and the two optional filters', () => {
+      const [id] = contract.operation('get', ONE).parameters!;
+      expect(id).toMatchObject({ name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int64', minimum: 1 } });
+      const filters = contract.operation('get', COLLECTION).parameters!;
+      expect(filters.map(({ name, in: where, required }) => [name, where, required]).sort()).toEqual([
+        ['requesterEmail', 'query', false],
+        ['status', 'query', false],
+      ]);
+      expect(filters.find(({ name }) => name === 'status')!.schema.enum).toEqual(['OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED']);
+    });
+
+    it('gives examples that are valid against their own schemas', () => {
+      let checked = 0;
+      for (const [path, item] of Object.entries(contract.document.paths)) {
+        for (const [method, operation] of Object.entries(item)) {
+          const contents = [operation.requestBody?.content, ...Object.values(operation.responses).map((r) => r.content)];
+          for (const media of contents.flatMap((content) => Object.values(content ?? {}))) {
+            for (const [name, example] of Object.entries(media.examples ?? {})) {
+              contract.expectValid(media.schema!, example.value, `example "${name}" of ${method} ${path}`);
+              checked++;
+            }
+          }
+        }
+      }
+      expect(checked).toBeGreaterThanOrEqual(10);
+      const requestSchema = contract.document.components.schemas.TicketRequest as { properties: Record<string, { example: unknown }> };
+      const exampleBody = Object.fromEntries(Object.entries(requestSchema.properties).map(([key, value]) => [key, value.example]));
+      contract.expectValid(requestSchema, exampleBody, 'the TicketRequest example');
+    });
+
+    it('answers the example request body that Swagger UI pre-fills with 201', async () => {
+      const requestSchema = contract.document.components.schemas.TicketRequest as { properties: Record<string, { example: unknown }> };
+      const exampleBody = Object.fromEntries(Object.entries(requestSchema.properties).map(([key, value]) => [key, value.example]));
+      contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).send(exampleBody).expect(201));
+    });
+  });
+
+  describe('real responses match their declared schemas', () => {
+    it('POST: 201, 400 (validation, malformed JSON, wrong enum), 413 and 415', async () => {
+      contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).send(buildTicketRequest()).expect(201));
+      contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).send(buildTicketRequest({ title: ' ', requesterEmail: 'x' })).expect(400));
+      contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).send(buildTicketRequest({ status: 'open', priority: 7 })).expect(400));
+      contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Content-Type', 'application/json').send('{"title":').expect(400));
+      contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).send(buildTicketRequest({ description: 'x'.repeat(1024 * 1024) })).expect(413));
+      contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Content-Type', 'text/plain').send('hello').expect(415));
+    });
+
+    it('GET collection: 200 with and without filters, 400 for an unknown status', async () => {
+      await createTicket();
+      contract.expectResponse('get', COLLECTION, await http.get(COLLECTION).expect(200));
+      contract.expectResponse('get', COLLECTION, await http.get(`${COLLECTION}?status=OPEN&requesterEmail=a@b.c`).expect(200));
+      contract.expectResponse('get', COLLECTION, await http.get(`${COLLECTION}?status=open`).expect(400));
+    });
+
+    it('GET one: 200, 400 for a malformed id, 404 for an unknown one', async () => {
+      const id = await createTicket();
+      contract.expectResponse('get', ONE, await http.get(`${COLLECTION}/${id}`).expect(200));
+      contract.expectResponse('get', ONE, await http.get(`${COLLECTION}/abc`).expect(400));
+      contract.expectResponse('get', ONE, await http.get(`${COLLECTION}/999999999`).expect(404));
+    });
+
+    it('PUT: 200, 400, 404, 413 and 415', async () => {
+      const id = await createTicket();
+      const one = `${COLLECTION}/${id}`;
+      contract.expectResponse('put', ONE, await http.put(one).send(buildTicketRequest({ status: 'RESOLVED', assignedTo: undefined })).expect(200));
+      contract.expectResponse('put', ONE, await http.put(one).send(buildTicketRequest({ description: undefined })).expect(400));
+      contract.expectResponse('put', ONE, await http.put(`${COLLECTION}/0`).send(buildTicketRequest()).expect(400));
+      contract.expectResponse('put', ONE, await http.put(`${COLLECTION}/999999999`).send(buildTicketRequest()).expect(404));
+      contract.expectResponse('put', ONE, await http.put(one).send(buildTicketRequest({ title: 'x'.repeat(1024 * 1024) })).expect(413));
+      contract.expectResponse('put', ONE, await http.put(one).set('Content-Type', 'text/plain').send('x').expect(415));
+    });
+
+    it('DELETE: 204 without a body, 400 and 404', async () => {
+      const id = await createTicket();
+      contract.expectResponse('delete', ONE, await http.delete(`${COLLECTION}/${id}`).expect(204));
+      contract.expectResponse('delete', ONE, await http.delete(`${COLLECTION}/-1`).expect(400));
+      contract.expectResponse('delete', ONE, await http.delete(`${COLLECTION}/${id}`).expect(404));
+    });
+
+    it('503 while the database cannot be reached', async () => {
+      const proxy = await TcpProxy.start(Number(process.env.DB_PORT ?? 3306));
+      const cutOff = await createTestApp({ env: { DB_PORT: String(proxy.port), DB_QUERY_TIMEOUT_MS: '1000' } });
+      try {
+        proxy.cut();
+        contract.expectResponse('get', COLLECTION, await request(cutOff.getHttpServer()).get(COLLECTION).expect(503));
+      } finally {
+        await cutOff.close();
+        await proxy.stop();
+      }
+    });
+  });
+});
+
+describe('Swagger UI', () => {
+  let app: INestApplication;
+  let http: ReturnType<typeof request>;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    http = request(app.getHttpServer());
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it.each(['/swagger-ui.html', '/swagger-ui/index.html'])("leads springdoc's address %s to the page", async (address) => {
+    const redirect = await http.get(address).expect(302);
+    expect(new URL(redirect.headers.location, `http://host${address}`).pathname).toBe('/swagger-ui/');
+  });
+
+  it.each(['/swagger-ui/', '/swagger-ui'])('serves the page at %s with every asset it links to', async (page) => {
+    const html = await http.get(page).expect(200).expect('Content-Type', /text\/html/);
+    const links = [...html.text.matchAll(/(?:src|href)="([^"]+)"/g)].map(([, link]) => new URL(link, `http://host${page}`).pathname);
+    expect(links).toEqual(expect.arrayContaining(['/swagger-ui/swagger-ui-bundle.js', '/swagger-ui/swagger-ui.css', '/swagger-ui/swagger-ui-init.js']));
+    for (const link of links) await http.get(link).expect(200);
+  });
+
+  it('loads the service\'s own document', async () => {
+    const init = await http.get('/swagger-ui/swagger-ui-init.js').expect(200);
+    expect(init.text).toContain('"title": "Ticket service"');
+    expect(init.text).toContain('"/api/tickets/{id}"');
+  });
+});
