@@ -1,5 +1,8 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
+import { hardenHttp } from './common/http/http-hardening.js';
+import { checkJsonBody } from './common/http/json-body-limits.js';
+import { REQUEST_LIMITS } from './common/http/request-limits.js';
 import { JSON_MEDIA_TYPES } from './common/json-content-type.guard.js';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
@@ -10,7 +13,9 @@ export function setupApp(app: NestExpressApplication): NestExpressApplication {
   // First of all middleware: every request gets its id and its log line, also one the body parser rejects.
   app.use(app.get(HTTP_LOGGER));
   app.useLogger(app.get(Logger));
-  app.useBodyParser('json', { limit: '1mb', type: JSON_MEDIA_TYPES });
+  hardenHttp(app);
+  app.useBodyParser('json', { limit: REQUEST_LIMITS.bodyBytes, type: JSON_MEDIA_TYPES });
+  app.use(checkJsonBody);
   app.useGlobalPipes(new RequestValidationPipe());
   app.disable('x-powered-by');
   app.enableShutdownHooks();

@@ -1,5 +1,11 @@
 export interface AppConfig {
-  server: { port: number; shutdownTimeoutMs: number };
+  server: {
+    port: number;
+    shutdownTimeoutMs: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+  };
   db: {
     host: string;
     port: number;
@@ -45,6 +51,11 @@ export function parseConfig(env: Env): AppConfig {
       // 0 lets the operating system pick a free port.
       port: read.port('SERVER_PORT', read.port('PORT', 8080, 0), 0),
       shutdownTimeoutMs: read.int('SERVER_SHUTDOWN_TIMEOUT_MS', 10_000),
+      // Slow clients must not pin connections: headers within 10 s, the whole request within 30 s.
+      headersTimeoutMs: read.int('SERVER_HEADERS_TIMEOUT_MS', 10_000),
+      requestTimeoutMs: read.int('SERVER_REQUEST_TIMEOUT_MS', 30_000),
+      // Keep above the idle timeout of any load balancer in front, or it may reuse a closed connection.
+      keepAliveTimeoutMs: read.int('SERVER_KEEP_ALIVE_TIMEOUT_MS', 5_000),
     },
     db: {
       host: read.string('DB_HOST', '127.0.0.1'),

@@ -1,0 +1,45 @@
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { springErrorBody } from '../errors/spring-error-body.js';
+
+/** Node links a socket to the response it is writing; its default clientError handler checks the same. */
+type HttpSocket = Socket & { _httpMessage?: { headersSent: boolean } | null };
+
+/** Node's HTTP parser errors that a client causes, with the status Node itself would answer. */
+const STATUS_BY_CODE: Record<string, number> = {
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+};
+
+/**
+ * Requests that never reach Express (unparseable, headers over 16 KiB, too slow) are answered by Node with a
+ * bare status line; this answers them in the Spring error shape like every other error, then closes.
+ */
+export function answerClientErrorsAsJson(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: HttpSocket) => {
+    // As Node's own handler does: never write into a response that has already started on this connection.
+    if (socket.writable && !socket._httpMessage?.headersSent && error.code !== 'ECONNRESET') {
+      const status = STATUS_BY_CODE[error.code ?? ''] ?? 400;
+      const body = JSON.stringify(springErrorBody(status, requestPath(error.rawPacket), clientErrorMessage(status)));
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  });
+}
+
+function clientErrorMessage(status: number): string {
+  if (status === 431) return 'Request header fields are larger than 16384 bytes';
+  if (status === 408) return 'Request not received in time';
+  return 'Malformed HTTP request';
+}
+
+/** The path of the request line when it is readable; the filter's bodies carry one, so these do too. */
+function requestPath(rawPacket?: Buffer): string {
+  const line = rawPacket?.subarray(0, 2048).toString('latin1').split('\r\n', 1)[0] ?? '';
+  const target = /^[A-Z]+ (\/[\x21-\x7e]*) HTTP\/1\.[01]$/.exec(line)?.[1];
+  return target?.split('?')[0] ?? '';
+}
