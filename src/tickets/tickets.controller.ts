@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
 import { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 import { RequesterEmailFilterPipe } from './requester-email-filter.pipe.js';
+import { TicketEtagInterceptor } from './ticket-etag.interceptor.js';
 import { TicketIdPipe } from './ticket-id.pipe.js';
 import type { TicketStatus } from './ticket-status.enum.js';
 import { TicketStatusFilterPipe } from './ticket-status-filter.pipe.js';
@@ -17,6 +18,7 @@ export class TicketsController {
   @Post()
   @ApiCreateTicket()
   @UseGuards(JsonContentTypeGuard)
+  @UseInterceptors(TicketEtagInterceptor)
   create(@Body() request: TicketRequest): Promise<TicketResponse> {
     return this.tickets.create(request);
   }
@@ -32,6 +34,7 @@ export class TicketsController {
 
   @Get(':id')
   @ApiGetTicket()
+  @UseInterceptors(TicketEtagInterceptor)
   findOne(@Param('id', TicketIdPipe) id: string): Promise<TicketResponse> {
     return this.tickets.findOne(id);
   }
@@ -39,14 +42,19 @@ export class TicketsController {
   @Put(':id')
   @ApiReplaceTicket()
   @UseGuards(JsonContentTypeGuard)
-  replace(@Param('id', TicketIdPipe) id: string, @Body() request: TicketRequest): Promise<TicketResponse> {
-    return this.tickets.replace(id, request);
+  @UseInterceptors(TicketEtagInterceptor)
+  replace(
+    @Param('id', TicketIdPipe) id: string,
+    @Body() request: TicketRequest,
+    @Headers('if-match') ifMatch?: string,
+  ): Promise<TicketResponse> {
+    return this.tickets.replace(id, request, ifMatch);
   }
 
   @Delete(':id')
   @ApiDeleteTicket()
   @HttpCode(204)
-  remove(@Param('id', TicketIdPipe) id: string): Promise<void> {
-    return this.tickets.remove(id);
+  remove(@Param('id', TicketIdPipe) id: string, @Headers('if-match') ifMatch?: string): Promise<void> {
+    return this.tickets.remove(id, ifMatch);
   }
 }

@@ -7,6 +7,7 @@ import type { TicketRequest } from './dto/ticket-request.dto.js';
 import { TicketResponse } from './dto/ticket-response.dto.js';
 import { type TicketEventType, ticketEvent } from './events/ticket-event.js';
 import { Ticket } from './ticket.entity.js';
+import { assertIfMatch } from './ticket-etag.js';
 import { newTicket, replaceTicket } from './ticket.rules.js';
 import type { TicketStatus } from './ticket-status.enum.js';
 
@@ -51,13 +52,15 @@ export class TicketsService {
     return TicketResponse.from(ticket);
   }
 
-  async replace(id: string, request: TicketRequest): Promise<TicketResponse> {
+  /** With `ifMatch`, the update only happens while the ticket is still the version the client names (412 otherwise). */
+  async replace(id: string, request: TicketRequest, ifMatch?: string): Promise<TicketResponse> {
     const now = new Date();
     const ticket = await this.dataSource.transaction(async (manager) => {
       // The row lock serialises concurrent updates of one ticket, so resolvedAt is set once and
       // the ticket's events are recorded in the order the updates commit.
       const current = await manager.findOne(Ticket, { where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!current) throw ticketNotFound(id);
+      assertIfMatch(ifMatch, current);
       const updated = replaceTicket(current, request, now);
       await manager.update(Ticket, { id }, updated);
       return this.recordEvent(manager, 'UPDATED', updated, now);
@@ -66,9 +69,19 @@ export class TicketsService {
     return ticket;
   }
 
-  async remove(id: string): Promise<void> {
-    const result = await this.dataSource.getRepository(Ticket).delete({ id });
-    if (!result.affected) throw ticketNotFound(id);
+  async remove(id: string, ifMatch?: string): Promise<void> {
+    if (ifMatch === undefined) {
+      const result = await this.dataSource.getRepository(Ticket).delete({ id });
+      if (!result.affected) throw ticketNotFound(id);
+      return;
+    }
+    // The version check and the delete share the row lock, so no update can slip in between them.
+    await this.dataSource.transaction(async (manager) => {
+      const current = await manager.findOne(Ticket, { where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!current) throw ticketNotFound(id);
+      assertIfMatch(ifMatch, current);
+      await manager.delete(Ticket, { id });
+    });
   }
 
   private async recordEvent(manager: EntityManager, type: TicketEventType, ticket: Ticket, now: Date): Promise<TicketResponse> {

@@ -52,6 +52,10 @@ export function mapError(exception: unknown): MappedError {
   if (known && bodyParserError instanceof Error) {
     return { status: known.status, message: known.message(bodyParserError) };
   }
+  // zlib's own errors (Z_DATA_ERROR, ...) when a body declared gzip, deflate or br is not that.
+  if (/^Z_/.test(String((bodyParserError as { code?: unknown })?.code))) {
+    return { status: 400, message: `Request body does not match its Content-Encoding: ${(bodyParserError as Error).message}` };
+  }
   if (exception instanceof HttpException) {
     return { status: exception.getStatus(), message: httpExceptionMessage(exception) };
   }

@@ -1,0 +1,32 @@
+import { PreconditionFailedException } from '@nestjs/common';
+import { assertIfMatch, ifMatchSatisfied, ticketEtag } from './ticket-etag.js';
+
+const ticket = { id: '7', updatedAt: new Date('2026-01-01T10:00:00.123Z') };
+const ETAG = `"7-${ticket.updatedAt.getTime()}"`;
+
+describe('ticket ETag', () => {
+  it('is a strong tag made of the id and the millisecond of the last write', () => {
+    expect(ticketEtag(ticket)).toBe(ETAG);
+    expect(ticketEtag({ ...ticket, updatedAt: new Date(ticket.updatedAt.getTime() + 1) })).not.toBe(ETAG);
+  });
+
+  it('matches If-Match "*" and a list that holds the current tag', () => {
+    expect(ifMatchSatisfied('*', ETAG)).toBe(true);
+    expect(ifMatchSatisfied(ETAG, ETAG)).toBe(true);
+    expect(ifMatchSatisfied(`"7-1", ${ETAG}`, ETAG)).toBe(true);
+  });
+
+  it('never matches a stale tag, a weak tag or an unquoted value', () => {
+    expect(ifMatchSatisfied('"7-1"', ETAG)).toBe(false);
+    expect(ifMatchSatisfied(`W/${ETAG}`, ETAG)).toBe(false);
+    expect(ifMatchSatisfied(ETAG.replaceAll('"', ''), ETAG)).toBe(false);
+    expect(ifMatchSatisfied('', ETAG)).toBe(false);
+  });
+
+  it('throws 412 naming the current tag when If-Match is stale, and checks nothing without it', () => {
+    expect(() => assertIfMatch('"7-1"', ticket)).toThrow(PreconditionFailedException);
+    expect(() => assertIfMatch('"7-1"', ticket)).toThrow(ETAG);
+    expect(() => assertIfMatch(undefined, ticket)).not.toThrow();
+    expect(() => assertIfMatch(ETAG, ticket)).not.toThrow();
+  });
+});

@@ -1,0 +1,34 @@
+import { PreconditionFailedException } from '@nestjs/common';
+
+interface Versioned {
+  id: number | string;
+  updatedAt: Date;
+}
+
+/**
+ * A ticket's entity tag: its id and the millisecond of its last write. updatedAt moves forward on every
+ * PUT, even two within one millisecond (decision 16), so every stored version has its own tag. A strong
+ * tag: the JSON of one version is always the same bytes.
+ */
+export function ticketEtag(ticket: Versioned): string {
+  return `"${ticket.id}-${ticket.updatedAt.getTime()}"`;
+}
+
+/**
+ * RFC 9110 If-Match: `*` matches any current ticket; otherwise one of the listed entity tags must equal the
+ * ticket's by strong comparison, so weak tags (`W/"..."`) and anything unparseable never match.
+ */
+export function ifMatchSatisfied(ifMatch: string, current: string): boolean {
+  if (ifMatch.trim() === '*') return true;
+  const tags: string[] = ifMatch.match(/(?:W\/)?"[^"]*"/g) ?? [];
+  return tags.includes(current);
+}
+
+/** Throws 412 when the client's If-Match names a version other than the stored one; no header, no check. */
+export function assertIfMatch(ifMatch: string | undefined, ticket: Versioned): void {
+  if (ifMatch === undefined) return;
+  const current = ticketEtag(ticket);
+  if (!ifMatchSatisfied(ifMatch, current)) {
+    throw new PreconditionFailedException(`Ticket ${ticket.id} has been changed: If-Match does not match its current ETag ${current}`);
+  }
+}
