@@ -31,6 +31,21 @@ async function rssBytes(pid) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
 }
 
+/** Rounds of one target as one result: req/s over the whole time, mean p50, worst p99, highest memory. */
+export function combine(rounds) {
+  const sum = (key) => rounds.reduce((total, r) => total + r[key], 0);
+  const combined = {
+    rps: Math.round(rounds.reduce((total, r) => total + r.rps, 0) / rounds.length),
+    p50: Math.round(sum('p50') / rounds.length),
+    p99: Math.max(...rounds.map((r) => r.p99)),
+    requests: sum('requests'),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+  };
+  if (rounds[0].peakRssMb !== undefined) combined.peakRssMb = Math.max(...rounds.map((r) => r.peakRssMb));
+  return combined;
+}
+
 export function ratio(service, baseline) {
   return baseline.rps > 0 ? Number((service.rps / baseline.rps).toFixed(2)) : 0;
 }

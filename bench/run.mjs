@@ -1,13 +1,14 @@
 // `npm run bench`: the service (dist/main.js) against the raw baseline (bench/raw-server.mjs), on the same
-// MariaDB and RabbitMQ, in the same run. For every scenario both get a warm-up, then a measured run; the
-// order alternates between scenarios so neither always runs on the warmer (or noisier) side.
-// Prints a table and writes bench/results.json. Options: --duration=<s> (measured seconds, default 6).
+// MariaDB and RabbitMQ, in the same run. For every scenario both get a warm-up, then measured rounds that
+// alternate between the two (ABBA…), so neither always runs on the warmer (or noisier) side.
+// Prints a table and writes bench/results.json. Options: --duration=<s> (measured seconds per side, default 6),
+// --rounds=<n> (default 3), --warmup=<s> (default 2), --tickets=<n> (default 10000), --service=<main.js>.
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import amqp from 'amqplib';
 import autocannon from 'autocannon';
-import { measure, printTable, ratio } from './report.mjs';
+import { combine, measure, printTable, ratio } from './report.mjs';
 import { scenarios } from './scenarios.mjs';
 import { adminConnection, cloneSchema, dropDatabases, seedTickets } from './seed.mjs';
 import { startProcess } from './process.mjs';
@@ -16,6 +17,8 @@ const arg = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--
 const DURATION_S = arg('duration', 6);
 const WARMUP_S = arg('warmup', 2);
 const SEEDED = arg('tickets', 10_000);
+const ROUNDS = arg('rounds', 3);
+const SERVICE_MAIN = process.argv.find((a) => a.startsWith('--service='))?.split('=')[1] ?? 'dist/main.js';
 
 const SERVICE_DB = 'tickets_bench';
 const RAW_DB = 'tickets_bench_raw';
@@ -25,7 +28,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 async function main() {
   const admin = await adminConnection();
   await dropDatabases(admin, [SERVICE_DB, RAW_DB]);
-  const service = await startProcess('service', ['dist/main.js'], { cwd: root, port: 18080, env: { DB_DATABASE: SERVICE_DB, ...BROKER } });
+  const service = await startProcess('service', [SERVICE_MAIN], { cwd: root, port: 18080, env: { DB_DATABASE: SERVICE_DB, ...BROKER } });
   let raw;
   try {
     await cloneSchema(admin, SERVICE_DB, RAW_DB);
@@ -37,10 +40,15 @@ async function main() {
     for (const [index, scenario] of scenarios(SEEDED).entries()) {
       const targets = index % 2 === 0 ? [service, raw] : [raw, service];
       const row = { scenario: scenario.name, connections: scenario.connections };
-      for (const target of targets) {
-        await run(target, scenario, WARMUP_S);
-        row[target.name] = await measure(target, scenario.sampleMemory, () => run(target, scenario, DURATION_S));
+      for (const target of targets) await run(target, scenario, WARMUP_S);
+      // Short alternating rounds, so a burst of other load on the machine hits both sides alike.
+      const rounds = { service: [], baseline: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+          rounds[target.name].push(await measure(target, scenario.sampleMemory, () => run(target, scenario, DURATION_S / ROUNDS)));
+        }
       }
+      for (const target of targets) row[target.name] = combine(rounds[target.name]);
       row.ratio = ratio(row.service, row.baseline);
       results.push(row);
       console.log(`${row.scenario}: service ${row.service.rps} req/s, baseline ${row.baseline.rps} req/s, ratio ${row.ratio}`);
