@@ -56,9 +56,9 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const statuses = (method: string, path: string) => Object.keys(contract.operation(method, path).responses).sort();
       expect(statuses('post', COLLECTION)).toEqual(['201', '400', '413', '415', '500', '503']);
       expect(statuses('get', COLLECTION)).toEqual(['200', '400', '500', '503']);
-      expect(statuses('get', ONE)).toEqual(['200', '400', '404', '500', '503']);
-      expect(statuses('put', ONE)).toEqual(['200', '400', '404', '413', '415', '500', '503']);
-      expect(statuses('delete', ONE)).toEqual(['204', '400', '404', '500', '503']);
+      expect(statuses('get', ONE)).toEqual(['200', '304', '400', '404', '500', '503']);
+      expect(statuses('put', ONE)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
+      expect(statuses('delete', ONE)).toEqual(['204', '400', '404', '412', '500', '503']);
       const errorSchema = contract.document.components.schemas.SpringErrorResponse;
       for (const item of Object.values(contract.document.paths)) {
         for (const operation of Object.values(item)) {
@@ -80,6 +80,14 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       expect(priority.allOf[0].enum).toEqual(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);
       expect(requesterEmail.format).toBe('email');
       expect(assignedTo.type).toEqual(['string', 'null']);
+    });
+
+    it('states the optional conditional headers: If-None-Match on GET, If-Match on PUT and DELETE', () => {
+      const headers = (method: string) =>
+        contract.operation(method, ONE).parameters!.filter((p) => p.in === 'header').map(({ name, required }) => [name, required]);
+      expect(headers('get')).toEqual([['if-none-match', false]]);
+      expect(headers('put')).toEqual([['if-match', false]]);
+      expect(headers('delete')).toEqual([['if-match', false]]);
     });
 
     it('states the parameters: an int64 id of at least 1, and the two optional filters', () => {
@@ -136,14 +144,16 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('get', COLLECTION, await http.get(`${COLLECTION}?status=open`).expect(400));
     });
 
-    it('GET one: 200, 400 for a malformed id, 404 for an unknown one', async () => {
+    it('GET one: 200 with its ETag, 304 for a current If-None-Match, 400 for a malformed id, 404 for an unknown one', async () => {
       const id = await createTicket();
-      contract.expectResponse('get', ONE, await http.get(`${COLLECTION}/${id}`).expect(200));
+      const found = await http.get(`${COLLECTION}/${id}`).expect(200);
+      contract.expectResponse('get', ONE, found);
+      contract.expectResponse('get', ONE, await http.get(`${COLLECTION}/${id}`).set('If-None-Match', found.headers.etag).expect(304));
       contract.expectResponse('get', ONE, await http.get(`${COLLECTION}/abc`).expect(400));
       contract.expectResponse('get', ONE, await http.get(`${COLLECTION}/999999999`).expect(404));
     });
 
-    it('PUT: 200, 400, 404, 413 and 415', async () => {
+    it('PUT: 200, 400, 404, 412, 413 and 415', async () => {
       const id = await createTicket();
       const one = `${COLLECTION}/${id}`;
       contract.expectResponse('put', ONE, await http.put(one).send(buildTicketRequest({ status: 'RESOLVED', assignedTo: undefined })).expect(200));
@@ -152,10 +162,12 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('put', ONE, await http.put(`${COLLECTION}/999999999`).send(buildTicketRequest()).expect(404));
       contract.expectResponse('put', ONE, await http.put(one).send(buildTicketRequest({ title: 'x'.repeat(1024 * 1024) })).expect(413));
       contract.expectResponse('put', ONE, await http.put(one).set('Content-Type', 'text/plain').send('x').expect(415));
+      contract.expectResponse('put', ONE, await http.put(one).set('If-Match', '"0-0"').send(buildTicketRequest()).expect(412));
     });
 
-    it('DELETE: 204 without a body, 400 and 404', async () => {
+    it('DELETE: 204 without a body, 400, 404 and 412', async () => {
       const id = await createTicket();
+      contract.expectResponse('delete', ONE, await http.delete(`${COLLECTION}/${id}`).set('If-Match', '"0-0"').expect(412));
       contract.expectResponse('delete', ONE, await http.delete(`${COLLECTION}/${id}`).expect(204));
       contract.expectResponse('delete', ONE, await http.delete(`${COLLECTION}/-1`).expect(400));
       contract.expectResponse('delete', ONE, await http.delete(`${COLLECTION}/${id}`).expect(404));

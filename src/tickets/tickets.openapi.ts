@@ -3,6 +3,8 @@ import {
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
+  ApiHeader,
+  ApiNotModifiedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -16,6 +18,7 @@ import { mapError } from '../common/errors/error-mapping.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { TicketRequest } from './dto/ticket-request.dto.js';
 import { TicketResponse } from './dto/ticket-response.dto.js';
+import { assertIfMatch, ticketEtag } from './ticket-etag.js';
 import { TicketIdPipe } from './ticket-id.pipe.js';
 import { TicketStatus } from './ticket-status.enum.js';
 import { TicketStatusFilterPipe } from './ticket-status-filter.pipe.js';
@@ -107,6 +110,32 @@ const bodyErrors = (path: string, ...more: ErrorExample[]) =>
     }),
   );
 
+const EXAMPLE_ETAG = ticketEtag({ id: 42, updatedAt: new Date('2026-11-22T20:37:14.123Z') });
+
+/** The ETag header of a response that carries one ticket. */
+const etagHeader = {
+  ETag: {
+    description: "The ticket version's strong entity tag; send it back in If-Match to update or delete only that version",
+    schema: { type: 'string', example: EXAMPLE_ETAG },
+  },
+};
+
+/** Optional optimistic locking on PUT and DELETE, and the 412 it leads to. */
+const ifMatch = () =>
+  applyDecorators(
+    ApiHeader({
+      name: 'if-match',
+      required: false,
+      description: 'Only change the ticket while it is still this version (an ETag from an earlier response, or `*`)',
+      schema: { type: 'string', example: EXAMPLE_ETAG },
+    }),
+    ApiErrorResponse(412, 'If-Match names a version other than the current one: the ticket changed meanwhile', {
+      summary: 'Stale version',
+      path: ONE,
+      message: messageOf(() => assertIfMatch('"42-1"', { id: 42, updatedAt: new Date('2026-11-22T20:37:14.123Z') })),
+    }),
+  );
+
 const idParam = ApiParam({
   name: 'id',
   description: 'The ticket id',
@@ -135,7 +164,7 @@ export const ApiCreateTicket = () =>
       description: 'Stores the ticket and publishes a CREATED event (see docs/asyncapi.yaml) after the commit.',
     }),
     ApiBody({ type: TicketRequest }),
-    ApiCreatedResponse({ description: 'The stored ticket, with its generated id and timestamps', type: TicketResponse }),
+    ApiCreatedResponse({ description: 'The stored ticket, with its generated id and timestamps', type: TicketResponse, headers: etagHeader }),
     bodyErrors(COLLECTION),
   );
 
@@ -165,7 +194,14 @@ export const ApiGetTicket = () =>
   applyDecorators(
     ApiOperation({ summary: 'Read one ticket' }),
     idParam,
-    ApiOkResponse({ description: 'The ticket', type: TicketResponse }),
+    ApiHeader({
+      name: 'if-none-match',
+      required: false,
+      description: 'An ETag the client holds: when it is still current the answer is 304 without a body',
+      schema: { type: 'string', example: EXAMPLE_ETAG },
+    }),
+    ApiOkResponse({ description: 'The ticket', type: TicketResponse, headers: etagHeader }),
+    ApiNotModifiedResponse({ description: 'The ticket is still the version If-None-Match names; no body', headers: etagHeader }),
     ApiErrorResponse(400, 'The id is not a positive 64-bit integer', invalidId),
     notFound(),
   );
@@ -180,9 +216,10 @@ export const ApiReplaceTicket = () =>
     }),
     idParam,
     ApiBody({ type: TicketRequest }),
-    ApiOkResponse({ description: 'The ticket after the update', type: TicketResponse }),
+    ApiOkResponse({ description: 'The ticket after the update', type: TicketResponse, headers: etagHeader }),
     bodyErrors(ONE, invalidId),
     notFound(),
+    ifMatch(),
   );
 
 export const ApiDeleteTicket = () =>
@@ -192,4 +229,5 @@ export const ApiDeleteTicket = () =>
     ApiNoContentResponse({ description: 'Deleted; no body' }),
     ApiErrorResponse(400, 'The id is not a positive 64-bit integer', invalidId),
     notFound(),
+    ifMatch(),
   );

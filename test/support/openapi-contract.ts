@@ -10,6 +10,7 @@ export interface MediaTypeObject {
 }
 export interface ResponseObject {
   description: string;
+  headers?: Record<string, { schema: Schema }>;
   content?: Record<string, MediaTypeObject>;
 }
 export interface OperationObject {
@@ -51,10 +52,13 @@ export class OpenApiContract {
     return operation;
   }
 
-  /** Fails unless the response's status, media type and body are what the operation declares. */
+  /** Fails unless the response's status, headers, media type and body are what the operation declares. */
   expectResponse(method: string, path: string, response: Response): void {
     const declared = this.operation(method, path).responses[String(response.status)];
     if (!declared) throw new Error(`${method} ${path} answered ${response.status}, which the document does not declare`);
+    for (const [name, header] of Object.entries(declared.headers ?? {})) {
+      this.expectValid(header.schema, response.headers[name.toLowerCase()], `header ${name} of ${method} ${path} ${response.status}`);
+    }
     if (!declared.content) {
       expect(response.text ?? '').toBe('');
       return;
