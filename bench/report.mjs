@@ -16,7 +16,7 @@ export async function measure(target, sampleMemory, load) {
     clearInterval(timer);
   }
   return {
-    rps: Math.round(result.requests.total / result.duration),
+    rps: roundRps(result.requests.total / result.duration),
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
@@ -35,7 +35,7 @@ async function rssBytes(pid) {
 export function combine(rounds) {
   const sum = (key) => rounds.reduce((total, r) => total + r[key], 0);
   const combined = {
-    rps: Math.round(rounds.reduce((total, r) => total + r.rps, 0) / rounds.length),
+    rps: roundRps(rounds.reduce((total, r) => total + r.rps, 0) / rounds.length),
     p50: Math.round(sum('p50') / rounds.length),
     p99: Math.max(...rounds.map((r) => r.p99)),
     requests: sum('requests'),
@@ -44,6 +44,11 @@ export function combine(rounds) {
   };
   if (rounds[0].peakRssMb !== undefined) combined.peakRssMb = Math.max(...rounds.map((r) => r.peakRssMb));
   return combined;
+}
+
+/** Whole numbers, except below 100 req/s, where a decimal keeps a ratio meaningful (large lists run at a few per second). */
+function roundRps(rps) {
+  return rps >= 100 ? Math.round(rps) : Number(rps.toFixed(1));
 }
 
 export function ratio(service, baseline) {

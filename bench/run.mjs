@@ -2,14 +2,14 @@
 // MariaDB and RabbitMQ, in the same run. For every scenario both get a warm-up, then measured rounds that
 // alternate between the two (ABBA…), so neither always runs on the warmer (or noisier) side.
 // Prints a table and writes bench/results.json. Options: --duration=<s> (measured seconds per side, default 6),
-// --rounds=<n> (default 3), --warmup=<s> (default 2), --tickets=<n> (default 10000), --service=<main.js>.
+// --rounds=<n> (default 3), --warmup=<s> (default 2), --tickets=<n> (default 10000), --service=<main.js>, --growth.
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import amqp from 'amqplib';
 import autocannon from 'autocannon';
 import { combine, measure, printTable, ratio } from './report.mjs';
-import { scenarios } from './scenarios.mjs';
+import { fullListScenario, scenarios } from './scenarios.mjs';
 import { adminConnection, cloneSchema, dropDatabases, seedTickets } from './seed.mjs';
 import { startProcess } from './process.mjs';
 
@@ -18,6 +18,9 @@ const DURATION_S = arg('duration', 6);
 const WARMUP_S = arg('warmup', 2);
 const SEEDED = arg('tickets', 10_000);
 const ROUNDS = arg('rounds', 3);
+// --growth: also the full list at 1k, 10k and 50k tickets, to see how time and memory grow with it.
+const GROWTH = process.argv.includes('--growth');
+const GROWTH_SIZES = [1_000, 10_000, 50_000];
 const SERVICE_MAIN = process.argv.find((a) => a.startsWith('--service='))?.split('=')[1] ?? 'dist/main.js';
 
 const SERVICE_DB = 'tickets_bench';
@@ -37,25 +40,20 @@ async function main() {
     console.log(`Seeded ${SEEDED} tickets in each database; ${WARMUP_S} s warm-up and ${DURATION_S} s measured per target and scenario.\n`);
 
     const results = [];
-    for (const [index, scenario] of scenarios(SEEDED).entries()) {
-      const targets = index % 2 === 0 ? [service, raw] : [raw, service];
-      const row = { scenario: scenario.name, connections: scenario.connections };
-      for (const target of targets) await run(target, scenario, WARMUP_S);
-      // Short alternating rounds, so a burst of other load on the machine hits both sides alike.
-      const rounds = { service: [], baseline: [] };
-      for (let round = 0; round < ROUNDS; round++) {
-        for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
-          rounds[target.name].push(await measure(target, scenario.sampleMemory, () => run(target, scenario, DURATION_S / ROUNDS)));
-        }
-      }
-      for (const target of targets) row[target.name] = combine(rounds[target.name]);
-      row.ratio = ratio(row.service, row.baseline);
-      results.push(row);
-      console.log(`${row.scenario}: service ${row.service.rps} req/s, baseline ${row.baseline.rps} req/s, ratio ${row.ratio}`);
-    }
+    for (const [index, scenario] of scenarios(SEEDED).entries()) results.push(await compare(service, raw, scenario, index));
     printTable(results);
     const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
-    await writeFile(new URL('results.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), machine, seeded: SEEDED, durationS: DURATION_S, results }, null, 2));
+    const growth = [];
+    if (GROWTH) {
+      console.log('\nGrowth of the full list:');
+      for (const [index, size] of GROWTH_SIZES.entries()) {
+        for (const db of [SERVICE_DB, RAW_DB]) await seedTickets(admin, db, size);
+        growth.push(await compare(service, raw, fullListScenario(size), index));
+      }
+      printTable(growth);
+    }
+    const report = { date: new Date().toISOString(), machine, seeded: SEEDED, durationS: DURATION_S, rounds: ROUNDS, results, growth };
+    await writeFile(new URL('results.json', import.meta.url), JSON.stringify(report, null, 2));
     console.log(`\n${machine}\nWritten to bench/results.json`);
   } finally {
     await raw?.stop();
@@ -64,6 +62,22 @@ async function main() {
     await admin.end();
     await removeBrokerObjects();
   }
+}
+
+/** Warm-up for both, then short alternating rounds, so a burst of other load on the machine hits both sides alike. */
+async function compare(service, raw, scenario, index) {
+  const targets = index % 2 === 0 ? [service, raw] : [raw, service];
+  for (const target of targets) await run(target, scenario, WARMUP_S);
+  const rounds = { service: [], baseline: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+      rounds[target.name].push(await measure(target, scenario.sampleMemory, () => run(target, scenario, DURATION_S / ROUNDS)));
+    }
+  }
+  const row = { scenario: scenario.name, connections: scenario.connections, service: combine(rounds.service), baseline: combine(rounds.baseline) };
+  row.ratio = ratio(row.service, row.baseline);
+  console.log(`${row.scenario}: service ${row.service.rps} req/s, baseline ${row.baseline.rps} req/s, ratio ${row.ratio}`);
+  return row;
 }
 
 function run(target, scenario, seconds) {

@@ -20,16 +20,19 @@ const create = { method: 'POST', path: '/api/tickets', headers: JSON_HEADERS, bo
 const update = (count) => ({ method: 'PUT', path: `/api/tickets/${randomId(count)}`, headers: JSON_HEADERS, body: ticketBody('WAITING_ON_CUSTOMER') });
 const read = (count) => ({ method: 'GET', path: `/api/tickets/${randomId(count)}`, headers: {}, body: undefined });
 
+export function fullListScenario(rows) {
+  return { name: `GET full list (${rows} rows)`, connections: 4, sampleMemory: true, requests: [{ method: 'GET', path: '/api/tickets' }] };
+}
+
 /** In run order: the reads come first, while the table holds exactly the seeded tickets. */
 export function scenarios(seeded) {
   return [
     { name: 'GET by id', connections: 64, requests: [{ setupRequest: (req) => ({ ...req, ...read(seeded) }) }] },
-    { name: `GET list ?status=OPEN (~${seeded / 10} rows)`, key: 'list', connections: 16, requests: [{ method: 'GET', path: '/api/tickets?status=OPEN' }] },
-    { name: `GET full list (${seeded} rows)`, key: 'fullList', connections: 4, sampleMemory: true, requests: [{ method: 'GET', path: '/api/tickets' }] },
+    { name: `GET list ?status=OPEN (~${seeded / 10} rows)`, connections: 16, requests: [{ method: 'GET', path: '/api/tickets?status=OPEN' }] },
+    fullListScenario(seeded),
     { name: 'POST create', connections: 64, requests: [create] },
     {
       name: 'mixed 70/20/10',
-      key: 'mixed',
       connections: 64,
       requests: [
         {

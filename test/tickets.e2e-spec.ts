@@ -154,6 +154,16 @@ describe('Tickets API', () => {
       expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));
     });
 
+    it('lists each ticket exactly as GET by id serves it, key order and timestamps included', async () => {
+      const created = await create({ assignedTo: 'desk-2' });
+      const resolved = (await http.put(`/api/tickets/${created.id}`).send(buildTicketRequest({ status: 'RESOLVED' })).expect(200)).body;
+      const one = await http.get(`/api/tickets/${created.id}`).expect(200);
+      const list = await http.get('/api/tickets').expect(200);
+      const listed = list.body.find((t: { id: number }) => t.id === created.id);
+      expect(JSON.stringify(listed)).toBe(one.text);
+      expect(listed.resolvedAt).toBe(resolved.resolvedAt);
+    });
+
     it('filters by status', async () => {
       const waiting = await create({ status: 'WAITING_ON_CUSTOMER' });
       const response = await http.get('/api/tickets?status=WAITING_ON_CUSTOMER').expect(200);
