@@ -16,10 +16,15 @@ export class ServiceProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  /** Starts the service with the run's environment plus `env`, and waits until it answers HTTP. */
-  static async start(env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ServiceProcess> {
+  /**
+   * Starts the service with the run's environment plus `env`, and waits until it answers HTTP. By default the
+   * run's build; `cwd` runs `dist/main.js` of another installation (as the Docker image does).
+   */
+  static async start(env: Record<string, string> = {}, timeoutMs = 30_000, { cwd }: { cwd?: string } = {}): Promise<ServiceProcess> {
     const port = await freePort();
-    const child = spawn(process.execPath, [join(process.env.TEST_SERVICE_BUILD!, 'main.js')], {
+    const main = cwd ? join(cwd, 'dist', 'main.js') : join(process.env.TEST_SERVICE_BUILD!, 'main.js');
+    const child = spawn(process.execPath, [main], {
+      cwd,
       env: { ...process.env, NODE_OPTIONS: '', SERVER_PORT: String(port), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
