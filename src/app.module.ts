@@ -4,6 +4,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { SpringErrorFilter } from './common/errors/spring-error.filter.js';
 import { parseConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MessagingModule } from './messaging/messaging.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
@@ -15,6 +16,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     DatabaseModule,
     MessagingModule,
     TicketsModule,
+    HealthModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: SpringErrorFilter }],
 })

@@ -18,7 +18,8 @@ export function setupApp(app: NestExpressApplication): NestExpressApplication {
   app.use(checkJsonBody);
   app.useGlobalPipes(new RequestValidationPipe());
   app.disable('x-powered-by');
-  app.enableShutdownHooks();
+  // process.exit(0) once closed: a graceful stop on SIGTERM/SIGINT is a success, not a death by signal (143).
+  app.enableShutdownHooks([], { useProcessExit: true });
   setupOpenApi(app);
   return app;
 }

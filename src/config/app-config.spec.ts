@@ -26,6 +26,16 @@ describe('parseConfig', () => {
     expect(parseConfig({ MANAGEMENT_ENDPOINT_HEALTH_PROBES_ENABLED: 'TRUE' }).management.probesEnabled).toBe(true);
   });
 
+  it('defaults the health timeout to 3 s, the shutdown delay to none and the info app facts to unset', () => {
+    const config = parseConfig({});
+    expect([config.management.healthTimeoutMs, config.server.shutdownDelayMs, config.server.shutdownTimeoutMs]).toEqual([3_000, 0, 10_000]);
+    expect(config.management.info).toEqual({ name: undefined, description: undefined, version: undefined });
+    expect(parseConfig({ INFO_APP_NAME: 'helpdesk', MANAGEMENT_HEALTH_TIMEOUT_MS: '500' }).management).toMatchObject({
+      healthTimeoutMs: 500,
+      info: { name: 'helpdesk' },
+    });
+  });
+
   it('splits comma-separated lists and drops empty items', () => {
     expect(parseConfig({ MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: ' health, info,,metrics ' }).management.exposure).toEqual([
       'health',

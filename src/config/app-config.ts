@@ -2,6 +2,7 @@ export interface AppConfig {
   server: {
     port: number;
     shutdownTimeoutMs: number;
+    shutdownDelayMs: number;
     headersTimeoutMs: number;
     requestTimeoutMs: number;
     keepAliveTimeoutMs: number;
@@ -26,6 +27,9 @@ export interface AppConfig {
     readinessInclude: string[];
     exposure: string[];
     diskSpaceThreshold: number;
+    healthTimeoutMs: number;
+    /** `/actuator/info` app fields; unset ones come from package.json. */
+    info: { name?: string; description?: string; version?: string };
   };
   log: {
     level: LogLevel;
@@ -51,6 +55,8 @@ export function parseConfig(env: Env): AppConfig {
       // 0 lets the operating system pick a free port.
       port: read.port('SERVER_PORT', read.port('PORT', 8080, 0), 0),
       shutdownTimeoutMs: read.int('SERVER_SHUTDOWN_TIMEOUT_MS', 10_000),
+      // Time for a load balancer to see readiness fail and stop routing here before the port closes.
+      shutdownDelayMs: read.int('SERVER_SHUTDOWN_DELAY_MS', 0),
       // Slow clients must not pin connections: headers within 10 s, the whole request within 30 s.
       headersTimeoutMs: read.int('SERVER_HEADERS_TIMEOUT_MS', 10_000),
       requestTimeoutMs: read.int('SERVER_REQUEST_TIMEOUT_MS', 30_000),
@@ -80,6 +86,13 @@ export function parseConfig(env: Env): AppConfig {
       readinessInclude: read.list('MANAGEMENT_ENDPOINT_HEALTH_GROUP_READINESS_INCLUDE', 'readinessState,db'),
       exposure: read.list('MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE', 'health,info'),
       diskSpaceThreshold: read.int('MANAGEMENT_HEALTH_DISKSPACE_THRESHOLD', 10_485_760),
+      // A hung dependency shows as DOWN after this long instead of hanging the endpoint; keep it below the probes' timeout.
+      healthTimeoutMs: read.int('MANAGEMENT_HEALTH_TIMEOUT_MS', 3_000),
+      info: {
+        name: read.string('INFO_APP_NAME', '') || undefined,
+        description: read.string('INFO_APP_DESCRIPTION', '') || undefined,
+        version: read.string('INFO_APP_VERSION', '') || undefined,
+      },
     },
     log: {
       level: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),

@@ -19,6 +19,8 @@ export class RabbitMqClient extends ClientProxy {
   private readonly logger = new Logger(RabbitMqClient.name);
   private connection?: AmqpConnectionManager;
   private channel?: ChannelWrapper;
+  private lastError?: Error;
+  private firstAttempt: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: AppConfig['rabbitmq']) {
     super();
@@ -32,9 +34,23 @@ export class RabbitMqClient extends ClientProxy {
       reconnectTimeInSeconds: 2,
       connectionOptions: { timeout: 3_000, clientProperties: { connection_name: 'ticket-service' } },
     });
-    this.connection.on('connect', () => this.logger.log('Connected to RabbitMQ'));
-    this.connection.on('disconnect', ({ err }) => this.logger.warn(`RabbitMQ connection lost: ${err?.message ?? 'closed'}`));
-    this.connection.on('connectFailed', ({ err }) => this.logger.warn(`RabbitMQ not reachable: ${err?.message}`));
+    const connection = this.connection;
+    this.firstAttempt = new Promise((resolve) => {
+      connection.once('connect', () => resolve());
+      connection.once('connectFailed', () => resolve());
+    });
+    this.connection.on('connect', () => {
+      this.lastError = undefined;
+      this.logger.log('Connected to RabbitMQ');
+    });
+    this.connection.on('disconnect', ({ err }) => {
+      this.lastError = err ?? new Error('RabbitMQ connection closed');
+      this.logger.warn(`RabbitMQ connection lost: ${err?.message ?? 'closed'}`);
+    });
+    this.connection.on('connectFailed', ({ err }) => {
+      this.lastError = err;
+      this.logger.warn(`RabbitMQ not reachable: ${err?.message}`);
+    });
     this.channel = this.connection.createChannel({
       name: 'ticket-events',
       confirm: true,
@@ -66,6 +82,16 @@ export class RabbitMqClient extends ClientProxy {
 
   isConnected(): boolean {
     return this.connection?.isConnected() ?? false;
+  }
+
+  /** Resolves once the first connection attempt has ended, connected or not (bounded by the connect timeout). */
+  firstConnectionAttempt(): Promise<void> {
+    return this.firstAttempt;
+  }
+
+  /** Why the broker is not connected: the last connection failure or loss, until the next successful connect. */
+  connectionError(): Error | undefined {
+    return this.isConnected() ? undefined : this.lastError;
   }
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket<OutgoingMessage>): Promise<T> {

@@ -1,0 +1,16 @@
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ActuatorExposure } from './actuator-exposure.js';
+import { type Link, actuatorLinks } from './actuator-links.js';
+import { actuatorBody } from './actuator-response.js';
+
+@Controller('actuator')
+export class ActuatorController {
+  constructor(private readonly exposure: ActuatorExposure) {}
+
+  @Get()
+  links(@Req() request: Request, @Res({ passthrough: true }) response: Response): { _links: Record<string, Link> } {
+    const baseUrl = `${request.protocol}://${request.get('host') ?? 'localhost'}/actuator`;
+    return actuatorBody(request, response, actuatorLinks(baseUrl, (endpoint) => this.exposure.isExposed(endpoint)));
+  }
+}
