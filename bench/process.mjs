@@ -4,7 +4,13 @@ import http from 'node:http';
 
 const START_TIMEOUT_MS = 60_000;
 
+/** A server already answering there would be measured instead of ours: most likely another benchmark run. */
+export async function assertPortFree(port) {
+  if (await answers(`http://127.0.0.1:${port}/`)) throw new Error(`port ${port} is in use; is another benchmark running?`);
+}
+
 export async function startProcess(name, args, { cwd, port, env }) {
+  const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, args, {
     cwd,
     env: { ...process.env, ...env, SERVER_PORT: String(port) },
@@ -13,7 +19,6 @@ export async function startProcess(name, args, { cwd, port, env }) {
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (!(await answers(`${url}/api/tickets/1`))) {
     if (child.exitCode !== null || Date.now() > deadline) {
