@@ -173,9 +173,10 @@ describe('Tickets API', () => {
     });
 
     it('filters by requesterEmail, whole address, case-insensitively', async () => {
-      const mine = await create({ requesterEmail: 'Jane.Doe@Example.com' });
-      await create({ requesterEmail: 'jane.doe@example.com.evil' });
-      const response = await http.get('/api/tickets?requesterEmail=jane.doe@EXAMPLE.com').expect(200);
+      const local = `Case.Mix-${Date.now()}`;
+      const mine = await create({ requesterEmail: `${local}@Example.com` });
+      await create({ requesterEmail: `${local}@example.com.evil` });
+      const response = await http.get(`/api/tickets?requesterEmail=${local.toLowerCase()}@EXAMPLE.com`).expect(200);
       expect(response.body.map((t: { id: number }) => t.id)).toEqual([mine.id]);
     });
 

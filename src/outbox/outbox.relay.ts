@@ -50,7 +50,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => this.kick(), POLL_INTERVAL_MS);
     this.timer.unref();
-    this.kick();
+    // The first pass waits for the broker's first connection attempt, so start-up does not report a backlog.
+    void this.client.firstConnectionAttempt().then(() => this.kick());
   }
 
   async onApplicationShutdown(): Promise<void> {
