@@ -4,6 +4,8 @@ import { Ticket } from '../tickets/ticket.entity.js';
 import { OutboxEvent } from '../outbox/outbox-event.entity.js';
 import { CreateTickets1763900000000 } from './migrations/1763900000000-CreateTickets.js';
 import { CreateOutbox1763900000001 } from './migrations/1763900000001-CreateOutbox.js';
+import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
+import { NestTypeOrmLogger } from './typeorm-logger.js';
 
 /** The one set of TypeORM options, shared by the application and the migration CLI (ormconfig.ts). */
 export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
@@ -21,7 +23,14 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
     migrations: [CreateTickets1763900000000, CreateOutbox1763900000001],
     migrationsRun: true,
     synchronize: false,
-    connectTimeout: db.queryTimeoutMs,
+    subscribers: [DatabaseTimeoutsSubscriber],
+    logger: new NestTypeOrmLogger(),
+    // A database that is down, slow or silently gone must cost a request at most DB_QUERY_TIMEOUT_MS, not
+    // hang it: connecting and each statement are bounded by it (a connection whose statement timed out is
+    // destroyed, see DatabaseTimeoutsSubscriber); 0 turns these bounds off (e.g. for a long migration by the CLI).
+    connectTimeout: db.queryTimeoutMs || undefined,
+    enableQueryTimeout: db.queryTimeoutMs > 0,
+    maxQueryExecutionTime: db.queryTimeoutMs || undefined,
     extra: { connectionLimit: 20, enableKeepAlive: true },
   };
 }

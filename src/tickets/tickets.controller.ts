@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
+import { DatabaseDeadlineInterceptor } from '../database/database-deadline.interceptor.js';
 import { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 import { RequesterEmailFilterPipe } from './requester-email-filter.pipe.js';
@@ -12,6 +13,7 @@ import { ApiCreateTicket, ApiDeleteTicket, ApiGetTicket, ApiListTickets, ApiRepl
 
 @Controller('api/tickets')
 @ApiTickets()
+@UseInterceptors(DatabaseDeadlineInterceptor)
 export class TicketsController {
   constructor(private readonly tickets: TicketsService) {}
 

@@ -3,13 +3,15 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A TCP proxy a test controls, placed between the service and MariaDB or RabbitMQ: cut() drops every
- * connection and refuses new ones, restore() lets them through again, delayMs slows each chunk down.
+ * connection and refuses new ones, stall() silently swallows all traffic (a network partition: no error,
+ * no answer), restore() lets traffic through again, delayMs slows each chunk down.
  */
 export class TcpProxy {
   delayMs = 0;
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   private open = true;
+  private stalled = false;
 
   private constructor(
     private readonly targetHost: string,
@@ -34,8 +36,14 @@ export class TcpProxy {
     this.sockets.clear();
   }
 
+  /** Keeps every connection open but forwards nothing, in either direction, until restore(); what is sent meanwhile is lost. */
+  stall(): void {
+    this.stalled = true;
+  }
+
   restore(): void {
     this.open = true;
+    this.stalled = false;
   }
 
   async stop(): Promise<void> {
@@ -52,6 +60,7 @@ export class TcpProxy {
     this.sockets.add(client).add(upstream);
     const pipe = (from: Socket, to: Socket) =>
       from.on('data', (chunk) => {
+        if (this.stalled) return;
         if (this.delayMs > 0) setTimeout(() => to.write(chunk), this.delayMs);
         else to.write(chunk);
       });

@@ -1,0 +1,58 @@
+import { ConsoleLogger, type LoggerService, Logger, ServiceUnavailableException } from '@nestjs/common';
+import type { AfterQueryEvent, BeforeQueryEvent } from 'typeorm';
+import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
+import { assertDeadlineNotPassed, runWithDeadline } from './request-deadline.js';
+import { NestTypeOrmLogger } from './typeorm-logger.js';
+
+const subscriber = new DatabaseTimeoutsSubscriber();
+const before = (query: string) => subscriber.beforeQuery({ query } as BeforeQueryEvent);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('request deadline', () => {
+  it('lets statements through before the deadline and outside any request', async () => {
+    await runWithDeadline(1_000, async () => expect(() => before('SELECT 1')).not.toThrow());
+    expect(() => before('SELECT 1')).not.toThrow();
+  });
+
+  it('refuses every statement after the deadline, COMMIT included, with a 503 naming the budget', async () => {
+    await runWithDeadline(5, async () => {
+      await sleep(20);
+      expect(() => before('COMMIT')).toThrow(ServiceUnavailableException);
+      expect(() => assertDeadlineNotPassed()).toThrow('Database did not answer within 5 ms, try again later');
+    });
+  });
+
+  it('always lets ROLLBACK through, so no connection goes back to the pool inside a transaction', async () => {
+    await runWithDeadline(5, async () => {
+      await sleep(20);
+      expect(() => before('ROLLBACK')).not.toThrow();
+    });
+  });
+});
+
+describe('timed-out statements', () => {
+  const after = (error: unknown) => {
+    const connection = { destroyed: false, destroy() { this.destroyed = true; } };
+    subscriber.afterQuery({ error, queryRunner: { databaseConnection: connection } } as unknown as AfterQueryEvent);
+    return connection.destroyed;
+  };
+
+  it('destroy the connection that ran them, and only those', () => {
+    expect(after({ code: 'PROTOCOL_SEQUENCE_TIMEOUT' })).toBe(true);
+    expect(after({ code: 'ER_DUP_ENTRY' })).toBe(false);
+    expect(after(undefined)).toBe(false);
+  });
+});
+
+describe('TypeORM logging', () => {
+  const lines: string[] = [];
+  const sink: LoggerService = { log: (m) => lines.push(`log ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
+
+  beforeAll(() => Logger.overrideLogger(sink));
+  afterAll(() => Logger.overrideLogger(new ConsoleLogger()));
+
+  it('reports a slow query on one line through the application logger, without its parameters', () => {
+    new NestTypeOrmLogger().logQuerySlow(1234, 'SELECT *\n  FROM tickets WHERE title = ?', ['secret\ninjected']);
+    expect(lines).toEqual(['warn Slow query (1234 ms): SELECT * FROM tickets WHERE title = ?']);
+  });
+});
