@@ -13,7 +13,7 @@ export class NestTypeOrmLogger implements TypeOrmLogger {
 
   logQueryError(): void {}
 
-  logQuerySlow(time: number, query: string): void {
+  logQuerySlow(time: number, query: string, _parameters?: unknown): void {
     this.logger.warn(`Slow query (${time} ms): ${query.replace(/\s+/g, ' ').slice(0, 300)}`);
   }
 
