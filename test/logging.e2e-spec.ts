@@ -90,6 +90,20 @@ describe('Logs in production format (LOG_FORMAT=json)', () => {
   });
 });
 
+describe('Logs during start-up', () => {
+  it('writes each retry for an unreachable database as it happens, as JSON, not once start-up is over', async () => {
+    const service = await ServiceProcess.launch({ LOG_FORMAT: 'json', LOG_LEVEL: 'info', DB_PORT: '1' });
+    try {
+      // Start-up gives up only after ~20 s of retries; the first retry is logged within a few seconds.
+      for (let i = 0; i < 200 && !service.output.includes('not ready'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      const retry = jsonLines(service).find((line) => /not ready/.test(line.message));
+      expect(retry).toMatchObject({ level: 'warn', context: 'Database' });
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
 describe('Logs in development format (LOG_FORMAT=pretty)', () => {
   it('writes human-readable lines: time, level name and message, not JSON', async () => {
     const service = await ServiceProcess.start({ LOG_FORMAT: 'pretty', LOG_LEVEL: 'info' });

@@ -1,6 +1,6 @@
-import { type FactoryProvider, Module } from '@nestjs/common';
+import { type FactoryProvider, Logger as NestLogger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { LoggerModule } from 'nestjs-pino';
+import { Logger, LoggerModule } from 'nestjs-pino';
 import { type HttpLogger, pinoHttp } from 'pino-http';
 import type { AppConfig } from '../config/app-config.js';
 import { pinoHttpOptions } from './pino-http.options.js';
@@ -28,4 +28,11 @@ const httpLogger: FactoryProvider<HttpLogger> = {
     }),
   ],
 })
-export class LoggingModule {}
+export class LoggingModule {
+  constructor(logger: Logger) {
+    // Take over as Nest's logger as soon as pino exists rather than once start-up is done: start-up itself logs,
+    // e.g. each retry while the database is not reachable yet, and those lines must not wait in Nest's buffer.
+    NestLogger.overrideLogger(logger);
+    NestLogger.flush();
+  }
+}

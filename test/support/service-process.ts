@@ -21,14 +21,8 @@ export class ServiceProcess {
    * run's build; `cwd` runs `dist/main.js` of another installation (as the Docker image does).
    */
   static async start(env: Record<string, string> = {}, timeoutMs = 30_000, { cwd }: { cwd?: string } = {}): Promise<ServiceProcess> {
-    const port = await freePort();
-    const main = cwd ? join(cwd, 'dist', 'main.js') : join(process.env.TEST_SERVICE_BUILD!, 'main.js');
-    const child = spawn(process.execPath, [main], {
-      cwd,
-      env: { ...process.env, NODE_OPTIONS: '', SERVER_PORT: String(port), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const service = new ServiceProcess(child, `http://127.0.0.1:${port}`);
+    const service = await ServiceProcess.launch(env, { cwd });
+    const { child } = service;
     const deadline = Date.now() + timeoutMs;
     while (!(await service.answers())) {
       if (child.exitCode !== null || Date.now() > deadline) {
@@ -38,6 +32,18 @@ export class ServiceProcess {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     return service;
+  }
+
+  /** Starts the process without waiting for it to serve, e.g. to watch a start-up that cannot finish. */
+  static async launch(env: Record<string, string> = {}, { cwd }: { cwd?: string } = {}): Promise<ServiceProcess> {
+    const port = await freePort();
+    const main = cwd ? join(cwd, 'dist', 'main.js') : join(process.env.TEST_SERVICE_BUILD!, 'main.js');
+    const child = spawn(process.execPath, [main], {
+      cwd,
+      env: { ...process.env, NODE_OPTIONS: '', SERVER_PORT: String(port), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new ServiceProcess(child, `http://127.0.0.1:${port}`);
   }
 
   get pid(): number {
