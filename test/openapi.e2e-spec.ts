@@ -15,7 +15,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
   let contract: OpenApiContract;
 
   beforeAll(async () => {
-    app = await createTestApp();
+    app = await createTestApp({ env: { MANAGEMENT_HEALTH_PROBES_ENABLED: 'true' } });
     http = request(app.getHttpServer());
     const response = await http.get('/v3/api-docs').expect(200).expect('Content-Type', /application\/json/);
     contract = await OpenApiContract.from(response.body);
@@ -44,26 +44,30 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const routed = new Set<string>();
       const router = (app.getHttpAdapter().getInstance() as { router: { stack: Array<{ route?: { path: string; methods: object } }> } }).router;
       for (const { route } of router.stack) {
-        if (!route || !route.path.startsWith('/api/')) continue;
+        if (!route || !/^\/(api|actuator)\b/.test(route.path)) continue;
         for (const method of Object.keys(route.methods)) routed.add(`${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
       }
       const documented = Object.entries(contract.document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
       expect(routed.size).toBeGreaterThan(0);
-      expect(documented.filter((entry) => entry.includes(' /api/')).sort()).toEqual([...routed].sort());
+      expect(documented.sort()).toEqual([...routed].sort());
     });
 
-    it('declares the error responses of each operation, every one with the Spring error body', () => {
+    it('declares the error responses of each operation, every one with the Spring error body (but a failed health check)', () => {
       const statuses = (method: string, path: string) => Object.keys(contract.operation(method, path).responses).sort();
       expect(statuses('post', COLLECTION)).toEqual(['201', '400', '413', '415', '500', '503']);
       expect(statuses('get', COLLECTION)).toEqual(['200', '400', '500', '503']);
       expect(statuses('get', ONE)).toEqual(['200', '304', '400', '404', '500', '503']);
       expect(statuses('put', ONE)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
       expect(statuses('delete', ONE)).toEqual(['204', '400', '404', '412', '500', '503']);
+      expect(statuses('get', '/actuator/health')).toEqual(['200', '404', '503']);
+      expect(statuses('get', '/actuator/health/{name}')).toEqual(['200', '404', '503']);
+      expect(statuses('get', '/actuator/info')).toEqual(['200', '404']);
       const errorSchema = contract.document.components.schemas.SpringErrorResponse;
-      for (const item of Object.values(contract.document.paths)) {
+      for (const [path, item] of Object.entries(contract.document.paths)) {
         for (const operation of Object.values(item)) {
           for (const [status, response] of Object.entries(operation.responses)) {
-            if (Number(status) >= 400) expect(response.content?.['application/json']?.schema).toEqual(errorSchema);
+            const healthBody = path.startsWith('/actuator/health') && status === '503';
+            if (Number(status) >= 400 && !healthBody) expect(response.content?.['application/json']?.schema).toEqual(errorSchema);
           }
         }
       }
@@ -173,12 +177,35 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('delete', ONE, await http.delete(`${COLLECTION}/${id}`).expect(404));
     });
 
-    it('503 while the database cannot be reached', async () => {
+    it('actuator: links, health (whole, component, probe, unknown name) and info', async () => {
+      contract.expectResponse('get', '/actuator', await http.get('/actuator').expect(200));
+      contract.expectResponse('get', '/actuator/health', await http.get('/actuator/health').expect(200));
+      for (const name of ['db', 'liveness', 'readiness']) {
+        contract.expectResponse('get', '/actuator/health/{name}', await http.get(`/actuator/health/${name}`).expect(200));
+      }
+      contract.expectResponse('get', '/actuator/health/{name}', await http.get('/actuator/health/nope').expect(404));
+      contract.expectResponse('get', '/actuator/info', await http.get('/actuator/info').set('Accept', 'application/json').expect(200));
+    });
+
+    it('actuator: 404 for an endpoint that is not exposed', async () => {
+      const healthOnly = await createTestApp({ env: { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health' } });
+      try {
+        contract.expectResponse('get', '/actuator/info', await request(healthOnly.getHttpServer()).get('/actuator/info').expect(404));
+      } finally {
+        await healthOnly.close();
+      }
+    });
+
+    it('503 while the database cannot be reached: tickets and health', async () => {
       const proxy = await TcpProxy.start(Number(process.env.DB_PORT ?? 3306));
-      const cutOff = await createTestApp({ env: { DB_PORT: String(proxy.port), DB_QUERY_TIMEOUT_MS: '1000' } });
+      const cutOff = await createTestApp({ env: { DB_PORT: String(proxy.port), DB_QUERY_TIMEOUT_MS: '1000', MANAGEMENT_HEALTH_PROBES_ENABLED: 'true' } });
       try {
         proxy.cut();
-        contract.expectResponse('get', COLLECTION, await request(cutOff.getHttpServer()).get(COLLECTION).expect(503));
+        const down = request(cutOff.getHttpServer());
+        contract.expectResponse('get', COLLECTION, await down.get(COLLECTION).expect(503));
+        contract.expectResponse('get', '/actuator/health', await down.get('/actuator/health').expect(503));
+        contract.expectResponse('get', '/actuator/health/{name}', await down.get('/actuator/health/db').expect(503));
+        contract.expectResponse('get', '/actuator/health/{name}', await down.get('/actuator/health/readiness').expect(503));
       } finally {
         await cutOff.close();
         await proxy.stop();

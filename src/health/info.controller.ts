@@ -2,11 +2,13 @@ import { Controller, Get, Req, Res, UseGuards } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
+import { ApiActuator, ApiInfo } from './actuator.openapi.js';
 import { actuatorBody } from './actuator-response.js';
 import { type AppInfo, appInfo, readPackageFacts } from './app-info.js';
 import { ActuatorEndpoint, EndpointExposureGuard } from './endpoint-exposure.guard.js';
 
 @Controller('actuator/info')
+@ApiActuator()
 @ActuatorEndpoint('info')
 @UseGuards(EndpointExposureGuard)
 export class InfoController {
@@ -18,6 +20,7 @@ export class InfoController {
   }
 
   @Get()
+  @ApiInfo()
   get(@Req() request: Request, @Res({ passthrough: true }) response: Response): AppInfo {
     return actuatorBody(request, response, this.info);
   }
