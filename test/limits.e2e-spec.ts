@@ -102,6 +102,15 @@ describe('Request limits and hardening', () => {
       expect(expectSpringError(response, 431, '/api/tickets').message).toMatch(/larger than 16384 bytes/);
     });
 
+    it('answers 431 with the path for a request line over 16 KiB, and no body to a HEAD request', async () => {
+      const longQuery = `/api/tickets?status=${'%F0%9F%98%80'.repeat(2_000)}`;
+      expectSpringError(await client.send({ method: 'GET', path: longQuery }), 431, '/api/tickets');
+      const { received } = await rawExchange(port, [`HEAD ${longQuery} HTTP/1.1\r\nHost: x\r\n\r\n`]);
+      const head = parseRawResponse(received);
+      expect(head.status).toBe(431);
+      expect(head.body).toBe('');
+    });
+
     it('answers 400 in the error shape for a malformed request and closes the connection', async () => {
       const { received } = await rawExchange(port, ['GET /api/tickets HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n']);
       expectSpringError(parseRawResponse(received), 400, '/api/tickets');

@@ -30,8 +30,10 @@ export class HttpClient {
   constructor(private readonly port: number) {}
 
   send({ method, path, headers = {}, body }: HttpRequest): Promise<HttpResponse> {
+    // node:http frames a body of GET, HEAD or DELETE with no length at all; say it, so every request is well-formed.
+    const framed = body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) };
     return new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: this.port, method, path, headers, agent: this.agent }, (res) => {
+      const req = request({ host: '127.0.0.1', port: this.port, method, path, headers: framed, agent: this.agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));

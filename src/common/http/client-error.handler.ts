@@ -21,10 +21,11 @@ export function answerClientErrorsAsJson(server: Server): void {
     // As Node's own handler does: never write into a response that has already started on this connection.
     if (socket.writable && !socket._httpMessage?.headersSent && error.code !== 'ECONNRESET') {
       const status = STATUS_BY_CODE[error.code ?? ''] ?? 400;
-      const body = JSON.stringify(springErrorBody(status, requestPath(error.rawPacket), clientErrorMessage(status)));
+      const { method, path } = requestLine(error.rawPacket);
+      const body = JSON.stringify(springErrorBody(status, path, clientErrorMessage(status)));
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${method === 'HEAD' ? '' : body}`,
       );
     }
     socket.destroy();
@@ -37,9 +38,9 @@ function clientErrorMessage(status: number): string {
   return 'Malformed HTTP request';
 }
 
-/** The path of the request line when it is readable; the filter's bodies carry one, so these do too. */
-function requestPath(rawPacket?: Buffer): string {
-  const line = rawPacket?.subarray(0, 2048).toString('latin1').split('\r\n', 1)[0] ?? '';
-  const target = /^[A-Z]+ (\/[\x21-\x7e]*) HTTP\/1\.[01]$/.exec(line)?.[1];
-  return target?.split('?')[0] ?? '';
+/** Method and path of the request line as far as it arrived (even when the line itself was too long). */
+function requestLine(rawPacket?: Buffer): { method: string; path: string } {
+  const start = rawPacket?.subarray(0, 64 * 1024).toString('latin1') ?? '';
+  const [, method = '', path = ''] = /^([A-Z]+) (\/[^\s?]*)/.exec(start) ?? [];
+  return { method, path };
 }
