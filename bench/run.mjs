@@ -2,13 +2,15 @@
 // MariaDB and RabbitMQ, in the same run. For every scenario both get a warm-up, then measured rounds that
 // alternate between the two (ABBA…), so neither always runs on the warmer (or noisier) side.
 // Prints a table and writes bench/results.json. Options: --duration=<s> (measured seconds per side, default 6),
-// --rounds=<n> (default 3), --warmup=<s> (default 2), --tickets=<n> (default 10000), --service=<main.js>, --growth.
+// --rounds=<n> (default 3), --warmup=<s> (default 2), --tickets=<n> (default 10000), --service=<main.js>, --growth,
+// --outbox-seconds=<s> (sustained POST load per side in the outbox section, default 30), --outbox-only.
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import amqp from 'amqplib';
 import autocannon from 'autocannon';
 import { combine, measure, printTable, ratio } from './report.mjs';
+import { sustainedCreates } from './outbox.mjs';
 import { fullListScenario, scenarios } from './scenarios.mjs';
 import { adminConnection, cloneSchema, dropDatabases, seedTickets } from './seed.mjs';
 import { assertPortFree, startProcess } from './process.mjs';
@@ -21,6 +23,8 @@ const ROUNDS = arg('rounds', 3);
 // --growth: also the full list at 1k, 10k and 50k tickets, to see how time and memory grow with it.
 const GROWTH = process.argv.includes('--growth');
 const GROWTH_SIZES = [1_000, 10_000, 50_000];
+const OUTBOX_SECONDS = arg('outbox-seconds', 30);
+const OUTBOX_ONLY = process.argv.includes('--outbox-only');
 const SERVICE_MAIN = process.argv.find((a) => a.startsWith('--service='))?.split('=')[1] ?? 'dist/main.js';
 
 const SERVICE_DB = 'tickets_bench';
@@ -28,10 +32,11 @@ const RAW_DB = 'tickets_bench_raw';
 const BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench.exchange', RABBITMQ_QUEUE: 'ticket.bench.queue', RABBITMQ_ROUTING_KEY: 'ticket.bench' };
 const SERVICE_PORT = 18080;
 const RAW_PORT = 18081;
+const DIRECT_PORT = 18082;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 async function main() {
-  for (const port of [SERVICE_PORT, RAW_PORT]) await assertPortFree(port);
+  for (const port of [SERVICE_PORT, RAW_PORT, DIRECT_PORT]) await assertPortFree(port);
   const admin = await adminConnection();
   await dropDatabases(admin, [SERVICE_DB, RAW_DB]);
   const service = await startProcess('service', [SERVICE_MAIN], { cwd: root, port: SERVICE_PORT, env: { DB_DATABASE: SERVICE_DB, ...BROKER } });
@@ -43,8 +48,10 @@ async function main() {
     console.log(`Seeded ${SEEDED} tickets in each database; ${WARMUP_S} s warm-up and ${DURATION_S} s measured per target and scenario.\n`);
 
     const results = [];
-    for (const [index, scenario] of scenarios(SEEDED).entries()) results.push(await compare(service, raw, scenario, index));
-    printTable(results);
+    if (!OUTBOX_ONLY) {
+      for (const [index, scenario] of scenarios(SEEDED).entries()) results.push(await compare(service, raw, scenario, index));
+      printTable(results);
+    }
     const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
     const growth = [];
     if (GROWTH) {
@@ -56,7 +63,8 @@ async function main() {
       }
       printTable(growth);
     }
-    const report = { date: new Date().toISOString(), machine, seeded: SEEDED, durationS: DURATION_S, rounds: ROUNDS, results, growth };
+    const outbox = await compareOutbox(service, admin);
+    const report = { date: new Date().toISOString(), machine, seeded: SEEDED, durationS: DURATION_S, rounds: ROUNDS, results, growth, outbox };
     await writeFile(new URL('results.json', import.meta.url), JSON.stringify(report, null, 2));
     console.log(`\n${machine}\nWritten to bench/results.json`);
   } finally {
@@ -82,6 +90,25 @@ async function compare(service, raw, scenario, index, roundCount = ROUNDS) {
   row.ratio = ratio(row.service, row.baseline);
   console.log(`${row.scenario}: service ${row.service.rps} req/s, baseline ${row.baseline.rps} req/s, ratio ${row.ratio}`);
   return row;
+}
+
+/** Sustained creates on the service, then on the same build publishing straight after commit, with no outbox. */
+async function compareOutbox(service, admin) {
+  console.log(`\nOutbox: ${OUTBOX_SECONDS} s of POST load (64 connections) with the outbox, then without it:`);
+  const options = { admin, database: SERVICE_DB, broker: BROKER, seconds: OUTBOX_SECONDS, warmupS: WARMUP_S };
+  const withOutbox = await sustainedCreates(service, options);
+  const env = { DB_DATABASE: SERVICE_DB, ...BROKER };
+  const direct = await startProcess('publish after commit', ['bench/direct-publish-service.mjs'], { cwd: root, port: DIRECT_PORT, env });
+  let withoutOutbox;
+  try {
+    withoutOutbox = await sustainedCreates(direct, options);
+  } finally {
+    await direct.stop();
+  }
+  const cost = Number((1 - withOutbox.rps / withoutOutbox.rps).toFixed(3));
+  console.table([withOutbox, withoutOutbox]);
+  console.log(`The outbox costs ${(cost * 100).toFixed(1)} % of write throughput.`);
+  return { withOutbox, withoutOutbox, throughputCost: cost };
 }
 
 function run(target, scenario, seconds) {

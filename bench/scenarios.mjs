@@ -17,6 +17,7 @@ function ticketBody(status) {
 const randomId = (count) => 1 + Math.floor(Math.random() * count);
 
 const create = { method: 'POST', path: '/api/tickets', headers: JSON_HEADERS, body: ticketBody('IN_PROGRESS') };
+export const createRequest = () => ({ ...create });
 const update = (count) => ({ method: 'PUT', path: `/api/tickets/${randomId(count)}`, headers: JSON_HEADERS, body: ticketBody('WAITING_ON_CUSTOMER') });
 const read = (count) => ({ method: 'GET', path: `/api/tickets/${randomId(count)}`, headers: {}, body: undefined });
 

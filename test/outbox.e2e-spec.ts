@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { EventConsumer } from './support/event-consumer.js';
+import { RabbitMqClient } from '../src/messaging/rabbitmq.client.js';
 import { ServiceProcess } from './support/service-process.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { createTestApp } from './support/test-app.js';
@@ -14,6 +15,14 @@ interface Received {
   eventId: string;
   eventType: string;
   ticketId: number;
+}
+
+async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Asserts every event id arrived exactly once and each ticket's events came in the order given. */
@@ -61,6 +70,28 @@ describe('Outbox delivery', () => {
       expectExactlyOnceInOrder(received(idSet), new Map(ids.map((id) => [id, ['CREATED', 'UPDATED']])));
     } finally {
       proxy.restore();
+      await app.close();
+    }
+  });
+
+  it('publishes once what a request recorded, also when the broker confirms after that request\'s database deadline', async () => {
+    // The relay pass a request kicks must not inherit the request's deadline: if it did, deleting the confirmed
+    // event would be refused as too late, and the next pass would publish the event a second time.
+    const app: INestApplication = await createTestApp({ env: { ...viaProxy(proxy), DB_QUERY_TIMEOUT_MS: '300' } });
+    try {
+      await waitUntil(() => app.get(RabbitMqClient).isConnected());
+      proxy.delayMs = 400;
+      const { body } = await request(app.getHttpServer()).post('/api/tickets').send(buildTicketRequest()).expect(201);
+      const ticket = new Set([body.id as number]);
+      await consumer.waitFor(() => received(ticket).length >= 1, 10_000);
+      const outboxRows = async () =>
+        Number((await app.get(DataSource).query('SELECT COUNT(*) AS n FROM outbox WHERE ticket_id = ?', [body.id]))[0].n);
+      await waitUntil(async () => (await outboxRows()) === 0);
+      // Longer than the relay's backoff and poll, so a second publication would have arrived.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(received(ticket)).toHaveLength(1);
+    } finally {
+      proxy.delayMs = 0;
       await app.close();
     }
   });

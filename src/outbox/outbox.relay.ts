@@ -1,8 +1,9 @@
+import { AsyncResource } from 'node:async_hooks';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { lastValueFrom } from 'rxjs';
-import { type DataSource, In, IsNull } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { RabbitMqClient } from '../messaging/rabbitmq.client.js';
 import { OutboxEvent } from './outbox-event.entity.js';
@@ -12,6 +13,9 @@ const POLL_INTERVAL_MS = 1_000;
 const MAX_BACKOFF_MS = 5_000;
 /** A message the broker refused this many times, while connected, is parked instead of blocking the rows behind it. */
 export const MAX_ATTEMPTS = 10;
+
+/** An outbox row as the relay reads it: what publishing needs, without entity hydration. */
+type PendingEvent = Pick<OutboxEvent, 'id' | 'eventId' | 'eventType' | 'payload' | 'attempts'> & { occurredAt: Date | string };
 
 export interface OutboxBacklog {
   pending: number;
@@ -37,6 +41,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private failures = 0;
   private retryAt = 0;
   private backlogReported = false;
+  /** Created outside any request, with the application. */
+  private readonly ownContext = new AsyncResource(OutboxRelay.name);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -67,7 +73,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       this.rerun = true;
       return;
     }
-    this.running = this.drain().finally(() => (this.running = undefined));
+    // A pass kicked by a request must not run in that request's async context: it would carry the request's
+    // database deadline and log lines as part of the request.
+    this.running = this.ownContext.runInAsyncScope(() => this.drain()).finally(() => (this.running = undefined));
   }
 
   /** Resolves when nothing is pending or in flight; used by shutdown and tests. */
@@ -85,10 +93,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async drain(): Promise<void> {
     try {
-      do {
-        this.rerun = false;
-        while (!this.stopped && (await this.relayBatch()) === BATCH_SIZE);
-      } while (this.rerun && !this.stopped);
+      await this.withRelayLock(async (runner) => {
+        do {
+          this.rerun = false;
+          while (!this.stopped && (await this.relayBatch(runner)) === BATCH_SIZE);
+        } while (this.rerun && !this.stopped);
+      });
       if (this.backlogReported) this.logger.log('Event backlog drained');
       this.failures = 0;
       this.backlogReported = false;
@@ -104,22 +114,20 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  /** Publishes one batch under the relay lock; returns how many events it took, 0 if another replica holds the lock. */
-  private async relayBatch(): Promise<number> {
+  /**
+   * Runs a pass on one connection of its own, holding the relay lock for the whole pass; does nothing while
+   * another replica holds it. One connection for the pass keeps the relay out of the pool's queue, where
+   * requests under load would make every batch wait.
+   */
+  private async withRelayLock(pass: (runner: QueryRunner) => Promise<void>): Promise<void> {
     if (!this.client.isConnected()) throw new Error('RabbitMQ is not connected');
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
       const [{ locked }] = await runner.query('SELECT GET_LOCK(?, 0) AS locked', [this.lockName]);
-      if (Number(locked) !== 1) return 0;
+      if (Number(locked) !== 1) return;
       try {
-        const events = await runner.manager.find(OutboxEvent, {
-          where: { parkedAt: IsNull() },
-          order: { id: 'ASC' },
-          take: BATCH_SIZE,
-        });
-        await this.publish(runner.manager, events);
-        return events.length;
+        await pass(runner);
       } finally {
         await runner.query('SELECT RELEASE_LOCK(?)', [this.lockName]);
       }
@@ -128,15 +136,25 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
+  /** Publishes the oldest pending events, in order; returns how many it took. */
+  private async relayBatch(runner: QueryRunner): Promise<number> {
+    const events: PendingEvent[] = await runner.query(
+      `SELECT id, event_id AS eventId, event_type AS eventType, payload, occurred_at AS occurredAt, attempts
+       FROM outbox WHERE parked_at IS NULL ORDER BY id ASC LIMIT ${BATCH_SIZE}`,
+    );
+    if (events.length > 0) await this.publish(runner, events);
+    return events.length;
+  }
+
   /** Publishes in order on one confirm channel, deletes what was confirmed and counts what was refused. */
-  private async publish(manager: DataSource['manager'], events: OutboxEvent[]): Promise<void> {
+  private async publish(runner: QueryRunner, events: PendingEvent[]): Promise<void> {
     const results = await Promise.allSettled(
       events.map((event) =>
         lastValueFrom(
           this.client.emit(this.routingKey, {
             messageId: event.eventId,
             type: event.eventType,
-            timestamp: event.occurredAt,
+            timestamp: new Date(event.occurredAt),
             body: event.payload,
           }),
           { defaultValue: undefined },
@@ -144,20 +162,43 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       ),
     );
     const confirmed = events.filter((_, i) => results[i].status === 'fulfilled').map((event) => event.id);
-    if (confirmed.length > 0) await manager.delete(OutboxEvent, { id: In(confirmed) });
+    if (confirmed.length > 0) await this.deleteEvents(runner, confirmed);
 
     const refused = events.filter((_, i) => results[i].status === 'rejected');
     if (refused.length === 0) return;
     if (!this.client.isConnected()) throw new Error('RabbitMQ connection lost while publishing');
-    for (const event of refused) await this.recordRefusal(manager, event, results[events.indexOf(event)]);
+    for (const event of refused) await this.recordRefusal(runner, event, results[events.indexOf(event)]);
     throw new Error(`RabbitMQ refused ${refused.length} event(s)`);
   }
 
-  private async recordRefusal(manager: DataSource['manager'], event: OutboxEvent, result: PromiseSettledResult<unknown>) {
+  /**
+   * One `BETWEEN` per run of consecutive ids. Given a list of ids, the optimizer scans the whole table when its
+   * statistics say the table is small (an outbox usually is), and the scan waits for the lock of every row a
+   * write is still inserting, one after the other, for as long as writes keep coming. A single range on the
+   * primary key is always read as a range.
+   */
+  private async deleteEvents(runner: QueryRunner, ids: string[]): Promise<void> {
+    for (const [first, last] of consecutiveRuns(ids.map(Number))) {
+      await runner.query('DELETE FROM outbox WHERE id BETWEEN ? AND ?', [first, last]);
+    }
+  }
+
+  private async recordRefusal(runner: QueryRunner, event: PendingEvent, result: PromiseSettledResult<unknown>) {
     const reason = result.status === 'rejected' ? String((result.reason as Error)?.message ?? result.reason) : '';
     const attempts = event.attempts + 1;
     const parkedAt = attempts >= MAX_ATTEMPTS ? new Date() : null;
-    await manager.update(OutboxEvent, { id: event.id }, { attempts, lastError: reason.slice(0, 500), parkedAt });
+    await runner.manager.update(OutboxEvent, { id: event.id }, { attempts, lastError: reason.slice(0, 500), parkedAt });
     if (parkedAt) this.logger.error(`Event ${event.eventId} parked after ${attempts} refused attempts: ${reason}`);
   }
+}
+
+/** [first, last] of each run of consecutive numbers, for ascending `ids`: [1, 2, 3, 5] gives [1, 3] and [5, 5]. */
+export function consecutiveRuns(ids: number[]): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (const id of ids) {
+    const run = runs.at(-1);
+    if (run && id === run[1] + 1) run[1] = id;
+    else runs.push([id, id]);
+  }
+  return runs;
 }

@@ -1,0 +1,39 @@
+// The service as the original behaves: each event is published straight after its write commits, with no
+// outbox row (so a broker outage or a crash at the wrong moment loses it). The outbox benchmark runs this
+// beside the real service to put a number on what the outbox costs. Same build, same HTTP stack; only the
+// OutboxWriter (now a no-op in the transaction) and the OutboxRelay (now publishing from memory) differ.
+import 'reflect-metadata';
+import { ConfigService } from '@nestjs/config';
+import { Test } from '@nestjs/testing';
+import { lastValueFrom } from 'rxjs';
+import { AppModule } from '../dist/app.module.js';
+import { setupApp } from '../dist/app.setup.js';
+import { parseConfig } from '../dist/config/app-config.js';
+import { OutboxRelay } from '../dist/outbox/outbox.relay.js';
+import { OutboxWriter } from '../dist/outbox/outbox.writer.js';
+
+/** Events of writes whose transaction is running or has just committed; the service kicks the relay after each commit. */
+const committed = [];
+
+class PublishAfterCommit extends OutboxRelay {
+  onApplicationBootstrap() {}
+
+  kick() {
+    for (const event of committed.splice(0)) {
+      const message = { messageId: event.eventId, type: event.eventType, timestamp: event.occurredAt, body: JSON.stringify(event) };
+      lastValueFrom(this.client.emit(this.routingKey, message), { defaultValue: undefined }).catch(() => undefined);
+    }
+  }
+}
+
+const config = parseConfig(process.env);
+const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+  .overrideProvider(ConfigService)
+  .useValue(new ConfigService(config))
+  .overrideProvider(OutboxWriter)
+  .useValue({ record: async (_manager, event) => void committed.push(event) })
+  .overrideProvider(OutboxRelay)
+  .useClass(PublishAfterCommit)
+  .compile();
+const app = setupApp(moduleRef.createNestApplication({ bodyParser: false }));
+await app.listen(config.server.port);
