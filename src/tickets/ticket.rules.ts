@@ -2,10 +2,13 @@ import type { TicketRequest } from './dto/ticket-request.dto.js';
 import type { Ticket } from './ticket.entity.js';
 import { TicketStatus } from './ticket-status.enum.js';
 
+/** A ticket's state apart from its id, which the database assigns. */
+export type TicketState = Omit<Ticket, 'id'>;
+
 const RESOLVING_STATUSES: ReadonlySet<TicketStatus> = new Set([TicketStatus.RESOLVED, TicketStatus.CLOSED]);
 
 /** A new ticket: timestamps are the server's; resolvedAt stays null even for a RESOLVED create. */
-export function newTicket(request: TicketRequest, now: Date): Omit<Ticket, 'id'> {
+export function newTicket(request: TicketRequest, now: Date): TicketState {
   return {
     ...requestFields(request),
     createdAt: now,
@@ -15,7 +18,7 @@ export function newTicket(request: TicketRequest, now: Date): Omit<Ticket, 'id'>
 }
 
 /** Full replacement of the client's fields, with the server's rules for updatedAt and resolvedAt. */
-export function replaceTicket(current: Ticket, request: TicketRequest, now: Date): Ticket {
+export function replaceTicket<T extends TicketState>(current: T, request: TicketRequest, now: Date): T {
   return {
     ...current,
     ...requestFields(request),

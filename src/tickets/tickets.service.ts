@@ -4,9 +4,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import type { TicketRequest } from './dto/ticket-request.dto.js';
-import { TicketResponse } from './dto/ticket-response.dto.js';
+import type { TicketResponse } from './dto/ticket-response.dto.js';
 import { type TicketEventType, ticketEvent } from './events/ticket-event.js';
-import { Ticket } from './ticket.entity.js';
 import { TICKET_COLUMNS, type TicketRow, ticketFromRow } from './ticket-row.js';
 import { assertIfMatch } from './ticket-etag.js';
 import { newTicket, replaceTicket } from './ticket.rules.js';
@@ -17,6 +16,16 @@ export interface TicketFilter {
   requesterEmail?: string;
 }
 
+interface WriteResult {
+  insertId: number | string;
+  affectedRows: number;
+}
+
+/**
+ * Tickets in plain SQL on TypeORM's connections (its transactions, timeouts and error types), mapped once from
+ * rows to the wire shape. Building entities and queries through the repository cost more CPU than the
+ * statements themselves on every hot path (see bench/).
+ */
 @Injectable()
 export class TicketsService {
   constructor(
@@ -27,10 +36,14 @@ export class TicketsService {
 
   async create(request: TicketRequest): Promise<TicketResponse> {
     const now = new Date();
+    const fields = newTicket(request, now);
     const ticket = await this.dataSource.transaction(async (manager) => {
-      const created = manager.create(Ticket, newTicket(request, now));
-      await manager.insert(Ticket, created);
-      return this.recordEvent(manager, 'CREATED', created, now);
+      const { insertId }: WriteResult = await manager.query(
+        `INSERT INTO tickets (title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [fields.title, fields.description, fields.status, fields.priority, fields.requesterEmail, fields.assignedTo, now, now, null],
+      );
+      return this.recordEvent(manager, 'CREATED', { id: Number(insertId), ...fields }, now);
     });
     this.relay.kick();
     return ticket;
@@ -43,15 +56,14 @@ export class TicketsService {
       : filter.requesterEmail !== undefined
         ? ['WHERE requester_email = ?', [filter.requesterEmail]]
         : ['', []];
-    // Plain rows mapped once: entity hydration is most of a large list's cost (see bench/).
     const rows: TicketRow[] = await this.dataSource.query(`SELECT ${TICKET_COLUMNS} FROM tickets ${where} ORDER BY id ASC`, params);
     return rows.map(ticketFromRow);
   }
 
   async findOne(id: string): Promise<TicketResponse> {
-    const ticket = await this.dataSource.getRepository(Ticket).findOneBy({ id });
-    if (!ticket) throw ticketNotFound(id);
-    return TicketResponse.from(ticket);
+    const [row]: TicketRow[] = await this.dataSource.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ?`, [id]);
+    if (!row) throw ticketNotFound(id);
+    return ticketFromRow(row);
   }
 
   /** With `ifMatch`, the update only happens while the ticket is still the version the client names (412 otherwise). */
@@ -60,11 +72,15 @@ export class TicketsService {
     const ticket = await this.dataSource.transaction(async (manager) => {
       // The row lock serialises concurrent updates of one ticket, so resolvedAt is set once and
       // the ticket's events are recorded in the order the updates commit.
-      const current = await manager.findOne(Ticket, { where: { id }, lock: { mode: 'pessimistic_write' } });
-      if (!current) throw ticketNotFound(id);
+      const current = await this.findForUpdate(manager, id);
       assertIfMatch(ifMatch, current);
       const updated = replaceTicket(current, request, now);
-      await manager.update(Ticket, { id }, updated);
+      await manager.query(
+        `UPDATE tickets SET title = ?, description = ?, status = ?, priority = ?, requester_email = ?, assigned_to = ?,
+         updated_at = ?, resolved_at = ? WHERE id = ?`,
+        [updated.title, updated.description, updated.status, updated.priority, updated.requesterEmail, updated.assignedTo,
+          updated.updatedAt, updated.resolvedAt, id],
+      );
       return this.recordEvent(manager, 'UPDATED', updated, now);
     });
     this.relay.kick();
@@ -73,23 +89,26 @@ export class TicketsService {
 
   async remove(id: string, ifMatch?: string): Promise<void> {
     if (ifMatch === undefined) {
-      const result = await this.dataSource.getRepository(Ticket).delete({ id });
-      if (!result.affected) throw ticketNotFound(id);
+      const { affectedRows }: WriteResult = await this.dataSource.query('DELETE FROM tickets WHERE id = ?', [id]);
+      if (affectedRows === 0) throw ticketNotFound(id);
       return;
     }
     // The version check and the delete share the row lock, so no update can slip in between them.
     await this.dataSource.transaction(async (manager) => {
-      const current = await manager.findOne(Ticket, { where: { id }, lock: { mode: 'pessimistic_write' } });
-      if (!current) throw ticketNotFound(id);
-      assertIfMatch(ifMatch, current);
-      await manager.delete(Ticket, { id });
+      assertIfMatch(ifMatch, await this.findForUpdate(manager, id));
+      await manager.query('DELETE FROM tickets WHERE id = ?', [id]);
     });
   }
 
-  private async recordEvent(manager: EntityManager, type: TicketEventType, ticket: Ticket, now: Date): Promise<TicketResponse> {
-    const response = TicketResponse.from(ticket);
-    await this.outbox.record(manager, ticketEvent(type, response, now));
-    return response;
+  private async findForUpdate(manager: EntityManager, id: string): Promise<TicketResponse> {
+    const [row]: TicketRow[] = await manager.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ? FOR UPDATE`, [id]);
+    if (!row) throw ticketNotFound(id);
+    return ticketFromRow(row);
+  }
+
+  private async recordEvent(manager: EntityManager, type: TicketEventType, ticket: TicketResponse, now: Date): Promise<TicketResponse> {
+    await this.outbox.record(manager, ticketEvent(type, ticket, now));
+    return ticket;
   }
 }
 

@@ -1,5 +1,4 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { Ticket } from '../ticket.entity.js';
 import { TicketPriority } from '../ticket-priority.enum.js';
 import { TicketStatus } from '../ticket-status.enum.js';
 
@@ -40,19 +39,4 @@ export class TicketResponse {
     example: null,
   })
   resolvedAt: Date | null;
-
-  static from(ticket: Ticket): TicketResponse {
-    return {
-      id: Number(ticket.id),
-      title: ticket.title,
-      description: ticket.description,
-      status: ticket.status,
-      priority: ticket.priority,
-      requesterEmail: ticket.requesterEmail,
-      assignedTo: ticket.assignedTo,
-      createdAt: ticket.createdAt,
-      updatedAt: ticket.updatedAt,
-      resolvedAt: ticket.resolvedAt,
-    };
-  }
 }
