@@ -11,6 +11,7 @@ import { OutboxEvent } from './outbox-event.entity.js';
 const BATCH_SIZE = 200;
 const POLL_INTERVAL_MS = 1_000;
 const MAX_BACKOFF_MS = 5_000;
+const LINGER_MS = 10;
 /** A message the broker refused this many times, while connected, is parked instead of blocking the rows behind it. */
 export const MAX_ATTEMPTS = 10;
 
@@ -94,10 +95,14 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private async drain(): Promise<void> {
     try {
       await this.withRelayLock(async (runner) => {
-        do {
+        for (;;) {
           this.rerun = false;
           while (!this.stopped && (await this.relayBatch(runner)) === BATCH_SIZE);
-        } while (this.rerun && !this.stopped);
+          if (!this.rerun || this.stopped) break;
+          // Writes kept coming while this batch went out: let a few more commit, so that under load each
+          // batch carries more events for the same statements.
+          await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
+        }
       });
       if (this.backlogReported) this.logger.log('Event backlog drained');
       this.failures = 0;
