@@ -33,10 +33,11 @@ const BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench.exchange', RABBITMQ_QUEUE: 'ti
 const SERVICE_PORT = 18080;
 const RAW_PORT = 18081;
 const DIRECT_PORT = 18082;
+const CEILING_PORT = 18085;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 async function main() {
-  for (const port of [SERVICE_PORT, RAW_PORT, DIRECT_PORT]) await assertPortFree(port);
+  for (const port of [SERVICE_PORT, RAW_PORT, DIRECT_PORT, CEILING_PORT]) await assertPortFree(port);
   const admin = await adminConnection();
   await dropDatabases(admin, [SERVICE_DB, RAW_DB]);
   const service = await startProcess('service', [SERVICE_MAIN], { cwd: root, port: SERVICE_PORT, env: { DB_DATABASE: SERVICE_DB, ...BROKER } });
@@ -50,6 +51,7 @@ async function main() {
     const results = [];
     if (!OUTBOX_ONLY) {
       for (const [index, scenario] of scenarios(SEEDED).entries()) results.push(await compare(service, raw, scenario, index));
+      results.push(await compareCeiling(raw));
       printTable(results);
     }
     const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
@@ -80,16 +82,27 @@ async function main() {
 async function compare(service, raw, scenario, index, roundCount = ROUNDS) {
   const targets = index % 2 === 0 ? [service, raw] : [raw, service];
   for (const target of targets) await run(target, scenario, WARMUP_S);
-  const rounds = { service: [], baseline: [] };
+  const rounds = new Map(targets.map((target) => [target, []]));
   for (let round = 0; round < roundCount; round++) {
     for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
-      rounds[target.name].push(await measure(target, scenario.sampleMemory, () => run(target, scenario, DURATION_S / roundCount)));
+      rounds.get(target).push(await measure(target, scenario.sampleMemory, () => run(target, scenario, DURATION_S / roundCount)));
     }
   }
-  const row = { scenario: scenario.name, connections: scenario.connections, service: combine(rounds.service), baseline: combine(rounds.baseline) };
+  const row = { scenario: scenario.name, connections: scenario.connections, service: combine(rounds.get(service)), baseline: combine(rounds.get(raw)) };
   row.ratio = ratio(row.service, row.baseline);
   console.log(`${row.scenario}: service ${row.service.rps} req/s, baseline ${row.baseline.rps} req/s, ratio ${row.ratio}`);
   return row;
+}
+
+/** GET by id on a Nest app that does nothing but the query (bench/nest-ceiling.mjs), against the baseline. */
+async function compareCeiling(raw) {
+  const ceiling = await startProcess('ceiling', ['bench/nest-ceiling.mjs'], { cwd: root, port: CEILING_PORT, env: { DB_DATABASE: RAW_DB } });
+  try {
+    const [getById] = scenarios(SEEDED);
+    return await compare(ceiling, raw, { ...getById, name: 'GET by id, bare Nest + mysql2 (ceiling)' }, 0);
+  } finally {
+    await ceiling.stop();
+  }
 }
 
 /** Sustained creates on the service, then on the same build publishing straight after commit, with no outbox. */

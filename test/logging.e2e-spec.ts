@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { ServiceProcess } from './support/service-process.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
@@ -100,6 +101,20 @@ describe('Logs during start-up', () => {
       expect(retry).toMatchObject({ level: 'warn', context: 'Database' });
     } finally {
       await service.stop();
+    }
+  });
+
+  it('ends a start-up that cannot listen with exit code 1 and a line saying why', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    try {
+      const port = (taken.address() as { port: number }).port;
+      const service = await ServiceProcess.launch({ LOG_FORMAT: 'json', LOG_LEVEL: 'info', SERVER_PORT: String(port) });
+      expect(await service.exited).toBe(1);
+      const failure = jsonLines(service).find((line) => line.context === 'Bootstrap' && line.level === 'error');
+      expect(failure?.message).toMatch(/^Start-up failed: listen EADDRINUSE/);
+    } finally {
+      taken.close();
     }
   });
 });

@@ -24,6 +24,16 @@ describe('mapError', () => {
     expect(mapError(new PayloadTooLargeException(tooLarge.message, { cause: tooLarge })).status).toBe(413);
   });
 
+  it.each([
+    ['request.aborted', 'Request aborted', 400, 'Request aborted'],
+    ['request.size.invalid', 'request size did not match content length', 400, 'Request size did not match Content-Length'],
+    ['charset.unsupported', 'unsupported charset "KOI8-R"', 415, 'unsupported charset "KOI8-R"'],
+    ['encoding.unsupported', 'unsupported content encoding "compress"', 415, 'unsupported content encoding "compress"'],
+  ])('maps the body parser error %s to a client error', (type, message, status, answered) => {
+    const error = Object.assign(new Error(message), { type });
+    expect(mapError(new BadRequestException(message, { cause: error }))).toEqual({ status, message: answered });
+  });
+
   it('answers 503 when the database cannot be reached', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     expect(mapError(refused)).toMatchObject({ status: 503, unexpected: true });

@@ -20,7 +20,6 @@ const BODY_PARSER_ERRORS: Record<string, { status: number; message: (error: Erro
   'request.size.invalid': { status: 400, message: () => 'Request size did not match Content-Length' },
   'charset.unsupported': { status: 415, message: (error) => error.message },
   'encoding.unsupported': { status: 415, message: (error) => error.message },
-  'parameters.too.many': { status: 413, message: () => 'Too many parameters' },
 };
 
 /** Driver error codes that mean the database cannot be reached or is overloaded right now. */

@@ -1,0 +1,49 @@
+// The ceiling for GET by id on this stack: a Nest application on Express with one route that runs the same
+// SELECT on a mysql2 pool and returns the row, with nothing else (no validation, request log, security headers,
+// database deadline, error mapping or ORM). The benchmark measures it against the raw baseline, which shows
+// what share of the baseline's throughput Nest and Express leave for everything the service does on top.
+import 'reflect-metadata';
+import { Controller, Get, Module, Param } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import mysql from 'mysql2/promise';
+
+const env = process.env;
+const pool = mysql.createPool({
+  host: env.DB_HOST ?? '127.0.0.1',
+  port: Number(env.DB_PORT ?? 3306),
+  user: env.DB_USERNAME ?? 'root',
+  password: env.DB_PASSWORD ?? '',
+  database: env.DB_DATABASE,
+  charset: 'utf8mb4_unicode_ci',
+  timezone: 'Z',
+  connectionLimit: 20,
+});
+const COLUMNS = 'id, title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at';
+
+class TicketsController {
+  async findOne(id) {
+    const [[row]] = await pool.query(`SELECT ${COLUMNS} FROM tickets WHERE id = ?`, [id]);
+    return {
+      id: Number(row.id),
+      title: row.title,
+      description: row.description,
+      status: row.status,
+      priority: row.priority,
+      requesterEmail: row.requester_email,
+      assignedTo: row.assigned_to,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      resolvedAt: row.resolved_at,
+    };
+  }
+}
+// Plain JavaScript: the decorators applied by hand.
+Controller('api/tickets')(TicketsController);
+Param('id')(TicketsController.prototype, 'findOne', 0);
+Get(':id')(TicketsController.prototype, 'findOne', Object.getOwnPropertyDescriptor(TicketsController.prototype, 'findOne'));
+class CeilingModule {}
+Module({ controllers: [TicketsController] })(CeilingModule);
+
+const app = await NestFactory.create(CeilingModule, { logger: false });
+app.enableShutdownHooks();
+await app.listen(Number(env.SERVER_PORT));
