@@ -6,6 +6,7 @@ import 'reflect-metadata';
 import { Controller, Get, Module, Param } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import mysql from 'mysql2/promise';
+import { COLUMNS, toTicket } from './ticket-row.mjs';
 
 const env = process.env;
 const pool = mysql.createPool({
@@ -18,23 +19,11 @@ const pool = mysql.createPool({
   timezone: 'Z',
   connectionLimit: 20,
 });
-const COLUMNS = 'id, title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at';
 
 class TicketsController {
   async findOne(id) {
     const [[row]] = await pool.query(`SELECT ${COLUMNS} FROM tickets WHERE id = ?`, [id]);
-    return {
-      id: Number(row.id),
-      title: row.title,
-      description: row.description,
-      status: row.status,
-      priority: row.priority,
-      requesterEmail: row.requester_email,
-      assignedTo: row.assigned_to,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      resolvedAt: row.resolved_at,
-    };
+    return toTicket(row);
   }
 }
 // Plain JavaScript: the decorators applied by hand.

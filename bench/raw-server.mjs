@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import amqp from 'amqplib';
 import mysql from 'mysql2/promise';
+import { COLUMNS, toTicket } from './ticket-row.mjs';
 
 const env = process.env;
 const port = Number(env.SERVER_PORT ?? 8081);
@@ -32,24 +33,8 @@ if (env.RABBITMQ_QUEUE) {
   await channel.bindQueue(env.RABBITMQ_QUEUE, exchange, routingKey);
 }
 
-const COLUMNS = `id, title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at`;
 const STATUSES = new Set(['OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED']);
 const PRIORITIES = new Set(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);
-
-function toTicket(row) {
-  return {
-    id: Number(row.id),
-    title: row.title,
-    description: row.description,
-    status: row.status,
-    priority: row.priority,
-    requesterEmail: row.requester_email,
-    assignedTo: row.assigned_to,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    resolvedAt: row.resolved_at,
-  };
-}
 
 function send(res, status, body) {
   const json = body === undefined ? '' : JSON.stringify(body);
