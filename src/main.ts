@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { setupApp } from './app.setup.js';
-import type { AppConfig } from './config/app-config.js';
+import { type AppConfig, ConfigError } from './config/app-config.js';
 
 async function bootstrap(): Promise<void> {
   const app = setupApp(await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true }));
@@ -14,8 +14,20 @@ async function bootstrap(): Promise<void> {
   Logger.log(`Ticket service listening on port ${port}`, 'Bootstrap');
 }
 
-bootstrap().catch((error: unknown) => {
-  // A failed start-up says why in one line; the stack adds nothing for an operator.
-  Logger.error(`Start-up failed: ${error instanceof Error ? error.message : String(error)}`, undefined, 'Bootstrap');
+/** A failed start-up says why in one line; the stack adds nothing for an operator. */
+function startUpFailed(error: unknown): never {
+  const message = `Start-up failed: ${error instanceof Error ? error.message : String(error)}`;
+  if (error instanceof ConfigError) {
+    // Without valid settings there is no configured logger yet: one JSON line, as the logger would write it.
+    process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), context: 'Bootstrap', message })}\n`);
+  } else {
+    Logger.error(message, undefined, 'Bootstrap');
+    Logger.flush();
+  }
   process.exit(1);
-});
+}
+
+// ConfigModule validates the settings asynchronously while AppModule loads, so a bad setting arrives here as an
+// unhandled rejection rather than through bootstrap().
+process.on('unhandledRejection', startUpFailed);
+bootstrap().then(() => process.off('unhandledRejection', startUpFailed), startUpFailed);

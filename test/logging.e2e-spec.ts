@@ -104,6 +104,18 @@ describe('Logs during start-up', () => {
     }
   });
 
+  it('ends a start-up with a bad setting with exit code 1 and one JSON line naming the setting, no stack', async () => {
+    const service = await ServiceProcess.launch({ LOG_FORMAT: 'json', LOG_LEVEL: 'info', SERVER_PORT: 'abc' });
+    expect(await service.exited).toBe(1);
+    const lines = service.output.split('\n').filter((line) => line.trim() !== '');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 'error',
+      context: 'Bootstrap',
+      message: 'Start-up failed: SERVER_PORT must be a non-negative integer, got "abc"',
+    });
+  });
+
   it('ends a start-up that cannot listen with exit code 1 and a line saying why', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, resolve));
