@@ -1,7 +1,9 @@
-// Turns autocannon results into the benchmark's numbers, samples a process's memory, and prints the table.
+// Turns autocannon results into the benchmark's numbers, samples a process's memory and CPU time, and prints the table.
 import { readFile } from 'node:fs/promises';
 
 const RSS_SAMPLE_MS = 50;
+// USER_HZ: 100 on Linux for every common architecture.
+const CLOCK_TICKS_PER_S = 100;
 
 /** Runs `load` and summarises it; with `sampleMemory`, also the peak resident memory of the target meanwhile. */
 export async function measure(target, sampleMemory, load) {
@@ -10,13 +12,16 @@ export async function measure(target, sampleMemory, load) {
     ? setInterval(() => rssBytes(target.pid).then((rss) => (peakRss = Math.max(peakRss, rss)), () => undefined), RSS_SAMPLE_MS)
     : undefined;
   let result;
+  const cpuBefore = await cpuMs(target.pid);
   try {
     result = await load();
   } finally {
     clearInterval(timer);
   }
+  const cpuUsPerRequest = Math.round(((await cpuMs(target.pid)) - cpuBefore) * 1000 / Math.max(1, result.requests.total));
   return {
     rps: roundRps(result.requests.total / result.duration),
+    cpuUsPerRequest,
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
@@ -24,6 +29,12 @@ export async function measure(target, sampleMemory, load) {
     errors: result.errors + result.timeouts,
     ...(sampleMemory ? { peakRssMb: Math.round(peakRss / 2 ** 20) } : {}),
   };
+}
+
+/** CPU time (user + system, all threads) the process has used so far, from /proc/<pid>/stat, in ms. */
+async function cpuMs(pid) {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_S);
 }
 
 async function rssBytes(pid) {
@@ -37,6 +48,7 @@ export function combine(rounds) {
   const combined = {
     rps: roundRps(rounds.reduce((total, r) => total + r.rps, 0) / rounds.length),
     p50: Math.round(sum('p50') / rounds.length),
+    cpuUsPerRequest: Math.round(sum('cpuUsPerRequest') / rounds.length),
     p99: Math.max(...rounds.map((r) => r.p99)),
     requests: sum('requests'),
     non2xx: sum('non2xx'),
@@ -64,6 +76,7 @@ export function printTable(results) {
     'baseline req/s': r.baseline.rps,
     'baseline p50/p99 ms': `${r.baseline.p50}/${r.baseline.p99}`,
     ratio: r.ratio,
+    'CPU µs/req (svc/base)': `${r.service.cpuUsPerRequest}/${r.baseline.cpuUsPerRequest}`,
     'peak RSS MB (svc/base)': r.service.peakRssMb === undefined ? '' : `${r.service.peakRssMb}/${r.baseline.peakRssMb}`,
     'non-2xx/errors (svc/base)': `${r.service.non2xx + r.service.errors}/${r.baseline.non2xx + r.baseline.errors}`,
   }));
