@@ -1,6 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
-import request from 'supertest';
-import { createTestApp } from './support/test-app.js';
+import { useTestApp } from './support/test-app.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
 
 const SPRING_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
@@ -13,17 +11,7 @@ interface FieldError {
 }
 
 describe('Error responses', () => {
-  let app: INestApplication;
-  let http: ReturnType<typeof request>;
-
-  beforeAll(async () => {
-    app = await createTestApp();
-    http = request(app.getHttpServer());
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const testApp = useTestApp();
 
   function expectErrorShape(body: Record<string, unknown>, status: number, error: string, path: string) {
     expect(body).toMatchObject({ timestamp: expect.stringMatching(SPRING_TIMESTAMP), status, error, path });
@@ -34,7 +22,7 @@ describe('Error responses', () => {
   }
 
   async function postInvalid(body: unknown) {
-    const response = await http.post('/api/tickets').set('Content-Type', 'application/json').send(body as object).expect(400);
+    const response = await testApp.http.post('/api/tickets').set('Content-Type', 'application/json').send(body as object).expect(400);
     expectErrorShape(response.body, 400, 'Bad Request', '/api/tickets');
     return response.body as { message: string; errors: FieldError[] };
   }
@@ -102,7 +90,7 @@ describe('Error responses', () => {
     );
 
     it.each(['user@localhost', 'first.last+tag@sub.example.co.uk', 'UPPER@EXAMPLE.COM'])('accepts the address %p', async (requesterEmail) => {
-      await http.post('/api/tickets').send(buildTicketRequest({ requesterEmail })).expect(201);
+      await testApp.http.post('/api/tickets').send(buildTicketRequest({ requesterEmail })).expect(201);
     });
 
     it('answers Size with max and min arguments for column overflows, counting code points', async () => {
@@ -148,10 +136,10 @@ describe('Error responses', () => {
     });
 
     it('validates PUT bodies the same way and changes nothing', async () => {
-      const ticket = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
-      const response = await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ priority: undefined })).expect(400);
+      const ticket = (await testApp.http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
+      const response = await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ priority: undefined })).expect(400);
       expect(pairs(response.body.errors)).toEqual([['priority', 'NotNull']]);
-      expect((await http.get(`/api/tickets/${ticket.id}`)).body).toEqual(ticket);
+      expect((await testApp.http.get(`/api/tickets/${ticket.id}`)).body).toEqual(ticket);
     });
   });
 
@@ -163,7 +151,7 @@ describe('Error responses', () => {
       ['a JSON number', '42'],
       ['JSON null', 'null'],
     ])('answers 400 with a message for %s', async (_name, raw) => {
-      const response = await http.post('/api/tickets').set('Content-Type', 'application/json').send(raw).expect(400);
+      const response = await testApp.http.post('/api/tickets').set('Content-Type', 'application/json').send(raw).expect(400);
       expectErrorShape(response.body, 400, 'Bad Request', '/api/tickets');
       expect(response.body.message).toEqual(expect.any(String));
     });
@@ -175,7 +163,7 @@ describe('Error responses', () => {
       ['POST', '/api/tickets', 'application/x-www-form-urlencoded'],
       ['PUT', '/api/tickets/1', 'application/xml'],
     ])('%s %s with %s answers 415', async (method, path, contentType) => {
-      const response = await http[method === 'POST' ? 'post' : 'put'](path)
+      const response = await testApp.http[method === 'POST' ? 'post' : 'put'](path)
         .set('Content-Type', contentType)
         .send(JSON.stringify(buildTicketRequest()))
         .expect(415);
@@ -184,38 +172,38 @@ describe('Error responses', () => {
     });
 
     it('answers 415 for a POST without Content-Type', async () => {
-      const response = await http.post('/api/tickets').expect(415);
+      const response = await testApp.http.post('/api/tickets').expect(415);
       expectErrorShape(response.body, 415, 'Unsupported Media Type', '/api/tickets');
     });
 
     it('ignores Content-Type on GET and DELETE', async () => {
-      await http.get('/api/tickets').set('Content-Type', 'text/plain').expect(200);
-      await http.delete('/api/tickets/999999').set('Content-Type', 'text/plain').expect(404);
+      await testApp.http.get('/api/tickets').set('Content-Type', 'text/plain').expect(200);
+      await testApp.http.delete('/api/tickets/999999').set('Content-Type', 'text/plain').expect(404);
     });
   });
 
   describe('path and query', () => {
     it.each(['abc', '0', '-1', '1.5', '99999999999999999999'])('answers 400 for the ticket id %p', async (id) => {
-      const response = await http.get(`/api/tickets/${id}`).expect(400);
+      const response = await testApp.http.get(`/api/tickets/${id}`).expect(400);
       expectErrorShape(response.body, 400, 'Bad Request', `/api/tickets/${id}`);
     });
 
     it('answers 400 for a status filter outside the enum', async () => {
-      const response = await http.get('/api/tickets?status=open').expect(400);
+      const response = await testApp.http.get('/api/tickets?status=open').expect(400);
       expectErrorShape(response.body, 400, 'Bad Request', '/api/tickets');
     });
 
     it('answers 404 in the error shape for an unknown path', async () => {
-      const response = await http.get('/api/nothing-here').expect(404);
+      const response = await testApp.http.get('/api/nothing-here').expect(404);
       expectErrorShape(response.body, 404, 'Not Found', '/api/nothing-here');
     });
 
     it('answers 405 with an Allow header for an unsupported method on a known path', async () => {
-      const one = await http.patch('/api/tickets/1').send({}).expect(405);
+      const one = await testApp.http.patch('/api/tickets/1').send({}).expect(405);
       expectErrorShape(one.body, 405, 'Method Not Allowed', '/api/tickets/1');
       expect(one.headers.allow.split(', ').sort()).toEqual(['DELETE', 'GET', 'PUT']);
 
-      const collection = await http.delete('/api/tickets').expect(405);
+      const collection = await testApp.http.delete('/api/tickets').expect(405);
       expect(collection.headers.allow.split(', ').sort()).toEqual(['GET', 'POST']);
     });
   });
@@ -223,7 +211,7 @@ describe('Error responses', () => {
   describe('body size (413)', () => {
     it('answers 413 for a body over 1 MiB', async () => {
       const body = buildTicketRequest({ description: 'x'.repeat(1024 * 1024) });
-      const response = await http.post('/api/tickets').send(body).expect(413);
+      const response = await testApp.http.post('/api/tickets').send(body).expect(413);
       expectErrorShape(response.body, 413, 'Payload Too Large', '/api/tickets');
     });
   });

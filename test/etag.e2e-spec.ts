@@ -1,62 +1,50 @@
-import type { INestApplication } from '@nestjs/common';
-import request from 'supertest';
-import { createTestApp } from './support/test-app.js';
+import { useTestApp } from './support/test-app.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
 
 const STRONG_ETAG = /^"\d+-\d+"$/;
 
 describe('ETag and If-Match (optimistic concurrency)', () => {
-  let app: INestApplication;
-  let http: ReturnType<typeof request>;
-
-  beforeAll(async () => {
-    app = await createTestApp();
-    http = request(app.getHttpServer());
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const testApp = useTestApp();
 
   async function createTicket() {
-    const response = await http.post('/api/tickets').send(buildTicketRequest()).expect(201);
+    const response = await testApp.http.post('/api/tickets').send(buildTicketRequest()).expect(201);
     return { ticket: response.body, etag: response.headers.etag as string };
   }
 
   it('GET one answers a strong ETag that changes with every update, also when nothing changed', async () => {
     const { ticket } = await createTicket();
-    const first = (await http.get(`/api/tickets/${ticket.id}`).expect(200)).headers.etag;
+    const first = (await testApp.http.get(`/api/tickets/${ticket.id}`).expect(200)).headers.etag;
     expect(first).toMatch(STRONG_ETAG);
-    expect((await http.get(`/api/tickets/${ticket.id}`)).headers.etag).toBe(first);
+    expect((await testApp.http.get(`/api/tickets/${ticket.id}`)).headers.etag).toBe(first);
 
     const body = buildTicketRequest();
-    const put = await http.put(`/api/tickets/${ticket.id}`).send(body).expect(200);
-    const again = await http.put(`/api/tickets/${ticket.id}`).send(body).expect(200);
+    const put = await testApp.http.put(`/api/tickets/${ticket.id}`).send(body).expect(200);
+    const again = await testApp.http.put(`/api/tickets/${ticket.id}`).send(body).expect(200);
     expect(new Set([first, put.headers.etag, again.headers.etag]).size).toBe(3);
-    expect((await http.get(`/api/tickets/${ticket.id}`)).headers.etag).toBe(again.headers.etag);
+    expect((await testApp.http.get(`/api/tickets/${ticket.id}`)).headers.etag).toBe(again.headers.etag);
   });
 
   it('POST answers the ETag of the version it wrote', async () => {
     const { ticket, etag } = await createTicket();
-    expect((await http.get(`/api/tickets/${ticket.id}`)).headers.etag).toBe(etag);
+    expect((await testApp.http.get(`/api/tickets/${ticket.id}`)).headers.etag).toBe(etag);
   });
 
   it('answers 304 to a GET whose If-None-Match holds the current ETag', async () => {
     const { ticket, etag } = await createTicket();
-    await http.get(`/api/tickets/${ticket.id}`).set('If-None-Match', etag).expect(304);
+    await testApp.http.get(`/api/tickets/${ticket.id}`).set('If-None-Match', etag).expect(304);
   });
 
   it('PUT with the current ETag in If-Match updates the ticket', async () => {
     const { ticket, etag } = await createTicket();
-    const response = await http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag).send(buildTicketRequest({ title: 'Checked' })).expect(200);
+    const response = await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag).send(buildTicketRequest({ title: 'Checked' })).expect(200);
     expect(response.body.title).toBe('Checked');
   });
 
   it('PUT with a stale If-Match answers 412 in the error shape and changes nothing', async () => {
     const { ticket, etag } = await createTicket();
-    const current = (await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ title: 'Second writer' })).expect(200)).body;
+    const current = (await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ title: 'Second writer' })).expect(200)).body;
 
-    const response = await http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag).send(buildTicketRequest({ title: 'Lost update' })).expect(412);
+    const response = await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag).send(buildTicketRequest({ title: 'Lost update' })).expect(412);
     expect(response.body).toEqual({
       timestamp: expect.stringMatching(/\+00:00$/),
       status: 412,
@@ -64,41 +52,41 @@ describe('ETag and If-Match (optimistic concurrency)', () => {
       message: expect.stringContaining(`Ticket ${ticket.id} has been changed`),
       path: `/api/tickets/${ticket.id}`,
     });
-    expect((await http.get(`/api/tickets/${ticket.id}`)).body).toEqual(current);
+    expect((await testApp.http.get(`/api/tickets/${ticket.id}`)).body).toEqual(current);
   });
 
   it('DELETE with a stale If-Match answers 412 and keeps the ticket; with the current one it deletes', async () => {
     const { ticket, etag } = await createTicket();
-    const updated = await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest()).expect(200);
+    const updated = await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest()).expect(200);
 
-    await http.delete(`/api/tickets/${ticket.id}`).set('If-Match', etag).expect(412);
-    await http.get(`/api/tickets/${ticket.id}`).expect(200);
-    await http.delete(`/api/tickets/${ticket.id}`).set('If-Match', updated.headers.etag).expect(204);
-    await http.get(`/api/tickets/${ticket.id}`).expect(404);
+    await testApp.http.delete(`/api/tickets/${ticket.id}`).set('If-Match', etag).expect(412);
+    await testApp.http.get(`/api/tickets/${ticket.id}`).expect(200);
+    await testApp.http.delete(`/api/tickets/${ticket.id}`).set('If-Match', updated.headers.etag).expect(204);
+    await testApp.http.get(`/api/tickets/${ticket.id}`).expect(404);
   });
 
   it('takes If-Match "*" and lists of tags, and never matches a weak or unquoted tag', async () => {
     const { ticket, etag } = await createTicket();
-    await http.put(`/api/tickets/${ticket.id}`).set('If-Match', `W/${etag}`).send(buildTicketRequest()).expect(412);
-    await http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag.replaceAll('"', '')).send(buildTicketRequest()).expect(412);
-    const star = await http.put(`/api/tickets/${ticket.id}`).set('If-Match', '*').send(buildTicketRequest()).expect(200);
-    await http.put(`/api/tickets/${ticket.id}`).set('If-Match', `"0-0", ${star.headers.etag}`).send(buildTicketRequest()).expect(200);
+    await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', `W/${etag}`).send(buildTicketRequest()).expect(412);
+    await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag.replaceAll('"', '')).send(buildTicketRequest()).expect(412);
+    const star = await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', '*').send(buildTicketRequest()).expect(200);
+    await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', `"0-0", ${star.headers.etag}`).send(buildTicketRequest()).expect(200);
   });
 
   it('answers 404, not 412, for a missing ticket, and 400 for an invalid body, whatever If-Match says', async () => {
-    await http.put('/api/tickets/987654321').set('If-Match', '"1-1"').send(buildTicketRequest()).expect(404);
-    await http.delete('/api/tickets/987654321').set('If-Match', '*').expect(404);
+    await testApp.http.put('/api/tickets/987654321').set('If-Match', '"1-1"').send(buildTicketRequest()).expect(404);
+    await testApp.http.delete('/api/tickets/987654321').set('If-Match', '*').expect(404);
     const { ticket } = await createTicket();
-    await http.put(`/api/tickets/${ticket.id}`).set('If-Match', '"1-1"').send(buildTicketRequest({ title: '' })).expect(400);
+    await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', '"1-1"').send(buildTicketRequest({ title: '' })).expect(400);
   });
 
   it('lets only one of two writers holding the same ETag win', async () => {
     const { ticket, etag } = await createTicket();
     const results = await Promise.all(
-      ['Writer A', 'Writer B'].map((title) => http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag).send(buildTicketRequest({ title }))),
+      ['Writer A', 'Writer B'].map((title) => testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag).send(buildTicketRequest({ title }))),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 412]);
     const winner = results.find((r) => r.status === 200)!.body;
-    expect((await http.get(`/api/tickets/${ticket.id}`)).body).toEqual(winner);
+    expect((await testApp.http.get(`/api/tickets/${ticket.id}`)).body).toEqual(winner);
   });
 });

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { OpenApiContract } from './support/openapi-contract.js';
 import { TcpProxy } from './support/tcp-proxy.js';
-import { createTestApp } from './support/test-app.js';
+import { createTestApp, useTestApp } from './support/test-app.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
 
 const COLLECTION = '/api/tickets';
@@ -215,32 +215,22 @@ describe('OpenAPI document (/v3/api-docs)', () => {
 });
 
 describe('Swagger UI', () => {
-  let app: INestApplication;
-  let http: ReturnType<typeof request>;
-
-  beforeAll(async () => {
-    app = await createTestApp();
-    http = request(app.getHttpServer());
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const testApp = useTestApp();
 
   it.each(['/swagger-ui.html', '/swagger-ui/index.html'])("leads springdoc's address %s to the page", async (address) => {
-    const redirect = await http.get(address).expect(302);
+    const redirect = await testApp.http.get(address).expect(302);
     expect(new URL(redirect.headers.location, `http://host${address}`).pathname).toBe('/swagger-ui/');
   });
 
   it.each(['/swagger-ui/', '/swagger-ui'])('serves the page at %s with every asset it links to', async (page) => {
-    const html = await http.get(page).expect(200).expect('Content-Type', /text\/html/);
+    const html = await testApp.http.get(page).expect(200).expect('Content-Type', /text\/html/);
     const links = [...html.text.matchAll(/(?:src|href)="([^"]+)"/g)].map(([, link]) => new URL(link, `http://host${page}`).pathname);
     expect(links).toEqual(expect.arrayContaining(['/swagger-ui/swagger-ui-bundle.js', '/swagger-ui/swagger-ui.css', '/swagger-ui/swagger-ui-init.js']));
-    for (const link of links) await http.get(link).expect(200);
+    for (const link of links) await testApp.http.get(link).expect(200);
   });
 
   it('loads the service\'s own document', async () => {
-    const init = await http.get('/swagger-ui/swagger-ui-init.js').expect(200);
+    const init = await testApp.http.get('/swagger-ui/swagger-ui-init.js').expect(200);
     expect(init.text).toContain('"title": "Ticket service"');
     expect(init.text).toContain('"/api/tickets/{id}"');
   });

@@ -1,32 +1,20 @@
-import type { INestApplication } from '@nestjs/common';
-import request from 'supertest';
-import { createTestApp } from './support/test-app.js';
+import { useTestApp } from './support/test-app.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
 
 const ISO_UTC_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('Tickets API', () => {
-  let app: INestApplication;
-  let http: ReturnType<typeof request>;
-
-  beforeAll(async () => {
-    app = await createTestApp();
-    http = request(app.getHttpServer());
-  });
-
-  afterAll(async () => {
-    await app.close();
-  });
+  const testApp = useTestApp();
 
   async function create(overrides = {}) {
-    const response = await http.post('/api/tickets').send(buildTicketRequest(overrides)).expect(201);
+    const response = await testApp.http.post('/api/tickets').send(buildTicketRequest(overrides)).expect(201);
     return response.body;
   }
 
   describe('POST /api/tickets', () => {
     it('answers 201 with the ticket, its generated id and server timestamps', async () => {
       const body = buildTicketRequest({ assignedTo: 'desk-1' });
-      const response = await http.post('/api/tickets').send(body).expect(201).expect('Content-Type', /application\/json/);
+      const response = await testApp.http.post('/api/tickets').send(body).expect(201).expect('Content-Type', /application\/json/);
 
       expect(Object.keys(response.body)).toEqual([
         'id', 'title', 'description', 'status', 'priority', 'requesterEmail', 'assignedTo', 'createdAt', 'updatedAt', 'resolvedAt',
@@ -56,13 +44,13 @@ describe('Tickets API', () => {
 
     it('accepts a description of exactly 2000 characters and titles of 255 code points', async () => {
       const ticket = await create({ description: 'd'.repeat(2000), title: '😀'.repeat(255) });
-      const stored = await http.get(`/api/tickets/${ticket.id}`).expect(200);
+      const stored = await testApp.http.get(`/api/tickets/${ticket.id}`).expect(200);
       expect(stored.body.description).toHaveLength(2000);
       expect(stored.body.title).toBe('😀'.repeat(255));
     });
 
     it('accepts application/json with a charset parameter', async () => {
-      await http
+      await testApp.http
         .post('/api/tickets')
         .set('Content-Type', 'application/json; charset=UTF-8')
         .send(JSON.stringify(buildTicketRequest()))
@@ -73,7 +61,7 @@ describe('Tickets API', () => {
   describe('GET /api/tickets/{id}', () => {
     it('answers 200 with the stored ticket', async () => {
       const ticket = await create();
-      const response = await http.get(`/api/tickets/${ticket.id}`).expect(200).expect('Content-Type', /application\/json/);
+      const response = await testApp.http.get(`/api/tickets/${ticket.id}`).expect(200).expect('Content-Type', /application\/json/);
       expect(response.body).toEqual(ticket);
     });
   });
@@ -82,55 +70,55 @@ describe('Tickets API', () => {
     it('replaces every client field, keeps id and createdAt, and advances updatedAt', async () => {
       const ticket = await create({ assignedTo: 'someone' });
       const replacement = buildTicketRequest({ title: 'New title', status: 'IN_PROGRESS', priority: 'LOW', assignedTo: undefined });
-      const response = await http.put(`/api/tickets/${ticket.id}`).send(replacement).expect(200);
+      const response = await testApp.http.put(`/api/tickets/${ticket.id}`).send(replacement).expect(200);
 
       expect(response.body).toMatchObject({ ...replacement, id: ticket.id, createdAt: ticket.createdAt, assignedTo: null, resolvedAt: null });
       expect(Date.parse(response.body.updatedAt)).toBeGreaterThan(Date.parse(ticket.updatedAt));
-      expect((await http.get(`/api/tickets/${ticket.id}`)).body).toEqual(response.body);
+      expect((await testApp.http.get(`/api/tickets/${ticket.id}`)).body).toEqual(response.body);
     });
 
     it('advances updatedAt even when nothing changed', async () => {
       const body = buildTicketRequest();
-      const ticket = (await http.post('/api/tickets').send(body).expect(201)).body;
-      const first = (await http.put(`/api/tickets/${ticket.id}`).send(body).expect(200)).body;
-      const second = (await http.put(`/api/tickets/${ticket.id}`).send(body).expect(200)).body;
+      const ticket = (await testApp.http.post('/api/tickets').send(body).expect(201)).body;
+      const first = (await testApp.http.put(`/api/tickets/${ticket.id}`).send(body).expect(200)).body;
+      const second = (await testApp.http.put(`/api/tickets/${ticket.id}`).send(body).expect(200)).body;
       expect(Date.parse(first.updatedAt)).toBeGreaterThan(Date.parse(ticket.updatedAt));
       expect(Date.parse(second.updatedAt)).toBeGreaterThan(Date.parse(first.updatedAt));
     });
 
     it.each(['RESOLVED', 'CLOSED'])('sets resolvedAt when the status becomes %s, and never changes it afterwards', async (status) => {
       const ticket = await create();
-      const resolved = (await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status })).expect(200)).body;
+      const resolved = (await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status })).expect(200)).body;
       expect(resolved.resolvedAt).toMatch(ISO_UTC_MILLIS);
       expect(resolved.resolvedAt).toBe(resolved.updatedAt);
 
-      const closed = (await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200)).body;
-      const reopened = (await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'IN_PROGRESS' })).expect(200)).body;
+      const closed = (await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200)).body;
+      const reopened = (await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'IN_PROGRESS' })).expect(200)).body;
       expect(closed.resolvedAt).toBe(resolved.resolvedAt);
       expect(reopened.resolvedAt).toBe(resolved.resolvedAt);
     });
 
     it('allows any status to follow any other (no workflow check by default)', async () => {
       const ticket = await create({ status: 'OPEN' });
-      await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200);
-      await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'OPEN' })).expect(200);
+      await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200);
+      await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'OPEN' })).expect(200);
     });
   });
 
   describe('DELETE /api/tickets/{id}', () => {
     it('answers 204 with an empty body and removes the ticket', async () => {
       const ticket = await create();
-      const response = await http.delete(`/api/tickets/${ticket.id}`).expect(204);
+      const response = await testApp.http.delete(`/api/tickets/${ticket.id}`).expect(204);
       expect(response.text).toBe('');
-      await http.get(`/api/tickets/${ticket.id}`).expect(404);
+      await testApp.http.get(`/api/tickets/${ticket.id}`).expect(404);
     });
   });
 
   describe('missing ticket', () => {
     it.each([
-      ['GET', (id: number) => http.get(`/api/tickets/${id}`)],
-      ['PUT', (id: number) => http.put(`/api/tickets/${id}`).send(buildTicketRequest())],
-      ['DELETE', (id: number) => http.delete(`/api/tickets/${id}`)],
+      ['GET', (id: number) => testApp.http.get(`/api/tickets/${id}`)],
+      ['PUT', (id: number) => testApp.http.put(`/api/tickets/${id}`).send(buildTicketRequest())],
+      ['DELETE', (id: number) => testApp.http.delete(`/api/tickets/${id}`)],
     ])('%s answers 404 with "Ticket not found with id: <id>"', async (_method, send) => {
       const response = await send(987654321).expect(404).expect('Content-Type', /application\/json/);
       expect(response.body).toEqual({
@@ -148,7 +136,7 @@ describe('Tickets API', () => {
     it('lists every ticket in ascending id order when no filter is given', async () => {
       const a = await create();
       const b = await create();
-      const response = await http.get('/api/tickets').expect(200);
+      const response = await testApp.http.get('/api/tickets').expect(200);
       const ids = response.body.map((t: { id: number }) => t.id);
       expect(ids).toEqual([...ids].sort((x, y) => x - y));
       expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));
@@ -156,9 +144,9 @@ describe('Tickets API', () => {
 
     it('lists each ticket exactly as GET by id serves it, key order and timestamps included', async () => {
       const created = await create({ assignedTo: 'desk-2' });
-      const resolved = (await http.put(`/api/tickets/${created.id}`).send(buildTicketRequest({ status: 'RESOLVED' })).expect(200)).body;
-      const one = await http.get(`/api/tickets/${created.id}`).expect(200);
-      const list = await http.get('/api/tickets').expect(200);
+      const resolved = (await testApp.http.put(`/api/tickets/${created.id}`).send(buildTicketRequest({ status: 'RESOLVED' })).expect(200)).body;
+      const one = await testApp.http.get(`/api/tickets/${created.id}`).expect(200);
+      const list = await testApp.http.get('/api/tickets').expect(200);
       const listed = list.body.find((t: { id: number }) => t.id === created.id);
       expect(JSON.stringify(listed)).toBe(one.text);
       expect(listed.resolvedAt).toBe(resolved.resolvedAt);
@@ -166,7 +154,7 @@ describe('Tickets API', () => {
 
     it('filters by status', async () => {
       const waiting = await create({ status: 'WAITING_ON_CUSTOMER' });
-      const response = await http.get('/api/tickets?status=WAITING_ON_CUSTOMER').expect(200);
+      const response = await testApp.http.get('/api/tickets?status=WAITING_ON_CUSTOMER').expect(200);
       expect(response.body.length).toBeGreaterThan(0);
       expect(response.body.every((t: { status: string }) => t.status === 'WAITING_ON_CUSTOMER')).toBe(true);
       expect(response.body.map((t: { id: number }) => t.id)).toContain(waiting.id);
@@ -176,7 +164,7 @@ describe('Tickets API', () => {
       const local = `Case.Mix-${Date.now()}`;
       const mine = await create({ requesterEmail: `${local}@Example.com` });
       await create({ requesterEmail: `${local}@example.com.evil` });
-      const response = await http.get(`/api/tickets?requesterEmail=${local.toLowerCase()}@EXAMPLE.com`).expect(200);
+      const response = await testApp.http.get(`/api/tickets?requesterEmail=${local.toLowerCase()}@EXAMPLE.com`).expect(200);
       expect(response.body.map((t: { id: number }) => t.id)).toEqual([mine.id]);
     });
 
@@ -185,19 +173,19 @@ describe('Tickets API', () => {
       const open = await create({ requesterEmail: email, status: 'OPEN' });
       const other = await create({ status: 'OPEN' });
       await create({ requesterEmail: email, status: 'CLOSED' });
-      const ids = (await http.get(`/api/tickets?status=OPEN&requesterEmail=${email}`).expect(200)).body.map((t: { id: number }) => t.id);
+      const ids = (await testApp.http.get(`/api/tickets?status=OPEN&requesterEmail=${email}`).expect(200)).body.map((t: { id: number }) => t.id);
       expect(ids).toEqual(expect.arrayContaining([open.id, other.id]));
     });
 
     it('answers an empty array when nothing matches', async () => {
-      const response = await http.get('/api/tickets?requesterEmail=nobody@nowhere.example').expect(200);
+      const response = await testApp.http.get('/api/tickets?requesterEmail=nobody@nowhere.example').expect(200);
       expect(response.body).toEqual([]);
     });
 
     it('treats an empty status as absent', async () => {
       const email = `empty-${Date.now()}@example.com`;
       const ticket = await create({ requesterEmail: email });
-      const response = await http.get(`/api/tickets?status=&requesterEmail=${email}`).expect(200);
+      const response = await testApp.http.get(`/api/tickets?status=&requesterEmail=${email}`).expect(200);
       expect(response.body.map((t: { id: number }) => t.id)).toEqual([ticket.id]);
     });
   });

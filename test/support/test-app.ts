@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
+import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
 import { setupApp } from '../../src/app.setup.js';
 import { parseConfig } from '../../src/config/app-config.js';
@@ -22,4 +23,22 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<INest
   const app = setupApp(moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] }));
   await app.init();
   return app;
+}
+
+export interface TestAppHandle {
+  app: INestApplication;
+  http: ReturnType<typeof request>;
+}
+
+/** One app for the enclosing describe block: created before its tests, closed after them. */
+export function useTestApp(options: TestAppOptions = {}): TestAppHandle {
+  const handle = {} as TestAppHandle;
+  beforeAll(async () => {
+    handle.app = await createTestApp(options);
+    handle.http = request(handle.app.getHttpServer());
+  });
+  afterAll(async () => {
+    await handle.app?.close();
+  });
+  return handle;
 }
