@@ -1,8 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { EventConsumer } from './support/event-consumer.js';
 import { RabbitMqClient } from '../src/messaging/rabbitmq.client.js';
+import { MAX_ATTEMPTS } from '../src/outbox/outbox.relay.js';
 import { ServiceProcess } from './support/service-process.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { createTestApp } from './support/test-app.js';
@@ -92,6 +95,40 @@ describe('Outbox delivery', () => {
       expect(received(ticket)).toHaveLength(1);
     } finally {
       proxy.delayMs = 0;
+      await app.close();
+    }
+  });
+
+  it('parks an event the broker keeps refusing, reports it, and goes on with the events behind it', async () => {
+    // A queue that rejects every message makes the broker nack each publish to the exchange (publisher confirms).
+    const broker = await amqp.connect(process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672');
+    const channel = await broker.createChannel();
+    const refusing = `ticket.refusing.test.${randomUUID()}`;
+    await channel.assertQueue(refusing, { autoDelete: false, arguments: { 'x-max-length': 0, 'x-overflow': 'reject-publish' } });
+    await channel.bindQueue(refusing, process.env.RABBITMQ_EXCHANGE!, process.env.RABBITMQ_ROUTING_KEY!);
+    const app: INestApplication = await createTestApp();
+    try {
+      const db = app.get(DataSource);
+      // An event already refused MAX_ATTEMPTS - 1 times: one more refusal parks it.
+      const poison = { eventId: randomUUID(), eventType: 'CREATED', occurredAt: new Date().toISOString(), ticketId: 0, ticket: null };
+      await db.query(
+        'INSERT INTO outbox (event_id, event_type, ticket_id, payload, occurred_at, attempts) VALUES (?, ?, 0, ?, NOW(3), ?)',
+        [poison.eventId, poison.eventType, JSON.stringify(poison), MAX_ATTEMPTS - 1],
+      );
+      const row = async () => (await db.query('SELECT attempts, parked_at, last_error FROM outbox WHERE event_id = ?', [poison.eventId]))[0];
+      await waitUntil(async () => (await row())?.parked_at !== null);
+      expect(await row()).toMatchObject({ attempts: MAX_ATTEMPTS, last_error: expect.any(String) });
+      const health = await request(app.getHttpServer()).get('/actuator/health/outbox');
+      expect(health.body.details.parked).toBeGreaterThanOrEqual(1);
+
+      await channel.deleteQueue(refusing);
+      const { body } = await request(app.getHttpServer()).post('/api/tickets').send(buildTicketRequest()).expect(201);
+      await consumer.waitFor(() => received(new Set([body.id as number])).length === 1, 15_000);
+      // Parked means left alone: not retried once publishing works again, kept for an operator to look at.
+      expect(await row()).toMatchObject({ attempts: MAX_ATTEMPTS, parked_at: expect.any(Date) });
+    } finally {
+      await channel.deleteQueue(refusing).catch(() => undefined);
+      await broker.close();
       await app.close();
     }
   });

@@ -79,11 +79,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     this.running = this.ownContext.runInAsyncScope(() => this.drain()).finally(() => (this.running = undefined));
   }
 
-  /** Resolves when nothing is pending or in flight; used by shutdown and tests. */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
   async backlog(): Promise<OutboxBacklog> {
     const [row] = await this.dataSource.query(
       `SELECT COUNT(*) - COUNT(parked_at) AS pending, MIN(CASE WHEN parked_at IS NULL THEN occurred_at END) AS oldest,
@@ -169,10 +164,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     const confirmed = events.filter((_, i) => results[i].status === 'fulfilled').map((event) => event.id);
     if (confirmed.length > 0) await this.deleteEvents(runner, confirmed);
 
-    const refused = events.filter((_, i) => results[i].status === 'rejected');
+    const refused = events.flatMap((event, i) => {
+      const result = results[i];
+      return result.status === 'rejected' ? [{ event, reason: String((result.reason as Error)?.message ?? result.reason) }] : [];
+    });
     if (refused.length === 0) return;
     if (!this.client.isConnected()) throw new Error('RabbitMQ connection lost while publishing');
-    for (const event of refused) await this.recordRefusal(runner, event, results[events.indexOf(event)]);
+    for (const { event, reason } of refused) await this.recordRefusal(runner, event, reason);
     throw new Error(`RabbitMQ refused ${refused.length} event(s)`);
   }
 
@@ -189,8 +187,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  private async recordRefusal(runner: QueryRunner, event: PendingEvent, result: PromiseSettledResult<unknown>) {
-    const reason = result.status === 'rejected' ? String((result.reason as Error)?.message ?? result.reason) : '';
+  private async recordRefusal(runner: QueryRunner, event: PendingEvent, reason: string): Promise<void> {
     const attempts = event.attempts + 1;
     const parkedAt = attempts >= MAX_ATTEMPTS ? new Date() : null;
     await runner.manager.update(OutboxEvent, { id: event.id }, { attempts, lastError: reason.slice(0, 500), parkedAt });

@@ -2,7 +2,7 @@ import type { TicketResponse } from './dto/ticket-response.dto.js';
 import type { TicketPriority } from './ticket-priority.enum.js';
 import type { TicketStatus } from './ticket-status.enum.js';
 
-/** The columns of `tickets`, selected by name so a list can be read as plain rows. */
+/** The columns of `tickets`, selected by name so that rows can be read plain. */
 export const TICKET_COLUMNS =
   'id, title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at';
 
@@ -21,8 +21,8 @@ export interface TicketRow {
 }
 
 /**
- * Maps a raw row straight to the wire shape. Lists use this instead of entity hydration: building an entity
- * per row and then a response from it costs more than the query for large lists, and holds two copies.
+ * Maps a raw row straight to the wire shape. Every read uses this instead of entity hydration: building an
+ * entity per row and then a response from it costs more than the query, and a list would hold two copies.
  */
 export function ticketFromRow(row: TicketRow): TicketResponse {
   return {
