@@ -127,6 +127,7 @@ describe('Outbox delivery', () => {
       // Parked means left alone: not retried once publishing works again, kept for an operator to look at.
       expect(await row()).toMatchObject({ attempts: MAX_ATTEMPTS, parked_at: expect.any(Date) });
     } finally {
+      await app.get(DataSource).query('DELETE FROM outbox WHERE ticket_id = 0');
       await channel.deleteQueue(refusing).catch(() => undefined);
       await broker.close();
       await app.close();
