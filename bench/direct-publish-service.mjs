@@ -12,7 +12,12 @@ import { parseConfig } from '../dist/config/app-config.js';
 import { OutboxRelay } from '../dist/outbox/outbox.relay.js';
 import { OutboxWriter } from '../dist/outbox/outbox.writer.js';
 
-/** Events of writes whose transaction is running or has just committed; the service kicks the relay after each commit. */
+/**
+ * Events of writes whose transaction is running or has just committed; the service kicks the relay after each
+ * commit. Shared by all requests, so a kick after one commit also sends events of transactions still running:
+ * under load this variant publishes a little earlier than a strict publish-after-commit would, which flatters its
+ * lag (not its throughput, which is what the comparison is about).
+ */
 const committed = [];
 
 class PublishAfterCommit extends OutboxRelay {

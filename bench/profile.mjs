@@ -5,6 +5,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { removeBrokerObjects } from './broker.mjs';
 import { scenarios } from './scenarios.mjs';
 import { adminConnection, dropDatabases, seedTickets } from './seed.mjs';
 import { assertPortFree, startProcess } from './process.mjs';
@@ -23,7 +24,8 @@ await assertPortFree(PORT);
 await rm(profileDir, { recursive: true, force: true });
 const admin = await adminConnection();
 await dropDatabases(admin, [DB]);
-const env = { DB_DATABASE: DB, RABBITMQ_EXCHANGE: 'ticket.profile.exchange', RABBITMQ_QUEUE: '' };
+const BROKER = { RABBITMQ_EXCHANGE: 'ticket.profile.exchange', RABBITMQ_QUEUE: 'ticket.profile.queue', RABBITMQ_ROUTING_KEY: 'ticket.profile' };
+const env = { DB_DATABASE: DB, ...BROKER };
 const service = await startProcess('service', ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, 'dist/main.js'], { cwd: root, port: PORT, env });
 try {
   await seedTickets(admin, DB, SEEDED);
@@ -33,6 +35,7 @@ try {
   await service.stop();
   await dropDatabases(admin, [DB]);
   await admin.end();
+  await removeBrokerObjects(BROKER);
 }
 
 const [file] = await readdir(profileDir);

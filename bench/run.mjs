@@ -7,8 +7,8 @@
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import amqp from 'amqplib';
 import autocannon from 'autocannon';
+import { removeBrokerObjects } from './broker.mjs';
 import { combine, measure, printTable, ratio } from './report.mjs';
 import { sustainedCreates } from './outbox.mjs';
 import { fullListScenario, scenarios } from './scenarios.mjs';
@@ -74,7 +74,7 @@ async function main() {
     await service.stop();
     await dropDatabases(admin, [SERVICE_DB, RAW_DB]);
     await admin.end();
-    await removeBrokerObjects();
+    await removeBrokerObjects(BROKER);
   }
 }
 
@@ -133,13 +133,6 @@ function run(target, scenario, seconds) {
   });
 }
 
-async function removeBrokerObjects() {
-  const connection = await amqp.connect('amqp://guest:guest@127.0.0.1:5672');
-  const channel = await connection.createChannel();
-  await channel.deleteQueue(BROKER.RABBITMQ_QUEUE);
-  await channel.deleteExchange(BROKER.RABBITMQ_EXCHANGE);
-  await connection.close();
-}
 
 main().catch((error) => {
   console.error(`Benchmark failed: ${error.stack ?? error}`);

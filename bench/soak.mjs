@@ -103,7 +103,8 @@ async function main() {
     };
     console.log(JSON.stringify(report, null, 2));
     console.log(`RSS samples (s: MiB): ${samples.map((sample) => `${sample.s}: ${sample.rssMb}`).join(', ')}`);
-    if (report.errors > 0) process.exitCode = 1;
+    const { events } = report;
+    if (report.errors > 0 || events.backlogAfterDrain > 0 || events.inQueue < events.writesAcknowledged) process.exitCode = 1;
   } finally {
     await service.stop();
     await dropDatabases(admin, [DB]);

@@ -86,11 +86,14 @@ describe('Ticket events on RabbitMQ', () => {
     const record = jest.spyOn(writer, 'record').mockRejectedValueOnce(new Error('outbox insert failed'));
     const before = (await http.get('/api/tickets').expect(200)).body.length;
 
-    const response = await http.post('/api/tickets').send(buildTicketRequest()).expect(500);
-    expect(response.body).toMatchObject({ status: 500, error: 'Internal Server Error', path: '/api/tickets' });
-    expect(response.body).not.toHaveProperty('message');
-    expect((await http.get('/api/tickets').expect(200)).body.length).toBe(before);
-    record.mockRestore();
+    try {
+      const response = await http.post('/api/tickets').send(buildTicketRequest()).expect(500);
+      expect(response.body).toMatchObject({ status: 500, error: 'Internal Server Error', path: '/api/tickets' });
+      expect(response.body).not.toHaveProperty('message');
+      expect((await http.get('/api/tickets').expect(200)).body.length).toBe(before);
+    } finally {
+      record.mockRestore();
+    }
   });
 
   it('declares a durable topic exchange and a durable queue bound with ticket.routing.key', async () => {

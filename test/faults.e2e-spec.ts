@@ -162,20 +162,25 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
     let running = true;
 
     const injectFaults = async () => {
-      for (let round = 0; round < 6; round++) {
-        await sleep(300);
-        if (round % 2 === 0) proxy.cut();
-        else proxy.stall();
-        if (round === 2) {
-          brokerProxy.cut();
-          expect(await health()).toMatchObject({ status: 503, rabbit: 'DOWN' });
+      try {
+        for (let round = 0; round < 6; round++) {
+          await sleep(300);
+          if (round % 2 === 0) proxy.cut();
+          else proxy.stall();
+          if (round === 2) {
+            brokerProxy.cut();
+            expect(await health()).toMatchObject({ status: 503, rabbit: 'DOWN' });
+          }
+          faults++;
+          await sleep(500);
+          proxy.restore();
         }
-        faults++;
-        await sleep(500);
+      } finally {
+        // Also when an expectation fails: the writers must stop and the proxies pass traffic for the next tests.
         proxy.restore();
+        brokerProxy.restore();
+        running = false;
       }
-      brokerProxy.restore();
-      running = false;
     };
     const write = async (writer: number) => {
       let mine: StoredTicket | undefined;

@@ -41,7 +41,8 @@ class ServerOwnedFields {
   }
 
   forget(id: number): void {
-    this.ids.splice(this.ids.indexOf(id), 1);
+    const index = this.ids.indexOf(id);
+    if (index >= 0) this.ids.splice(index, 1);
     this.latest.delete(id);
   }
 }
@@ -65,7 +66,10 @@ describe(`Fuzzing the tickets API (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS})`, () =>
       database: process.env.DB_DATABASE,
       timezone: 'Z',
     });
-    for (let i = 0; i < 5; i++) await send({ method: 'POST', path: '/api/tickets', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildTicketRequest()) });
+    for (let i = 0; i < 5; i++) {
+      const problem = await send({ method: 'POST', path: '/api/tickets', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildTicketRequest()) });
+      expect(problem).toBeUndefined();
+    }
   }, 60_000);
 
   afterAll(async () => {
@@ -115,7 +119,6 @@ describe(`Fuzzing the tickets API (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS})`, () =>
     }
     const total = Object.values(statuses).reduce((sum, n) => sum + n, 0);
     console.log(`Fuzzed ${total} requests (seed ${SEED}): ${JSON.stringify(statuses)}`);
-    expect(total).toBeGreaterThanOrEqual(RUNS);
   }, 240_000);
 
   it('leaves only valid tickets in the database, each exactly as last answered', async () => {

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { TcpProxy } from './support/tcp-proxy.js';
-import { createTestApp } from './support/test-app.js';
+import { createTestApp, useTestApp } from './support/test-app.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
 
 const ACTUATOR_JSON = 'application/vnd.spring-boot.actuator.v3+json';
@@ -21,20 +21,10 @@ async function eventually(app: INestApplication, path: string, condition: (body:
 
 describe('Actuator', () => {
   describe('with the default settings', () => {
-    let app: INestApplication;
-    let http: ReturnType<typeof request>;
-
-    beforeAll(async () => {
-      app = await createTestApp();
-      http = request(app.getHttpServer());
-    });
-
-    afterAll(async () => {
-      await app.close();
-    });
+    const testApp = useTestApp();
 
     it('answers /actuator/health 200 UP in Spring Boot 3 shape, components sorted by name, details shown', async () => {
-      const response = await http.get('/actuator/health').expect(200).expect('Content-Type', new RegExp(`^${ACTUATOR_JSON.replace(/[.+]/g, '\\$&')}`));
+      const response = await testApp.http.get('/actuator/health').expect(200).expect('Content-Type', new RegExp(`^${ACTUATOR_JSON.replace(/[.+]/g, '\\$&')}`));
       const { body } = response;
 
       expect(Object.keys(body)).toEqual(['status', 'components']);
@@ -62,26 +52,26 @@ describe('Actuator', () => {
     });
 
     it('answers application/json to a client that asks for it', async () => {
-      await http.get('/actuator/health').set('Accept', 'application/json').expect(200).expect('Content-Type', /^application\/json/);
+      await testApp.http.get('/actuator/health').set('Accept', 'application/json').expect(200).expect('Content-Type', /^application\/json/);
     });
 
     it('answers one component at /actuator/health/<name>', async () => {
-      const db = await http.get('/actuator/health/db').expect(200);
+      const db = await testApp.http.get('/actuator/health/db').expect(200);
       expect(db.body).toEqual({ status: 'UP', details: { database: 'MariaDB', validationQuery: 'isValid()' } });
-      expect((await http.get('/actuator/health/ping').expect(200)).body).toEqual({ status: 'UP' });
+      expect((await testApp.http.get('/actuator/health/ping').expect(200)).body).toEqual({ status: 'UP' });
     });
 
     it.each(['nope', 'liveness', 'readiness', 'livenessState', 'readinessState'])(
       'answers 404 in the Spring error shape for /actuator/health/%s (probes are off by default)',
       async (name) => {
-        const response = await http.get(`/actuator/health/${name}`).expect(404).expect('Content-Type', /application\/json/);
+        const response = await testApp.http.get(`/actuator/health/${name}`).expect(404).expect('Content-Type', /application\/json/);
         expect(Object.keys(response.body)).toEqual(SPRING_ERROR_KEYS);
         expect(response.body).toMatchObject({ status: 404, error: 'Not Found', path: `/actuator/health/${name}` });
       },
     );
 
     it('answers /actuator/info with app facts from package.json, the build and the Node.js version', async () => {
-      const response = await http.get('/actuator/info').expect(200).expect('Content-Type', /json/);
+      const response = await testApp.http.get('/actuator/info').expect(200).expect('Content-Type', /json/);
       expect(response.body).toEqual({
         app: { name: 'ticket-service', description: 'IT support ticket service: REST API on MySQL/MariaDB with events on RabbitMQ', version: '1.0.0' },
         build: { artifact: 'ticket-service', name: 'ticket-service', version: '1.0.0' },
@@ -90,7 +80,7 @@ describe('Actuator', () => {
     });
 
     it('links the exposed endpoints at /actuator, on the host the client used', async () => {
-      const response = await http.get('/actuator').set('Host', 'tickets.example.com:8080').expect(200);
+      const response = await testApp.http.get('/actuator').set('Host', 'tickets.example.com:8080').expect(200);
       const base = 'http://tickets.example.com:8080/actuator';
       expect(response.body).toEqual({
         _links: {
@@ -104,11 +94,11 @@ describe('Actuator', () => {
     });
 
     it.each(['/actuator/env', '/actuator/metrics', '/actuator/beans', '/actuator/shutdown'])('does not serve %s', async (path) => {
-      await http.get(path).expect(404);
+      await testApp.http.get(path).expect(404);
     });
 
     it('answers 405 with Allow: GET to another method on /actuator/health', async () => {
-      await http.post('/actuator/health').expect(405).expect('Allow', /GET/);
+      await testApp.http.post('/actuator/health').expect(405).expect('Allow', /GET/);
     });
   });
 
@@ -225,20 +215,10 @@ describe('Actuator', () => {
   });
 
   describe('with probes enabled', () => {
-    let app: INestApplication;
-    let http: ReturnType<typeof request>;
-
-    beforeAll(async () => {
-      app = await createTestApp({ env: PROBES_ON });
-      http = request(app.getHttpServer());
-    });
-
-    afterAll(async () => {
-      await app.close();
-    });
+    const testApp = useTestApp({ env: PROBES_ON });
 
     it('adds livenessState and readinessState to the components and lists the groups last', async () => {
-      const { body } = await http.get('/actuator/health').expect(200);
+      const { body } = await testApp.http.get('/actuator/health').expect(200);
       expect(Object.keys(body)).toEqual(['status', 'components', 'groups']);
       expect(Object.keys(body.components)).toEqual(['db', 'diskSpace', 'livenessState', 'outbox', 'ping', 'rabbit', 'readinessState']);
       expect(body.components.livenessState).toEqual({ status: 'UP' });
@@ -247,8 +227,8 @@ describe('Actuator', () => {
     });
 
     it('answers the liveness and readiness groups with just their status', async () => {
-      expect((await http.get('/actuator/health/liveness').expect(200).expect('Content-Type', /json/)).body).toEqual({ status: 'UP' });
-      expect((await http.get('/actuator/health/readiness').expect(200)).body).toEqual({ status: 'UP' });
+      expect((await testApp.http.get('/actuator/health/liveness').expect(200).expect('Content-Type', /json/)).body).toEqual({ status: 'UP' });
+      expect((await testApp.http.get('/actuator/health/readiness').expect(200)).body).toEqual({ status: 'UP' });
     });
 
     it('accepts the newer Spring name of the switch', async () => {

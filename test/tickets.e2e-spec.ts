@@ -172,9 +172,10 @@ describe('Tickets API', () => {
       const email = `both-${Date.now()}@example.com`;
       const open = await create({ requesterEmail: email, status: 'OPEN' });
       const other = await create({ status: 'OPEN' });
-      await create({ requesterEmail: email, status: 'CLOSED' });
+      const closed = await create({ requesterEmail: email, status: 'CLOSED' });
       const ids = (await testApp.http.get(`/api/tickets?status=OPEN&requesterEmail=${email}`).expect(200)).body.map((t: { id: number }) => t.id);
       expect(ids).toEqual(expect.arrayContaining([open.id, other.id]));
+      expect(ids).not.toContain(closed.id);
     });
 
     it('answers an empty array when nothing matches', async () => {

@@ -1,9 +1,6 @@
 import { ConfigError } from '../config/app-config.js';
 import type { AppConfig } from '../config/app-config.js';
 
-/** Components that only exist with probes on. */
-export const PROBE_COMPONENTS = ['livenessState', 'readinessState'];
-
 /**
  * Spring's health groups: with probes on, `liveness` is the process itself and `readiness` what
  * MANAGEMENT_ENDPOINT_HEALTH_GROUP_READINESS_INCLUDE names. A member that does not exist stops start-up,

@@ -46,10 +46,6 @@ export class ServiceProcess {
     return new ServiceProcess(child, `http://127.0.0.1:${port}`);
   }
 
-  get pid(): number {
-    return this.child.pid!;
-  }
-
   kill(signal: NodeJS.Signals): void {
     this.child.kill(signal);
   }
