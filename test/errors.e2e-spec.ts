@@ -171,6 +171,13 @@ describe('Error responses', () => {
       expect(response.headers['content-type']).toMatch(/application\/json/);
     });
 
+    it.each(['POST', 'PUT'])('answers 400 naming the missing fields for a %s declared as JSON with an empty body', async (method) => {
+      const path = method === 'POST' ? '/api/tickets' : '/api/tickets/1';
+      const response = await testApp.http[method === 'POST' ? 'post' : 'put'](path).set('Content-Type', 'application/json').expect(400);
+      expectErrorShape(response.body, 400, 'Bad Request', path);
+      expect(response.body.message).toBe("Validation failed for object='ticketRequest'. Error count: 5");
+    });
+
     it('answers 415 for a POST without Content-Type', async () => {
       const response = await testApp.http.post('/api/tickets').expect(415);
       expectErrorShape(response.body, 415, 'Unsupported Media Type', '/api/tickets');
@@ -213,6 +220,7 @@ describe('Error responses', () => {
       const body = buildTicketRequest({ description: 'x'.repeat(1024 * 1024) });
       const response = await testApp.http.post('/api/tickets').send(body).expect(413);
       expectErrorShape(response.body, 413, 'Payload Too Large', '/api/tickets');
+      expect(response.body.message).toBe('Request body is larger than 1048576 bytes');
     });
   });
 });

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 /** The media types a JSON body may be declared as (Spring's Jackson converter takes the same). */
 export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
 
-/** POST and PUT bodies must be declared as JSON; anything else is 415, checked before the body is read. */
+/** POST and PUT bodies must be declared as JSON; anything else is 415, checked before the body is validated. */
 @Injectable()
 export class JsonContentTypeGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {

@@ -1,13 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
+import { readPackageFacts } from '../health/app-info.js';
 
 /** Where springdoc serves them, so clients and bookmarks of the original service keep working. */
-export const OPENAPI_PATHS = {
+const OPENAPI_PATHS = {
   json: '/v3/api-docs',
   yaml: '/v3/api-docs.yaml',
   ui: '/swagger-ui',
@@ -16,7 +14,7 @@ export const OPENAPI_PATHS = {
 } as const;
 
 /** The OpenAPI document, generated from the controllers and DTOs (and their Swagger decorators). */
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     // 3.1: schemas are plain JSON Schema (nullable fields are `type: [..., "null"]`).
     .setOpenAPIVersion('3.1.0')
@@ -25,7 +23,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'IT support tickets over HTTP/JSON. Every error has Spring Boot\'s error body. After each create and update an ' +
         'event is published to RabbitMQ: see docs/asyncapi.yaml for that contract.',
     )
-    .setVersion(packageVersion())
+    .setVersion(readPackageFacts().version)
     .addTag('tickets', 'Create, list, read, replace and delete tickets')
     .build();
   return SwaggerModule.createDocument(app, config, { operationIdFactory: (_controller, method) => method });
@@ -43,13 +41,4 @@ export function setupOpenApi(app: NestExpressApplication): void {
     yamlDocumentUrl: OPENAPI_PATHS.yaml.slice(1),
     customSiteTitle: 'Ticket service API',
   });
-}
-
-/** The service's version from the nearest package.json above this file (in src/, dist/ or a test build). */
-function packageVersion(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dirname(dir) !== dir; dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-  }
-  return '0.0.0';
 }

@@ -5,7 +5,7 @@ export interface ProbeOutcome {
   details?: Record<string, unknown>;
 }
 
-export class HealthTimeoutError extends Error {
+class HealthTimeoutError extends Error {
   override readonly name = 'TimeoutError';
 
   constructor(timeoutMs: number) {

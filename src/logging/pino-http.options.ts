@@ -7,7 +7,7 @@ import { requestId } from './request-id.js';
 type Request = IncomingMessage & { originalUrl?: string };
 
 /** What a request line carries besides time, level, message and requestId. */
-export interface RequestLogFields {
+interface RequestLogFields {
   method: string;
   path: string;
   status: number;
@@ -59,7 +59,7 @@ function pinoOptions(log: AppConfig['log']): LoggerOptions {
   return { ...common, formatters: { level: (label) => ({ level: label }) } };
 }
 
-export function levelFor(status: number, error?: Error): LevelWithSilent {
+function levelFor(status: number, error?: Error): LevelWithSilent {
   if (error || status >= 500) return 'error';
   return status >= 400 ? 'warn' : 'info';
 }

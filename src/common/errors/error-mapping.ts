@@ -1,9 +1,10 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { QueryFailedError, TypeORMError } from 'typeorm';
+import { REQUEST_LIMITS } from '../http/request-limits.js';
 import type { SpringFieldError } from './spring-field-error.js';
 import { ValidationFailedException } from './validation-failed.exception.js';
 
-export interface MappedError {
+interface MappedError {
   status: number;
   message?: string;
   errors?: SpringFieldError[];
@@ -13,9 +14,8 @@ export interface MappedError {
 
 /** Errors raised by body-parser carry a `type`; these are the ones a client can cause. */
 const BODY_PARSER_ERRORS: Record<string, { status: number; message: (error: Error) => string }> = {
-  'entity.too.large': { status: 413, message: () => 'Request body is larger than 1048576 bytes' },
+  'entity.too.large': { status: 413, message: () => `Request body is larger than ${REQUEST_LIMITS.bodyBytes} bytes` },
   'entity.parse.failed': { status: 400, message: (error) => `JSON parse error: ${error.message}` },
-  'entity.verify.failed': { status: 400, message: (error) => error.message },
   'request.aborted': { status: 400, message: () => 'Request aborted' },
   'request.size.invalid': { status: 400, message: () => 'Request size did not match Content-Length' },
   'charset.unsupported': { status: 415, message: (error) => error.message },
@@ -35,8 +35,6 @@ const DATABASE_UNAVAILABLE_CODES = new Set([
   'ER_CON_COUNT_ERROR',
   'ER_LOCK_WAIT_TIMEOUT',
   'ER_LOCK_DEADLOCK',
-  'ER_QUERY_TIMEOUT',
-  'ER_STATEMENT_TIMEOUT',
   'ER_SERVER_SHUTDOWN',
 ]);
 
@@ -72,7 +70,7 @@ function httpExceptionMessage(exception: HttpException): string | undefined {
   return typeof message === 'string' ? message : undefined;
 }
 
-export function isDatabaseUnavailable(exception: unknown): boolean {
+function isDatabaseUnavailable(exception: unknown): boolean {
   const error = exception instanceof QueryFailedError ? exception.driverError : exception;
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string' && DATABASE_UNAVAILABLE_CODES.has(code)) return true;

@@ -29,6 +29,6 @@ export function springErrorBody(
 }
 
 /** Spring writes `2024-01-15T10:30:00.123+00:00`: milliseconds and an explicit offset. */
-export function springTimestamp(date: Date): string {
+function springTimestamp(date: Date): string {
   return date.toISOString().replace('Z', '+00:00');
 }
