@@ -203,6 +203,7 @@ describe('Error responses', () => {
     it('answers 404 in the error shape for an unknown path', async () => {
       const response = await testApp.http.get('/api/nothing-here').expect(404);
       expectErrorShape(response.body, 404, 'Not Found', '/api/nothing-here');
+      expect(response.body.message).toBe('No endpoint GET "/api/nothing-here".');
     });
 
     it('answers 405 with an Allow header for an unsupported method on a known path', async () => {

@@ -248,6 +248,7 @@ describe('Actuator', () => {
         const http = request(app.getHttpServer());
         const notFound = await http.get('/actuator/info').expect(404);
         expect(Object.keys(notFound.body)).toEqual(SPRING_ERROR_KEYS);
+        expect(notFound.body.message).toBe('No endpoint GET "/actuator/info".');
         await http.get('/actuator/health').expect(200);
         expect(Object.keys((await http.get('/actuator').expect(200)).body._links)).toEqual(['self', 'health', 'health-path']);
       } finally {

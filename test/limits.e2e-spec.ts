@@ -102,6 +102,16 @@ describe('Request limits and hardening', () => {
       expect(expectSpringError(response, 431, '/api/tickets').message).toMatch(/larger than 16384 bytes/);
     });
 
+    it('answers 413 in the error shape for chunk extensions over 16 KiB', async () => {
+      const { received } = await rawExchange(port, [
+        `POST /api/tickets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        `2;ext=${'a'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`,
+      ]);
+      const response = parseRawResponse(received);
+      expect(response.status).toBe(413);
+      expect(JSON.parse(response.body)).toMatchObject({ status: 413, error: 'Payload Too Large', message: 'Chunk extensions are too large', path: '/api/tickets' });
+    });
+
     it('answers 431 with the path for a request line over 16 KiB, and no body to a HEAD request', async () => {
       const longQuery = `/api/tickets?status=${'%F0%9F%98%80'.repeat(2_000)}`;
       expectSpringError(await client.send({ method: 'GET', path: longQuery }), 431, '/api/tickets');

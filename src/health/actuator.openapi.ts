@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponse } from '../common/errors/api-error-response.decorator.js';
 import { ACTUATOR_V3_JSON } from './actuator-response.js';
+import { noEndpointMessage } from '../common/errors/no-endpoint.js';
 
 /*
  * The OpenAPI description of the actuator controllers. Their bodies are Spring Boot's, built by plain functions
@@ -71,7 +72,7 @@ const notExposed = (path: string) =>
   ApiErrorResponse(404, 'Not exposed (MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE)', {
     summary: 'Not exposed',
     path,
-    message: `No endpoint GET ${JSON.stringify(path)}.`,
+    message: noEndpointMessage('GET', path),
   });
 
 export const ApiActuator = () => ApiTags('actuator');

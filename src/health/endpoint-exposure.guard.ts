@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable, NotFoundException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { noEndpointMessage } from '../common/errors/no-endpoint.js';
 import { ActuatorExposure } from './actuator-exposure.js';
 
 /** Names the actuator endpoint a controller or handler serves. */
@@ -18,6 +19,6 @@ export class EndpointExposureGuard implements CanActivate {
     const endpoint = this.reflector.getAllAndOverride(ActuatorEndpoint, [context.getHandler(), context.getClass()]);
     if (endpoint === undefined || this.exposure.isExposed(endpoint)) return true;
     const request = context.switchToHttp().getRequest<Request>();
-    throw new NotFoundException(`No endpoint ${request.method} ${JSON.stringify(request.originalUrl.split('?')[0])}.`);
+    throw new NotFoundException(noEndpointMessage(request.method, request.originalUrl.split('?')[0]));
   }
 }

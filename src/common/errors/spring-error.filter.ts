@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { allowedMethods } from './allowed-methods.js';
 import { mapError } from './error-mapping.js';
+import { noEndpointMessage } from './no-endpoint.js';
 import { springErrorBody } from './spring-error-body.js';
 
 /** Renders every error, from any layer, as Spring Boot's JSON error body. Never a stack trace. */
@@ -25,7 +26,7 @@ export class SpringErrorFilter implements ExceptionFilter {
         message = `Request method '${request.method}' is not supported`;
         response.setHeader('Allow', allowed.join(', '));
       } else {
-        message = `No endpoint ${request.method} ${JSON.stringify(path)}.`;
+        message = noEndpointMessage(request.method, path);
       }
     }
     if (unexpected) {

@@ -1,16 +1,17 @@
-import { type Server, STATUS_CODES } from 'node:http';
+import { maxHeaderSize, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { springErrorBody } from '../errors/spring-error-body.js';
 
 /** Node links a socket to the response it is writing; its default clientError handler checks the same. */
 type HttpSocket = Socket & { _httpMessage?: { headersSent: boolean } | null };
 
-/** Node's HTTP parser errors that a client causes, with the status Node itself would answer. */
-const STATUS_BY_CODE: Record<string, number> = {
-  HPE_HEADER_OVERFLOW: 431,
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
-  ERR_HTTP_REQUEST_TIMEOUT: 408,
+/** Node's HTTP parser errors that a client causes, with the status Node itself would answer; any other is a 400. */
+const ANSWER_BY_CODE: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: `Request header fields are larger than ${maxHeaderSize} bytes` },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, message: 'Chunk extensions are too large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'Request not received in time' },
 };
+const MALFORMED = { status: 400, message: 'Malformed HTTP request' };
 
 /**
  * Requests that never reach Express (unparseable, headers over 16 KiB, too slow) are answered by Node with a
@@ -20,9 +21,9 @@ export function answerClientErrorsAsJson(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: HttpSocket) => {
     // As Node's own handler does: never write into a response that has already started on this connection.
     if (socket.writable && !socket._httpMessage?.headersSent && error.code !== 'ECONNRESET') {
-      const status = STATUS_BY_CODE[error.code ?? ''] ?? 400;
+      const { status, message } = ANSWER_BY_CODE[error.code ?? ''] ?? MALFORMED;
       const { method, path } = requestLine(error.rawPacket);
-      const body = JSON.stringify(springErrorBody(status, path, clientErrorMessage(status)));
+      const body = JSON.stringify(springErrorBody(status, path, message));
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${method === 'HEAD' ? '' : body}`,
@@ -30,12 +31,6 @@ export function answerClientErrorsAsJson(server: Server): void {
     }
     socket.destroy();
   });
-}
-
-function clientErrorMessage(status: number): string {
-  if (status === 431) return 'Request header fields are larger than 16384 bytes';
-  if (status === 408) return 'Request not received in time';
-  return 'Malformed HTTP request';
 }
 
 /** Method and path of the request line as far as it arrived (even when the line itself was too long). */
