@@ -126,7 +126,7 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(env).filter((name) => !documented.has(name))).toEqual([]);
     const config = parseConfig(env);
     expect(config.db).toMatchObject({ host: 'mysql', port: 3306, username: 'tickets', database: 'tickets' });
-    expect(config.rabbitmq.url).toBe('amqp://tickets:tickets@rabbitmq:5672');
+    expect(config.rabbitmq.urls).toEqual(['amqp://tickets:tickets@rabbitmq:5672']);
     expect(config.management.probesEnabled).toBe(true);
     expect(config.log.format).toBe('json');
   });

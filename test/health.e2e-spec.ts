@@ -44,7 +44,7 @@ describe('Actuator', () => {
       // Other suites may leave events behind for the relay to publish, so the backlog is checked by type here.
       const outbox = body.components.outbox;
       expect(outbox.status).toBe('UP');
-      expect(Object.keys(outbox.details)).toEqual(['pending', 'oldestPendingAt', 'oldestPendingAgeMs', 'parked']);
+      expect(Object.keys(outbox.details)).toEqual(['pending', 'oldestPendingAt', 'oldestPendingAgeMs', 'parked', 'partitionsHeld']);
       expect(outbox.details).toMatchObject({ pending: expect.any(Number), parked: expect.any(Number) });
       expect([outbox.details.oldestPendingAt === null, outbox.details.oldestPendingAgeMs === null]).toEqual(
         outbox.details.pending === 0 ? [true, true] : [false, false],

@@ -6,12 +6,15 @@ describe('parseConfig', () => {
       server: { port: 8080 },
       db: { host: '127.0.0.1', port: 3306, username: 'root', password: '', database: 'tickets' },
       rabbitmq: {
-        url: 'amqp://guest:guest@127.0.0.1:5672',
+        urls: ['amqp://guest:guest@127.0.0.1:5672'],
         exchange: 'ticket.exchange',
         exchangeType: 'topic',
         queue: 'ticket.queue',
         routingKey: 'ticket.routing.key',
+        queueType: 'classic',
+        queueArguments: {},
       },
+      outbox: { partitions: 8, leaseTtlMs: 10_000 },
       management: { probesEnabled: false, readinessInclude: ['readinessState', 'db'], exposure: ['health', 'info'] },
     });
   });
@@ -52,8 +55,44 @@ describe('parseConfig', () => {
     ['RABBITMQ_EXCHANGE_TYPE', 'x-delayed'],
     ['RABBITMQ_URL', 'http://localhost'],
     ['DB_DATABASE', 'tickets; DROP DATABASE x'],
+    ['RABBITMQ_QUEUE_TYPE', 'stream'],
+    ['RABBITMQ_QUEUE_MAX_LENGTH', '-1'],
+    ['SPRING_RABBITMQ_ADDRESSES', 'node1:5672,node2'],
+    ['RABBITMQ_ADDRESSES', 'http://node1'],
+    ['OUTBOX_PARTITIONS', '0'],
+    ['OUTBOX_LEASE_TTL_MS', '100'],
   ])('stops with a message naming %s when it is %p', (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`^${name} `));
+  });
+
+  describe('broker addresses', () => {
+    it('uses RABBITMQ_URL alone when no addresses are given', () => {
+      expect(parseConfig({ RABBITMQ_URL: 'amqp://u:p@broker:5673/vh' }).rabbitmq.urls).toEqual(['amqp://u:p@broker:5673/vh']);
+    });
+
+    it("reads Spring's SPRING_RABBITMQ_ADDRESSES, taking credentials and virtual host from RABBITMQ_URL", () => {
+      const { urls } = parseConfig({ SPRING_RABBITMQ_ADDRESSES: 'node1:5672, node2:5673', RABBITMQ_URL: 'amqp://u:p%40ss@x:1/prod' }).rabbitmq;
+      expect(urls).toEqual(['amqp://u:p%40ss@node1:5672/prod', 'amqp://u:p%40ss@node2:5673/prod']);
+    });
+
+    it('prefers the SPRING_RABBITMQ_USERNAME, _PASSWORD and _VIRTUAL_HOST settings, and accepts RABBITMQ_ADDRESSES', () => {
+      const env = { RABBITMQ_ADDRESSES: 'n1:5672', SPRING_RABBITMQ_USERNAME: 'svc', SPRING_RABBITMQ_PASSWORD: 's3cret', SPRING_RABBITMQ_VIRTUAL_HOST: 'desk' };
+      expect(parseConfig(env).rabbitmq.urls).toEqual(['amqp://svc:s3cret@n1:5672/desk']);
+    });
+
+    it('takes full AMQP URLs as they are, and SPRING_RABBITMQ_ADDRESSES wins over RABBITMQ_ADDRESSES', () => {
+      const env = { SPRING_RABBITMQ_ADDRESSES: 'amqp://a:b@n1:5672,amqps://a:b@n2:5671', RABBITMQ_ADDRESSES: 'ignored:1' };
+      expect(parseConfig(env).rabbitmq.urls).toEqual(['amqp://a:b@n1:5672', 'amqps://a:b@n2:5671']);
+    });
+  });
+
+  it('declares queue arguments only for the settings given', () => {
+    expect(parseConfig({ RABBITMQ_QUEUE_TYPE: 'quorum', RABBITMQ_QUEUE_MAX_LENGTH: '1000' }).rabbitmq).toMatchObject({
+      queueType: 'quorum',
+      queueArguments: { 'x-max-length': 1000 },
+    });
+    const all = { RABBITMQ_QUEUE_MESSAGE_TTL_MS: '60000', RABBITMQ_QUEUE_DEAD_LETTER_EXCHANGE: 'ticket.dlx' };
+    expect(parseConfig(all).rabbitmq.queueArguments).toEqual({ 'x-message-ttl': 60_000, 'x-dead-letter-exchange': 'ticket.dlx' });
   });
 });

@@ -16,11 +16,20 @@ export interface AppConfig {
     queryTimeoutMs: number;
   };
   rabbitmq: {
-    url: string;
+    /** Brokers tried in turn (one per cluster node); a connection that is lost is made again to the next one. */
+    urls: string[];
     exchange: string;
     exchangeType: string;
     queue: string;
     routingKey: string;
+    queueType: QueueType;
+    /** Optional queue arguments (x-max-length, x-message-ttl, x-dead-letter-exchange), as declared. */
+    queueArguments: Record<string, string | number>;
+  };
+  outbox: {
+    /** Fixed per deployment: a ticket's events share the partition `ticketId mod partitions`. */
+    partitions: number;
+    leaseTtlMs: number;
   };
   management: {
     probesEnabled: boolean;
@@ -42,6 +51,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** `json`: one JSON object per line, for log platforms; `pretty`: human-readable, for development. */
 const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
+
+const QUEUE_TYPES = ['classic', 'quorum'] as const;
+export type QueueType = (typeof QUEUE_TYPES)[number];
 
 type Env = Record<string, string | undefined>;
 
@@ -72,11 +84,18 @@ export function parseConfig(env: Env): AppConfig {
       queryTimeoutMs: read.int('DB_QUERY_TIMEOUT_MS', 5_000),
     },
     rabbitmq: {
-      url: read.amqpUrl('RABBITMQ_URL', 'amqp://guest:guest@127.0.0.1:5672'),
+      urls: brokerUrls(read),
       exchange: read.string('RABBITMQ_EXCHANGE', 'ticket.exchange'),
       exchangeType: read.oneOf('RABBITMQ_EXCHANGE_TYPE', 'topic', ['topic', 'direct', 'fanout', 'headers']),
       queue: read.string('RABBITMQ_QUEUE', 'ticket.queue'),
       routingKey: read.string('RABBITMQ_ROUTING_KEY', 'ticket.routing.key', true),
+      queueType: read.oneOf('RABBITMQ_QUEUE_TYPE', 'classic', QUEUE_TYPES),
+      queueArguments: queueArguments(read),
+    },
+    outbox: {
+      partitions: read.intBetween('OUTBOX_PARTITIONS', 8, 1, 1024),
+      // A replica that stops renewing (crashed, paused, cut off) loses its partitions after this long.
+      leaseTtlMs: read.intBetween('OUTBOX_LEASE_TTL_MS', 10_000, 500, 600_000),
     },
     management: {
       probesEnabled: read.bool(
@@ -101,8 +120,44 @@ export function parseConfig(env: Env): AppConfig {
   };
 }
 
+/**
+ * `SPRING_RABBITMQ_ADDRESSES` (or `RABBITMQ_ADDRESSES`): comma-separated `host:port` or AMQP URLs. Plain
+ * `host:port` entries take user, password and virtual host from `SPRING_RABBITMQ_USERNAME`, `…_PASSWORD`,
+ * `…_VIRTUAL_HOST`, or else from `RABBITMQ_URL`. Without addresses, `RABBITMQ_URL` is the one broker.
+ */
+function brokerUrls(read: EnvReader): string[] {
+  const url = read.amqpUrl('RABBITMQ_URL', 'amqp://guest:guest@127.0.0.1:5672');
+  const name = read.has('SPRING_RABBITMQ_ADDRESSES') ? 'SPRING_RABBITMQ_ADDRESSES' : 'RABBITMQ_ADDRESSES';
+  const addresses = read.list(name, '');
+  if (addresses.length === 0) return [url];
+  const base = new URL(url);
+  const user = read.string('SPRING_RABBITMQ_USERNAME', decodeURIComponent(base.username) || 'guest');
+  const password = read.string('SPRING_RABBITMQ_PASSWORD', decodeURIComponent(base.password) || 'guest', true);
+  const vhost = read.string('SPRING_RABBITMQ_VIRTUAL_HOST', decodeURIComponent(base.pathname.slice(1)) || '/');
+  return addresses.map((address) => {
+    if (/^amqps?:\/\//.test(address)) return read.validAmqpUrl(name, address);
+    if (!/^[^\s:/@]+:\d{1,5}$/.test(address)) throw new ConfigError(`${name} must list host:port or amqp:// URLs, got "${address}"`);
+    const vhostPath = vhost === '/' ? '' : `/${encodeURIComponent(vhost)}`;
+    return `amqp://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${address}${vhostPath}`;
+  });
+}
+
+function queueArguments(read: EnvReader): Record<string, string | number> {
+  const args: Record<string, string | number> = {};
+  if (read.has('RABBITMQ_QUEUE_MAX_LENGTH')) args['x-max-length'] = read.int('RABBITMQ_QUEUE_MAX_LENGTH', 0);
+  if (read.has('RABBITMQ_QUEUE_MESSAGE_TTL_MS')) args['x-message-ttl'] = read.int('RABBITMQ_QUEUE_MESSAGE_TTL_MS', 0);
+  if (read.has('RABBITMQ_QUEUE_DEAD_LETTER_EXCHANGE')) {
+    args['x-dead-letter-exchange'] = read.string('RABBITMQ_QUEUE_DEAD_LETTER_EXCHANGE', '', true);
+  }
+  return args;
+}
+
 class EnvReader {
   constructor(private readonly env: Env) {}
+
+  has(name: string): boolean {
+    return (this.env[name] ?? '') !== '';
+  }
 
   string(name: string, fallback: string, allowEmpty = false): string {
     const value = this.env[name];
@@ -114,6 +169,12 @@ class EnvReader {
     const raw = this.string(name, String(fallback)).trim();
     if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
     return Number(raw);
+  }
+
+  intBetween(name: string, fallback: number, min: number, max: number): number {
+    const value = this.int(name, fallback);
+    if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+    return value;
   }
 
   port(name: string, fallback: number, min = 1): number {
@@ -145,8 +206,11 @@ class EnvReader {
   }
 
   amqpUrl(name: string, fallback: string): string {
-    const value = this.string(name, fallback);
-    if (!/^amqps?:\/\/[^\s]+$/.test(value)) throw new ConfigError(`${name} must be an amqp:// or amqps:// URL`);
+    return this.validAmqpUrl(name, this.string(name, fallback));
+  }
+
+  validAmqpUrl(name: string, value: string): string {
+    if (!/^amqps?:\/\/[^\s]+$/.test(value) || !URL.canParse(value)) throw new ConfigError(`${name} must be an amqp:// or amqps:// URL`);
     return value;
   }
 

@@ -12,6 +12,9 @@ import { RabbitMqClient } from './rabbitmq.client.js';
       useFactory: async (config: ConfigService<AppConfig, true>) => {
         const client = new RabbitMqClient(config.get('rabbitmq', { infer: true }));
         await client.connect();
+        // A broker that cannot be reached does not hold start-up back (events wait in the outbox), but one that
+        // has the queue with other arguments ends it: no event could ever be routed as configured.
+        await client.firstTopologyDeclaration();
         return client;
       },
     },

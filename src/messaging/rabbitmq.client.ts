@@ -1,26 +1,37 @@
 import { Logger } from '@nestjs/common';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import amqp, { type AmqpConnectionManager, type ChannelWrapper } from 'amqp-connection-manager';
-import type { ConfirmChannel } from 'amqplib';
+import type { ConfirmChannel, Options } from 'amqplib';
 import type { AppConfig } from '../config/app-config.js';
 import type { OutgoingMessage } from './outgoing-message.js';
+import { TopologyMismatchError, topologyMismatch } from './topology-mismatch.js';
 
-/** How long a publish may wait for a connection and the broker's confirm before it counts as failed. */
+/** How long a batch may wait for the broker's confirms before its unconfirmed messages count as failed. */
 const PUBLISH_TIMEOUT_MS = 5_000;
 
+/** What became of one message of a batch: confirmed, or why not. */
+export type PublishOutcome = { confirmed: true } | { confirmed: false; refused: boolean; reason: string };
+
 /**
- * A Nest ClientProxy over amqp-connection-manager that publishes plain JSON bodies as persistent messages
- * to an exchange on a confirm channel. The stock ClientRMQ wraps bodies in {pattern, data}, sends
- * non-persistent messages and does not use publisher confirms.
+ * A Nest ClientProxy over amqp-connection-manager that publishes plain JSON bodies as persistent messages to an
+ * exchange on a confirm channel, to the first reachable of several brokers. The stock ClientRMQ wraps bodies in
+ * {pattern, data}, sends non-persistent messages and does not use publisher confirms.
  *
- * `emit(routingKey, message)` resolves once the broker has confirmed the message.
+ * amqp-connection-manager keeps the connection (round-robin over the brokers, heartbeats, reconnects) and
+ * declares the topology on every new channel. Messages are published straight on that channel, never through
+ * the manager's buffer: the manager re-sends what it buffered for a lost connection after it reconnects, and
+ * the broker would then take those behind later ones. Here a lost connection fails its unconfirmed messages,
+ * and the caller decides what to send again, in order.
  */
 export class RabbitMqClient extends ClientProxy {
   private readonly logger = new Logger(RabbitMqClient.name);
   private connection?: AmqpConnectionManager;
-  private channel?: ChannelWrapper;
+  private wrapper?: ChannelWrapper;
+  /** The confirm channel of the live connection, once its topology is declared. */
+  private channel?: ConfirmChannel;
   private lastError?: Error;
   private firstAttempt: Promise<void> = Promise.resolve();
+  private firstTopology: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: AppConfig['rabbitmq']) {
     super();
@@ -29,42 +40,61 @@ export class RabbitMqClient extends ClientProxy {
   /** Starts connecting in the background; a broker that is down never holds the caller back. */
   connect(): Promise<void> {
     if (this.connection) return Promise.resolve();
-    this.connection = amqp.connect([this.options.url], {
+    const connection = amqp.connect(this.options.urls, {
       heartbeatIntervalInSeconds: 5,
       reconnectTimeInSeconds: 2,
       connectionOptions: { timeout: 3_000, clientProperties: { connection_name: 'ticket-service' } },
     });
-    const connection = this.connection;
+    this.connection = connection;
     this.firstAttempt = new Promise((resolve) => {
       connection.once('connect', () => resolve());
       connection.once('connectFailed', () => resolve());
     });
-    this.connection.on('connect', () => {
-      this.lastError = undefined;
-      this.logger.log('Connected to RabbitMQ');
+    let topologySettled!: (error?: Error) => void;
+    this.firstTopology = new Promise<Error | undefined>((resolve) => (topologySettled = resolve)).then((error) => {
+      if (error instanceof TopologyMismatchError) throw error;
     });
-    this.connection.on('disconnect', ({ err }) => {
+    connection.once('connectFailed', () => topologySettled());
+    connection.on('connect', ({ url }) => {
+      this.lastError = undefined;
+      this.logger.log(`Connected to RabbitMQ at ${brokerAddress(url)}`);
+    });
+    connection.on('disconnect', ({ err }) => {
       this.lastError = err ?? new Error('RabbitMQ connection closed');
       this.logger.warn(`RabbitMQ connection lost: ${err?.message ?? 'closed'}`);
     });
-    this.connection.on('connectFailed', ({ err }) => {
+    connection.on('connectFailed', ({ err, url }) => {
       this.lastError = err;
-      this.logger.warn(`RabbitMQ not reachable: ${err?.message}`);
+      this.logger.warn(`RabbitMQ not reachable at ${brokerAddress(url)}: ${err?.message}`);
     });
-    this.channel = this.connection.createChannel({
+    this.wrapper = connection.createChannel({
       name: 'ticket-events',
       confirm: true,
       json: false,
-      publishTimeout: PUBLISH_TIMEOUT_MS,
-      setup: (channel: ConfirmChannel) => this.declareTopology(channel),
+      setup: async (channel: ConfirmChannel) => {
+        try {
+          await this.declareTopology(channel);
+        } catch (error) {
+          const mismatch = topologyMismatch(error, this.options.queue);
+          this.lastError = mismatch ?? (error as Error);
+          topologySettled(this.lastError);
+          throw this.lastError;
+        }
+        this.channel = channel;
+        channel.once('close', () => {
+          if (this.channel === channel) this.channel = undefined;
+        });
+        topologySettled();
+      },
     });
-    this.channel.on('error', (err) => this.logger.error(`RabbitMQ channel error: ${err.message}`));
+    this.wrapper.on('error', (err) => this.logger.error(`RabbitMQ channel error: ${err.message}`));
     return Promise.resolve();
   }
 
   async close(): Promise<void> {
     const connection = this.connection;
     this.connection = undefined;
+    this.wrapper = undefined;
     this.channel = undefined;
     await connection?.close();
   }
@@ -84,27 +114,71 @@ export class RabbitMqClient extends ClientProxy {
     return this.connection?.isConnected() ?? false;
   }
 
+  /** Connected, with the topology declared: messages can go out now. */
+  canPublish(): boolean {
+    return this.isConnected() && this.channel !== undefined;
+  }
+
   /** Resolves once the first connection attempt has ended, connected or not (bounded by the connect timeout). */
   firstConnectionAttempt(): Promise<void> {
     return this.firstAttempt;
   }
 
-  /** Why the broker is not connected: the last connection failure or loss, until the next successful connect. */
+  /**
+   * Resolves once the first connection attempt and, if it connected, the topology declaration have ended;
+   * rejects with a TopologyMismatchError when the queue exists with other arguments than configured.
+   */
+  firstTopologyDeclaration(): Promise<void> {
+    return this.firstTopology;
+  }
+
+  /** Why the broker is not usable: the last connection or topology failure, until the next success. */
   connectionError(): Error | undefined {
-    return this.isConnected() ? undefined : this.lastError;
+    return this.canPublish() ? undefined : this.lastError;
+  }
+
+  /**
+   * Publishes the messages in the order given, on one channel, and reports for each whether the broker
+   * confirmed it. A message written to a connection that is then lost is never sent again by this client.
+   */
+  async publishInOrder(routingKey: string, messages: OutgoingMessage[]): Promise<PublishOutcome[]> {
+    const channel = this.channel;
+    if (!channel || !this.isConnected()) {
+      const reason = this.connectionError()?.message ?? 'RabbitMQ is not connected';
+      return messages.map(() => ({ confirmed: false, refused: false, reason }));
+    }
+    const outcomes: Array<PublishOutcome | undefined> = messages.map(() => undefined);
+    let settle!: () => void;
+    const allSettled = new Promise<void>((resolve) => (settle = resolve));
+    let pending = messages.length;
+    const record = (index: number, outcome: PublishOutcome) => {
+      if (outcomes[index]) return;
+      outcomes[index] = outcome;
+      if (--pending === 0) settle();
+    };
+    const closed = new Promise<void>((resolve) => channel.once('close', resolve));
+    for (const [index, message] of messages.entries()) {
+      let hasRoom: boolean;
+      try {
+        hasRoom = channel.publish(this.options.exchange, routingKey, Buffer.from(message.body, 'utf8'), messageProperties(message), (err) =>
+          record(index, err ? failure(err) : { confirmed: true }),
+        );
+      } catch (error) {
+        // The channel closed under this loop: nothing more goes out on it.
+        for (let rest = index; rest < messages.length; rest++) record(rest, failure(error as Error));
+        break;
+      }
+      if (!hasRoom) await Promise.race([new Promise((resolve) => channel.once('drain', resolve)), closed]);
+    }
+    const timer = setTimeout(settle, PUBLISH_TIMEOUT_MS);
+    await allSettled;
+    clearTimeout(timer);
+    return outcomes.map((outcome) => outcome ?? { confirmed: false, refused: false, reason: 'no confirm from RabbitMQ in time' });
   }
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket<OutgoingMessage>): Promise<T> {
-    if (!this.channel) throw new Error('RabbitMQ client is not connected');
-    const message = packet.data;
-    await this.channel.publish(this.options.exchange, String(packet.pattern), Buffer.from(message.body, 'utf8'), {
-      contentType: 'application/json',
-      contentEncoding: 'UTF-8',
-      persistent: true,
-      messageId: message.messageId,
-      type: message.type,
-      timestamp: Math.floor(message.timestamp.getTime() / 1000),
-    });
+    const [outcome] = await this.publishInOrder(String(packet.pattern), [packet.data]);
+    if (!outcome.confirmed) throw new Error(outcome.reason);
     return undefined as T;
   }
 
@@ -115,9 +189,38 @@ export class RabbitMqClient extends ClientProxy {
   }
 
   private async declareTopology(channel: ConfirmChannel): Promise<void> {
-    const { exchange, exchangeType, queue, routingKey } = this.options;
+    const { exchange, exchangeType, queue, routingKey, queueType, queueArguments } = this.options;
     await channel.assertExchange(exchange, exchangeType, { durable: true });
-    await channel.assertQueue(queue, { durable: true });
+    // A classic queue is declared without x-queue-type, as it always was, so queues declared by earlier
+    // versions (or by consumers) stay equivalent.
+    const args = queueType === 'quorum' ? { 'x-queue-type': 'quorum', ...queueArguments } : queueArguments;
+    await channel.assertQueue(queue, { durable: true, arguments: args });
     await channel.bindQueue(queue, exchange, routingKey);
+  }
+}
+
+function messageProperties(message: OutgoingMessage): Options.Publish {
+  return {
+    contentType: 'application/json',
+    contentEncoding: 'UTF-8',
+    persistent: true,
+    messageId: message.messageId,
+    type: message.type,
+    timestamp: Math.floor(message.timestamp.getTime() / 1000),
+  };
+}
+
+/** A nack is the broker refusing the message; anything else (a closed channel) is the connection's fault. */
+function failure(err: Error): PublishOutcome {
+  return { confirmed: false, refused: err.message === 'message nacked', reason: err.message };
+}
+
+/** host:port of a broker URL, without credentials, for logs. */
+function brokerAddress(url: unknown): string {
+  try {
+    const parsed = new URL(typeof url === 'string' ? url : String((url as { url?: string })?.url ?? url));
+    return parsed.host;
+  } catch {
+    return 'unknown address';
   }
 }

@@ -6,6 +6,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
  */
 @Entity({ name: 'outbox' })
 @Index('idx_outbox_pending', ['parkedAt', 'id'])
+@Index('idx_outbox_partition_pending', ['partitionNo', 'parkedAt', 'id'])
 export class OutboxEvent {
   // Auto-increment order is commit order for one ticket: its writes are serialised by the ticket's row lock.
   @PrimaryGeneratedColumn({ type: 'bigint' })
@@ -19,6 +20,10 @@ export class OutboxEvent {
 
   @Column({ name: 'ticket_id', type: 'bigint' })
   ticketId: string;
+
+  /** `ticketId mod OUTBOX_PARTITIONS`: a ticket's events share a partition, which one relay at a time publishes. */
+  @Column({ name: 'partition_no', type: 'smallint', default: 0 })
+  partitionNo: number;
 
   /** The exact message body, serialised once at write time. */
   @Column({ type: 'mediumtext' })

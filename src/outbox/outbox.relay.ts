@@ -2,21 +2,29 @@ import { AsyncResource } from 'node:async_hooks';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { lastValueFrom } from 'rxjs';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import { RabbitMqClient } from '../messaging/rabbitmq.client.js';
-import { OutboxEvent } from './outbox-event.entity.js';
+import { type PublishOutcome, RabbitMqClient } from '../messaging/rabbitmq.client.js';
+import { OutboxLeases } from './outbox-leases.js';
 
 const BATCH_SIZE = 200;
-const POLL_INTERVAL_MS = 1_000;
+/** Also how soon a partition whose relay died is taken over once its lease has expired. */
+const POLL_INTERVAL_MS = 500;
 const MAX_BACKOFF_MS = 5_000;
 const LINGER_MS = 10;
 /** A message the broker refused this many times, while connected, is parked instead of blocking the rows behind it. */
 export const MAX_ATTEMPTS = 10;
 
 /** An outbox row as the relay reads it: what publishing needs, without entity hydration. */
-type PendingEvent = Pick<OutboxEvent, 'id' | 'eventId' | 'eventType' | 'payload' | 'attempts'> & { occurredAt: Date | string };
+export interface PendingEvent {
+  id: string;
+  partition: number;
+  eventId: string;
+  eventType: string;
+  payload: string;
+  occurredAt: Date | string;
+  attempts: number;
+}
 
 export interface OutboxBacklog {
   pending: number;
@@ -24,17 +32,46 @@ export interface OutboxBacklog {
   parked: number;
 }
 
+/** Per partition, the events to delete (the confirmed prefix) and the first one that did not go out, if any. */
+export interface BatchResult {
+  confirmed: Map<number, string[]>;
+  stopped: Array<{ event: PendingEvent; outcome: Extract<PublishOutcome, { confirmed: false }> }>;
+}
+
 /**
- * Publishes recorded events to RabbitMQ and deletes each one once the broker has confirmed it.
- * Kicked after every commit and also polling, so events recorded before a crash or during a broker
- * outage go out as soon as publishing is possible. Across replicas, a database-wide named lock lets one
- * relay publish at a time, which keeps each ticket's events in commit order.
+ * Within each partition, only the events before the first unconfirmed one count as published: the rest go out
+ * again from there, so a ticket's events reach the broker in order (a later event may arrive twice, never
+ * before an earlier one). `events` are in id order.
+ */
+export function confirmedPrefixes(events: PendingEvent[], outcomes: PublishOutcome[]): BatchResult {
+  const confirmed = new Map<number, string[]>();
+  const stopped: BatchResult['stopped'] = [];
+  const halted = new Set<number>();
+  events.forEach((event, index) => {
+    const outcome = outcomes[index];
+    if (halted.has(event.partition)) return;
+    if (!outcome.confirmed) {
+      halted.add(event.partition);
+      stopped.push({ event, outcome });
+      return;
+    }
+    confirmed.set(event.partition, [...(confirmed.get(event.partition) ?? []), event.id]);
+  });
+  return { confirmed, stopped };
+}
+
+/**
+ * Publishes recorded events to RabbitMQ and deletes each one once the broker has confirmed it. Kicked after every
+ * commit and also polling, so events recorded before a crash or during a broker outage go out as soon as
+ * publishing is possible. Events are spread over partitions by ticket; each partition is published by the one
+ * relay holding its lease (see OutboxLeases), in id order, which keeps each ticket's events in commit order while
+ * replicas share the work.
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
-  private readonly lockName: string;
   private readonly routingKey: string;
+  private readonly leases: OutboxLeases;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private rerun = false;
@@ -42,6 +79,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private failures = 0;
   private retryAt = 0;
   private backlogReported = false;
+  private partitionsReady = false;
   /** Created outside any request, with the application. */
   private readonly ownContext = new AsyncResource(OutboxRelay.name);
 
@@ -50,8 +88,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly client: RabbitMqClient,
     config: ConfigService<AppConfig, true>,
   ) {
-    this.lockName = `${config.get('db.database', { infer: true })}.outbox_relay`;
     this.routingKey = config.get('rabbitmq.routingKey', { infer: true });
+    const outbox = config.get('outbox', { infer: true });
+    this.leases = new OutboxLeases(outbox.partitions, outbox.leaseTtlMs);
   }
 
   onApplicationBootstrap(): void {
@@ -65,6 +104,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     this.stopped = true;
     clearInterval(this.timer);
     await this.running;
+    // Other relays take the partitions over at once instead of after the lease's TTL. Best effort: if the
+    // database is gone, the leases simply expire.
+    await this.withRunner((runner) => this.leases.releaseAll(runner)).catch(() => undefined);
   }
 
   /** Starts a relay pass, or asks the running one to go round again. Never throws. */
@@ -79,6 +121,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     this.running = this.ownContext.runInAsyncScope(() => this.drain()).finally(() => (this.running = undefined));
   }
 
+  /** The partitions this relay publishes for now. */
+  heldPartitions(): number[] {
+    return this.leases.heldPartitions();
+  }
+
   async backlog(): Promise<OutboxBacklog> {
     const [row] = await this.dataSource.query(
       `SELECT COUNT(*) - COUNT(parked_at) AS pending, MIN(CASE WHEN parked_at IS NULL THEN occurred_at END) AS oldest,
@@ -89,10 +136,17 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async drain(): Promise<void> {
     try {
-      await this.withRelayLock(async (runner) => {
+      await this.withRunner(async (runner) => {
+        if (!this.partitionsReady) {
+          await this.leases.ensurePartitions(runner);
+          this.partitionsReady = true;
+        }
+        // Leases are kept up while the broker is away too, so partitions do not move for an outage.
+        await this.leases.refresh(runner);
+        if (!this.client.canPublish()) throw this.client.connectionError() ?? new Error('RabbitMQ is not connected');
         for (;;) {
           this.rerun = false;
-          while (!this.stopped && (await this.relayBatch(runner)) === BATCH_SIZE);
+          while (!this.stopped && (await this.relayBatch(runner)));
           if (!this.rerun || this.stopped) break;
           // Writes kept coming while this batch went out: let a few more commit, so that under load each
           // batch carries more events for the same statements.
@@ -104,7 +158,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       this.backlogReported = false;
     } catch (error) {
       this.failures++;
-      const backoff = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(this.failures, 6));
+      const backoff = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.failures, 6));
       this.retryAt = Date.now() + backoff;
       if (!this.backlogReported) {
         const pending = await this.backlog().then((b) => b.pending, () => 'unknown');
@@ -115,93 +169,84 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /**
-   * Runs a pass on one connection of its own, holding the relay lock for the whole pass; does nothing while
-   * another replica holds it. One connection for the pass keeps the relay out of the pool's queue, where
-   * requests under load would make every batch wait.
+   * A pass holds one connection of its own: one connection for the pass keeps the relay out of the pool's queue,
+   * where requests under load would make every batch wait.
    */
-  private async withRelayLock(pass: (runner: QueryRunner) => Promise<void>): Promise<void> {
-    if (!this.client.isConnected()) throw new Error('RabbitMQ is not connected');
+  private async withRunner<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
-      const [{ locked }] = await runner.query('SELECT GET_LOCK(?, 0) AS locked', [this.lockName]);
-      if (Number(locked) !== 1) return;
-      try {
-        await pass(runner);
-      } finally {
-        await runner.query('SELECT RELEASE_LOCK(?)', [this.lockName]);
-      }
+      return await work(runner);
     } finally {
       await runner.release();
     }
   }
 
-  /** Publishes the oldest pending events, in order; returns how many it took. */
-  private async relayBatch(runner: QueryRunner): Promise<number> {
-    const events: PendingEvent[] = await runner.query(
-      `SELECT id, event_id AS eventId, event_type AS eventType, payload, occurred_at AS occurredAt, attempts
-       FROM outbox WHERE parked_at IS NULL ORDER BY id ASC LIMIT ${BATCH_SIZE}`,
-    );
-    if (events.length > 0) await this.publish(runner, events);
-    return events.length;
-  }
+  /** Publishes the oldest pending events of the partitions held; true when there may be more right behind. */
+  private async relayBatch(runner: QueryRunner): Promise<boolean> {
+    const partitions = [...this.leases.publishable().keys()];
+    if (partitions.length === 0) return false;
+    const events = await this.pendingEvents(runner, partitions);
+    if (events.length === 0) return false;
 
-  /** Publishes in order on one confirm channel, deletes what was confirmed and counts what was refused. */
-  private async publish(runner: QueryRunner, events: PendingEvent[]): Promise<void> {
-    const results = await Promise.allSettled(
-      events.map((event) =>
-        lastValueFrom(
-          this.client.emit(this.routingKey, {
-            messageId: event.eventId,
-            type: event.eventType,
-            timestamp: new Date(event.occurredAt),
-            body: event.payload,
-          }),
-          { defaultValue: undefined },
-        ),
-      ),
+    const outcomes = await this.client.publishInOrder(
+      this.routingKey,
+      events.map((event) => ({ messageId: event.eventId, type: event.eventType, timestamp: new Date(event.occurredAt), body: event.payload })),
     );
-    const confirmed = events.filter((_, i) => results[i].status === 'fulfilled').map((event) => event.id);
-    if (confirmed.length > 0) await this.deleteEvents(runner, confirmed);
+    const { confirmed, stopped } = confirmedPrefixes(events, outcomes);
+    if (confirmed.size > 0) await this.deletePublished(runner, confirmed);
+    if (stopped.length === 0) return events.length === BATCH_SIZE;
 
-    const refused = events.flatMap((event, i) => {
-      const result = results[i];
-      return result.status === 'rejected' ? [{ event, reason: String((result.reason as Error)?.message ?? result.reason) }] : [];
-    });
-    if (refused.length === 0) return;
-    if (!this.client.isConnected()) throw new Error('RabbitMQ connection lost while publishing');
-    for (const { event, reason } of refused) await this.recordRefusal(runner, event, reason);
-    throw new Error(`RabbitMQ refused ${refused.length} event(s)`);
+    if (!this.client.canPublish()) throw new Error('RabbitMQ connection lost while publishing');
+    for (const { event, outcome } of stopped) if (outcome.refused) await this.recordRefusal(runner, event, outcome.reason);
+    throw new Error(`RabbitMQ did not confirm ${stopped.length} event(s): ${stopped[0].outcome.reason}`);
   }
 
   /**
-   * One `BETWEEN` per run of consecutive ids. Given a list of ids, the optimizer scans the whole table when its
-   * statistics say the table is small (an outbox usually is), and the scan waits for the lock of every row a
-   * write is still inserting, one after the other, for as long as writes keep coming. A single range on the
-   * primary key is read as a range even then (EXPLAIN on MariaDB 10.11: `range` on PRIMARY for one range, `ALL`
-   * for a list of ids).
+   * The oldest pending events of each partition, merged in id order; one index range per partition
+   * (idx_outbox_partition_pending), each stopping after BATCH_SIZE rows.
    */
-  private async deleteEvents(runner: QueryRunner, ids: string[]): Promise<void> {
-    for (const [first, last] of consecutiveRuns(ids.map(Number))) {
-      await runner.query('DELETE FROM outbox WHERE id BETWEEN ? AND ?', [first, last]);
+  private async pendingEvents(runner: QueryRunner, partitions: number[]): Promise<PendingEvent[]> {
+    const perPartition = partitions.map(
+      () => `(SELECT id, partition_no AS \`partition\`, event_id AS eventId, event_type AS eventType, payload, occurred_at AS occurredAt, attempts
+              FROM outbox WHERE partition_no = ? AND parked_at IS NULL ORDER BY id LIMIT ${BATCH_SIZE})`,
+    );
+    const rows: PendingEvent[] = await runner.query(perPartition.join(' UNION ALL '), partitions);
+    // Cutting the merged list keeps each partition's part a prefix of its pending events.
+    return rows
+      .map((row) => ({ ...row, partition: Number(row.partition) }))
+      .sort((a, b) => Number(a.id) - Number(b.id))
+      .slice(0, BATCH_SIZE);
+  }
+
+  /**
+   * Deletes the confirmed events of the partitions this relay still holds, behind the lease fence. The ids go in
+   * as a derived table joined on the primary key: given as a list (`IN`), the optimizer scans the whole table
+   * when its statistics call it small (an outbox usually is), and the scan waits for the lock of every row a
+   * write is still inserting (EXPLAIN on MariaDB 10.11: eq_ref on PRIMARY for the join).
+   */
+  private async deletePublished(runner: QueryRunner, confirmed: Map<number, string[]>): Promise<void> {
+    const kept = await this.leases.fenced(runner, [...confirmed.keys()], async (partitions) => {
+      const ids = partitions.flatMap((partition) => confirmed.get(partition)!);
+      const derived = ids.map(() => 'SELECT ? AS id').join(' UNION ALL ');
+      await runner.query(`DELETE o FROM outbox o JOIN (${derived}) published ON o.id = published.id`, ids);
+    });
+    const lost = [...confirmed.keys()].filter((partition) => !kept.includes(partition));
+    if (lost.length > 0) {
+      const count = lost.reduce((sum, partition) => sum + confirmed.get(partition)!.length, 0);
+      this.logger.warn(`Lease lost before deleting ${count} published event(s) of partition(s) ${lost.join(', ')}; they stay for the new owner`);
     }
   }
 
   private async recordRefusal(runner: QueryRunner, event: PendingEvent, reason: string): Promise<void> {
     const attempts = event.attempts + 1;
-    const parkedAt = attempts >= MAX_ATTEMPTS ? new Date() : null;
-    await runner.manager.update(OutboxEvent, { id: event.id }, { attempts, lastError: reason.slice(0, 500), parkedAt });
-    if (parkedAt) this.logger.error(`Event ${event.eventId} parked after ${attempts} refused attempts: ${reason}`);
+    const parked = attempts >= MAX_ATTEMPTS;
+    await runner.query('UPDATE outbox SET attempts = ?, last_error = ?, parked_at = ? WHERE id = ?', [
+      attempts,
+      reason.slice(0, 500),
+      parked ? new Date() : null,
+      event.id,
+    ]);
+    if (parked) this.logger.error(`Event ${event.eventId} parked after ${attempts} refused attempts: ${reason}`);
   }
-}
-
-/** [first, last] of each run of consecutive numbers, for ascending `ids`: [1, 2, 3, 5] gives [1, 3] and [5, 5]. */
-export function consecutiveRuns(ids: number[]): Array<[number, number]> {
-  const runs: Array<[number, number]> = [];
-  for (const id of ids) {
-    const run = runs.at(-1);
-    if (run && id === run[1] + 1) run[1] = id;
-    else runs.push([id, id]);
-  }
-  return runs;
 }

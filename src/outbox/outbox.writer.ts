@@ -1,17 +1,26 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { EntityManager } from 'typeorm';
+import type { AppConfig } from '../config/app-config.js';
 import type { TicketEvent } from '../tickets/events/ticket-event.js';
 
 /** Records an event in the caller's transaction, so it commits or rolls back with the write it describes. */
 @Injectable()
 export class OutboxWriter {
+  private readonly partitions: number;
+
+  constructor(config: ConfigService<AppConfig, true>) {
+    this.partitions = config.get('outbox.partitions', { infer: true });
+  }
+
   async record(manager: EntityManager, event: TicketEvent): Promise<void> {
     // Plain SQL: the repository's insert would read the row back for its column defaults, one more round
     // trip inside every write's transaction.
-    await manager.query('INSERT INTO outbox (event_id, event_type, ticket_id, payload, occurred_at) VALUES (?, ?, ?, ?, ?)', [
+    await manager.query('INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES (?, ?, ?, ?, ?, ?)', [
       event.eventId,
       event.eventType,
       event.ticketId,
+      event.ticketId % this.partitions,
       JSON.stringify(event),
       event.occurredAt,
     ]);

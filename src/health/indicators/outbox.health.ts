@@ -6,7 +6,7 @@ import { type OutboxBacklog, OutboxRelay } from '../../outbox/outbox.relay.js';
 import { probe } from '../health-probe.js';
 
 /**
- * Events not yet handed to the broker. Informational: a backlog is what the outbox is for (writes go on while the
+ * Events not yet handed to the broker, and the outbox partitions this replica publishes for. Informational: a backlog is what the outbox is for (writes go on while the
  * broker is away), so it is UP whenever it can be read and never decides the overall status.
  */
 @Injectable()
@@ -24,7 +24,7 @@ export class OutboxHealthIndicator {
   check<Key extends string>(key: Key): Promise<HealthIndicatorResult<Key>> {
     return probe(this.health, key, this.timeoutMs, async () => ({
       up: true,
-      details: backlogDetails(await this.relay.backlog(), Date.now()),
+      details: { ...backlogDetails(await this.relay.backlog(), Date.now()), partitionsHeld: this.relay.heldPartitions() },
     }));
   }
 }

@@ -1,0 +1,250 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Logger } from '@nestjs/common';
+import type { QueryRunner } from 'typeorm';
+
+/** One partition's lease as the table holds it. */
+export interface LeaseRow {
+  partition: number;
+  owner: string | null;
+  epoch: number;
+  expired: boolean;
+}
+
+/** What a relay should do about leases: give some up, try to claim others. */
+export interface LeasePlan {
+  release: number[];
+  claim: number[];
+}
+
+/**
+ * Fair shares: with `members` live relays, each holds at most ceil(partitions / members). A relay above its
+ * share gives up its highest partitions; one below it claims free or expired ones, starting from `offset`, so that
+ * relays starting together try different partitions first.
+ */
+export function planLeases(rows: LeaseRow[], me: string, members: number, offset = 0): LeasePlan {
+  const share = Math.ceil(rows.length / Math.max(1, members));
+  // A lease of mine that expired without anyone taking it over is still mine: renewing it keeps its epoch.
+  const mine = rows.filter((row) => row.owner === me).map((row) => row.partition).sort((a, b) => a - b);
+  if (mine.length > share) return { release: mine.slice(share), claim: [] };
+  const free = rows.filter((row) => row.owner !== me && (row.owner === null || row.expired)).map((row) => row.partition);
+  const rotated = [...free].sort((a, b) => rotate(a, offset, rows.length) - rotate(b, offset, rows.length));
+  return { release: [], claim: rotated.slice(0, share - mine.length) };
+}
+
+function rotate(partition: number, offset: number, count: number): number {
+  return (partition - offset + count) % count;
+}
+
+interface Held {
+  epoch: number;
+  /** Local time until which this relay may publish for the partition (its lease, less a safety margin). */
+  validUntil: number;
+}
+
+interface WriteResult {
+  affectedRows: number;
+}
+
+/** Error numbers of a lost race for a row: a deadlock, a lock wait timeout, or a Galera certification failure. */
+const LOST_RACE = new Set([1213, 1205]);
+
+/**
+ * The relay's leases on outbox partitions, as rows of `outbox_lease` claimed by committed conditional UPDATEs and
+ * `outbox_relay` rows that say which relays are alive. Nothing here rests on a node-local feature (GET_LOCK,
+ * SKIP LOCKED, session state), so it holds on Galera, Group Replication and after a failover alike.
+ *
+ * Fencing: every delete of published events runs in a transaction that first updates the lease row on the
+ * condition that owner and epoch are still this relay's. A relay that lost its lease (paused, partitioned,
+ * slow) deletes nothing; on a multi-primary cluster a concurrent takeover makes one of the two commits fail.
+ */
+export class OutboxLeases {
+  private readonly logger = new Logger('OutboxLeases');
+  readonly owner = `${hostname().slice(0, 60)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly held = new Map<number, Held>();
+  private readonly offset: number;
+  private heartbeatDueAt = 0;
+  private renewDueAt = 0;
+
+  constructor(
+    private readonly partitions: number,
+    private readonly ttlMs: number,
+  ) {
+    this.offset = randomBytes(2).readUInt16BE() % partitions;
+  }
+
+  /** Partitions this relay may publish for now. */
+  publishable(now = Date.now()): Map<number, number> {
+    const partitions = new Map<number, number>();
+    for (const [partition, lease] of this.held) if (now < lease.validUntil) partitions.set(partition, lease.epoch);
+    return partitions;
+  }
+
+  heldPartitions(): number[] {
+    return [...this.publishable().keys()].sort((a, b) => a - b);
+  }
+
+  /** Creates the lease rows of the configured partitions; rows of a larger earlier count stay and are served too. */
+  async ensurePartitions(runner: QueryRunner): Promise<void> {
+    const values = Array.from({ length: this.partitions }, (_, partition) => `(${partition}, NOW(3))`).join(', ');
+    await runner.query(`INSERT IGNORE INTO outbox_lease (partition_no, expires_at) VALUES ${values}`);
+  }
+
+  /**
+   * Says this relay is alive, renews its leases when due, and gives up or claims partitions towards its fair
+   * share. Cheap when nothing is due: one read of the lease table.
+   */
+  async refresh(runner: QueryRunner): Promise<void> {
+    const now = Date.now();
+    if (now >= this.heartbeatDueAt) await this.heartbeat(runner, now);
+    if (this.held.size > 0 && now >= this.renewDueAt) await this.renew(runner, now);
+    const { rows, members } = await this.read(runner);
+    this.forgetLost(rows);
+    const plan = planLeases(rows, this.owner, members, this.offset);
+    if (plan.release.length > 0) await this.release(runner, plan.release);
+    if (plan.claim.length > 0) await this.claim(runner, plan.claim);
+  }
+
+  /**
+   * Runs `work` (the deletes of published events) in one transaction with the fence: it commits only for the
+   * partitions whose lease this relay still holds with the same epoch, and returns those.
+   */
+  async fenced(runner: QueryRunner, partitions: number[], work: (kept: number[]) => Promise<void>): Promise<number[]> {
+    const started = Date.now();
+    await runner.startTransaction();
+    try {
+      const kept: number[] = [];
+      for (const partition of partitions) {
+        const lease = this.held.get(partition);
+        const result: WriteResult | undefined = lease
+          ? await runner.query(
+              'UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE partition_no = ? AND owner = ? AND epoch = ?',
+              [this.ttlMs * 1000, partition, this.owner, lease.epoch],
+            )
+          : undefined;
+        if (result?.affectedRows === 1) kept.push(partition);
+      }
+      if (kept.length > 0) await work(kept);
+      await runner.commitTransaction();
+      for (const partition of kept) this.extend(partition, started);
+      this.lose(partitions.filter((partition) => !kept.includes(partition)));
+      return kept;
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      if (!isLostRace(error)) throw error;
+      // Another relay took one of these partitions over at the same moment (on a multi-primary cluster the
+      // commit loses certification): none of the deletes happened; the new owner publishes from the same rows.
+      this.lose(partitions);
+      return [];
+    }
+  }
+
+  /** Gives every lease back and leaves the relay table, so other relays take over at once. */
+  async releaseAll(runner: QueryRunner): Promise<void> {
+    await runner.query('UPDATE outbox_lease SET owner = NULL, expires_at = NOW(3) WHERE owner = ?', [this.owner]);
+    await runner.query('DELETE FROM outbox_relay WHERE owner = ?', [this.owner]);
+    this.held.clear();
+  }
+
+  private async heartbeat(runner: QueryRunner, now: number): Promise<void> {
+    await runner.query(
+      `INSERT INTO outbox_relay (owner, expires_at) VALUES (?, NOW(3) + INTERVAL ? MICROSECOND)
+       ON DUPLICATE KEY UPDATE expires_at = VALUES(expires_at)`,
+      [this.owner, this.ttlMs * 1000],
+    );
+    this.heartbeatDueAt = now + this.ttlMs / 3;
+    // Relays that stopped without leaving; any relay may remove them, and losing that race changes nothing.
+    await runner.query('DELETE FROM outbox_relay WHERE expires_at < NOW(3) - INTERVAL 1 HOUR').catch(ignoreLostRace);
+  }
+
+  private async renew(runner: QueryRunner, now: number): Promise<void> {
+    const partitions = [...this.held.keys()];
+    await runner
+      .query('UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE owner = ? AND partition_no IN (?)', [
+        this.ttlMs * 1000,
+        this.owner,
+        partitions,
+      ])
+      .catch(ignoreLostRace);
+    // The read that follows drops any lease that was not renewed because someone else holds it now.
+    for (const partition of partitions) this.extend(partition, now);
+  }
+
+  private async read(runner: QueryRunner): Promise<{ rows: LeaseRow[]; members: number }> {
+    const result: Array<{ partition_no: number; owner: string | null; epoch: string; expired: number; members: string }> = await runner.query(
+      `SELECT partition_no, owner, epoch, expires_at < NOW(3) AS expired,
+              (SELECT COUNT(*) FROM outbox_relay WHERE expires_at > NOW(3)) AS members
+       FROM outbox_lease ORDER BY partition_no`,
+    );
+    const rows = result.map((row) => ({ partition: Number(row.partition_no), owner: row.owner, epoch: Number(row.epoch), expired: Number(row.expired) === 1 }));
+    return { rows, members: Number(result[0]?.members ?? 1) };
+  }
+
+  /** Drops what the table says is no longer this relay's (taken over), and adopts a renewed epoch change. */
+  private forgetLost(rows: LeaseRow[]): void {
+    const lost = [...this.held.keys()].filter((partition) => {
+      const row = rows.find((candidate) => candidate.partition === partition);
+      return row?.owner !== this.owner || row.epoch !== this.held.get(partition)!.epoch;
+    });
+    this.lose(lost);
+  }
+
+  private async release(runner: QueryRunner, partitions: number[]): Promise<void> {
+    await runner
+      .query('UPDATE outbox_lease SET owner = NULL, expires_at = NOW(3) WHERE owner = ? AND partition_no IN (?)', [this.owner, partitions])
+      .catch(ignoreLostRace);
+    for (const partition of partitions) this.held.delete(partition);
+    this.logger.log(`Released outbox partition(s) ${partitions.join(', ')} for another relay; holding ${this.describeHeld()}`);
+  }
+
+  private async claim(runner: QueryRunner, partitions: number[]): Promise<void> {
+    const started = Date.now();
+    try {
+      // Epoch first: MySQL evaluates the assignments of an UPDATE from left to right.
+      await runner.query(
+        `UPDATE outbox_lease SET epoch = IF(owner <=> ?, epoch, epoch + 1), owner = ?, expires_at = NOW(3) + INTERVAL ? MICROSECOND
+         WHERE partition_no IN (?) AND (owner IS NULL OR owner = ? OR expires_at < NOW(3))`,
+        [this.owner, this.owner, this.ttlMs * 1000, partitions, this.owner],
+      );
+    } catch (error) {
+      ignoreLostRace(error);
+      return;
+    }
+    const claimed: Array<{ partition_no: number; epoch: string }> = await runner.query(
+      'SELECT partition_no, epoch FROM outbox_lease WHERE owner = ? AND partition_no IN (?)',
+      [this.owner, partitions],
+    );
+    if (claimed.length === 0) return;
+    for (const row of claimed) this.held.set(Number(row.partition_no), { epoch: Number(row.epoch), validUntil: 0 });
+    for (const row of claimed) this.extend(Number(row.partition_no), started);
+    this.renewDueAt = Math.min(this.renewDueAt || Infinity, started + this.ttlMs / 3);
+    this.logger.log(`Claimed outbox partition(s) ${claimed.map((row) => `${row.partition_no} (epoch ${row.epoch})`).join(', ')}; holding ${this.describeHeld()}`);
+  }
+
+  /** A lease renewed by a statement sent at `since` lasts, on this clock, until since + TTL; keep a margin. */
+  private extend(partition: number, since: number): void {
+    const lease = this.held.get(partition);
+    if (!lease) return;
+    lease.validUntil = since + this.ttlMs - Math.min(1_000, this.ttlMs / 5);
+    this.renewDueAt = since + this.ttlMs / 3;
+  }
+
+  private lose(partitions: number[]): void {
+    const lost = partitions.filter((partition) => this.held.delete(partition));
+    if (lost.length > 0) this.logger.warn(`Lost the lease of outbox partition(s) ${lost.join(', ')} to another relay; holding ${this.describeHeld()}`);
+  }
+
+  private describeHeld(): string {
+    const held = [...this.held.keys()].sort((a, b) => a - b);
+    return held.length > 0 ? held.join(', ') : 'none';
+  }
+}
+
+function isLostRace(error: unknown): boolean {
+  const errno = (error as { errno?: number; driverError?: { errno?: number } })?.driverError?.errno ?? (error as { errno?: number })?.errno;
+  return errno !== undefined && LOST_RACE.has(errno);
+}
+
+function ignoreLostRace(error: unknown): void {
+  if (!isLostRace(error)) throw error;
+}
