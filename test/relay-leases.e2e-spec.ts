@@ -1,0 +1,131 @@
+import { EventConsumer } from './support/event-consumer.js';
+import { type ReceivedEvent, deliveryReport, heldPartitions, waitUntil } from './support/delivery.js';
+import { ServiceProcess } from './support/service-process.js';
+import { TcpProxy } from './support/tcp-proxy.js';
+import { buildTicketRequest } from './support/ticket-factory.js';
+
+const TTL_MS = 2_000;
+const PARTITIONS = 8;
+const relaySettings = { OUTBOX_LEASE_TTL_MS: String(TTL_MS), OUTBOX_PARTITIONS: String(PARTITIONS) };
+
+async function write(service: ServiceProcess, method: 'POST' | 'PUT', path: string, step: number): Promise<number> {
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(buildTicketRequest({ title: `step ${step}` })),
+  });
+  if (response.status !== (method === 'POST' ? 201 : 200)) throw new Error(`${method} ${path} answered ${response.status}`);
+  return ((await response.json()) as { id: number }).id;
+}
+
+/** Each ticket: a create then `updates` updates, one after the other, through the given replicas in turn. */
+async function writeTickets(replicas: ServiceProcess[], tickets: number, updates: number): Promise<Map<number, number>> {
+  const acknowledged = new Map<number, number>();
+  await Promise.all(
+    Array.from({ length: tickets }, async (_, t) => {
+      const id = await write(replicas[t % replicas.length], 'POST', '/api/tickets', 0);
+      acknowledged.set(id, 1);
+      for (let step = 1; step <= updates; step++) {
+        await write(replicas[(t + step) % replicas.length], 'PUT', `/api/tickets/${id}`, step);
+        acknowledged.set(id, step + 1);
+      }
+    }),
+  );
+  return acknowledged;
+}
+
+function received(consumer: EventConsumer): ReceivedEvent[] {
+  return consumer.bodies().map((body) => ({ eventId: body.eventId, ticketId: body.ticketId, step: Number(/step (\d+)/.exec(body.ticket?.title)?.[1] ?? -1) }));
+}
+
+async function allDelivered(consumer: EventConsumer, acknowledged: Map<number, number>): Promise<void> {
+  await consumer.waitFor(() => deliveryReport(received(consumer), acknowledged).lost === 0, 30_000);
+}
+
+describe('Outbox relay leases across replicas', () => {
+  let consumer: EventConsumer;
+  const started: ServiceProcess[] = [];
+  const start = async (env: Record<string, string> = {}) => {
+    const service = await ServiceProcess.start({ ...relaySettings, ...env });
+    started.push(service);
+    return service;
+  };
+
+  beforeAll(async () => {
+    consumer = await EventConsumer.start();
+  });
+
+  afterEach(async () => {
+    for (const service of started.splice(0)) {
+      service.kill('SIGCONT');
+      await service.stop();
+    }
+  });
+
+  afterAll(async () => {
+    await consumer.stop();
+  });
+
+  it('splits the partitions between two replicas, each holding its fair share and none held twice', async () => {
+    const [a, b] = [await start(), await start()];
+    await waitUntil(async () => (await heldPartitions(a.url)).length === 4 && (await heldPartitions(b.url)).length === 4, 10_000, 'a 4/4 split');
+    const [heldByA, heldByB] = [await heldPartitions(a.url), await heldPartitions(b.url)];
+    expect([...heldByA, ...heldByB].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+
+    const acknowledged = await writeTickets([a, b], 40, 4);
+    await allDelivered(consumer, acknowledged);
+    expect(deliveryReport(received(consumer), acknowledged)).toEqual({ lost: 0, duplicates: 0, outOfOrder: [] });
+  });
+
+  it('hands the partitions of a killed replica to the survivor once their leases expire, losing nothing', async () => {
+    const [a, b] = [await start(), await start()];
+    await waitUntil(async () => (await heldPartitions(a.url)).length === 4 && (await heldPartitions(b.url)).length === 4, 10_000, 'a 4/4 split');
+
+    // Writes go through b while a is killed mid-stream; a's partitions have events waiting when it dies.
+    const writing = writeTickets([b], 60, 5);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    a.kill('SIGKILL');
+    const killedAt = Date.now();
+    await a.exited;
+    // The leases a held run out within the TTL, and b looks every poll (0.5 s) for expired ones.
+    await waitUntil(async () => (await heldPartitions(b.url)).length === PARTITIONS, TTL_MS + 1_000 + 500, 'takeover within TTL + 1 s');
+    const takeoverMs = Date.now() - killedAt;
+    expect(takeoverMs).toBeLessThanOrEqual(TTL_MS + 1_500);
+
+    const acknowledged = await writing;
+    await allDelivered(consumer, acknowledged);
+    const report = deliveryReport(received(consumer), acknowledged);
+    expect([report.lost, report.outOfOrder]).toEqual([0, []]);
+  });
+
+  it('fences a relay paused past its lease: after it resumes, its deletes change nothing and no event is lost', async () => {
+    // a reaches the broker through a slow proxy, so it is still waiting for confirms when it is paused.
+    const slowBroker = await TcpProxy.start(5672);
+    try {
+      slowBroker.delayMs = 600;
+      const a = await start({ RABBITMQ_URL: `amqp://guest:guest@127.0.0.1:${slowBroker.port}` });
+      const b = await start();
+      await waitUntil(async () => (await heldPartitions(a.url)).length === 4 && (await heldPartitions(b.url)).length === 4, 15_000, 'a 4/4 split');
+      const heldByA = new Set(await heldPartitions(a.url));
+
+      const acknowledged = await writeTickets([a], 40, 0);
+      const ofA = [...acknowledged.keys()].filter((id) => heldByA.has(id % PARTITIONS));
+      expect(ofA.length).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      a.kill('SIGSTOP');
+
+      // b takes a's partitions over and publishes their events itself.
+      await waitUntil(async () => (await heldPartitions(b.url)).length === PARTITIONS, TTL_MS + 3_000, 'takeover of a paused relay');
+      await allDelivered(consumer, acknowledged);
+      a.kill('SIGCONT');
+
+      // a's confirms arrive; its fenced delete finds the lease gone and deletes nothing.
+      await waitUntil(() => /Lease lost before deleting \d+ published event/.test(a.output), 10_000, "a's fenced delete");
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const report = deliveryReport(received(consumer), acknowledged);
+      expect([report.lost, report.outOfOrder]).toEqual([0, []]);
+    } finally {
+      await slowBroker.stop();
+    }
+  });
+});
