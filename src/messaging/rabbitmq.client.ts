@@ -32,6 +32,7 @@ export class RabbitMqClient extends ClientProxy {
   private lastError?: Error;
   private firstAttempt: Promise<void> = Promise.resolve();
   private firstTopology: Promise<void> = Promise.resolve();
+  private firstTopologySettled = false;
 
   constructor(private readonly options: AppConfig['rabbitmq']) {
     super();
@@ -52,6 +53,7 @@ export class RabbitMqClient extends ClientProxy {
     });
     let topologySettled!: (error?: Error) => void;
     this.firstTopology = new Promise<Error | undefined>((resolve) => (topologySettled = resolve)).then((error) => {
+      this.firstTopologySettled = true;
       if (error instanceof TopologyMismatchError) throw error;
     });
     connection.once('connectFailed', () => topologySettled());
@@ -72,11 +74,16 @@ export class RabbitMqClient extends ClientProxy {
       confirm: true,
       json: false,
       setup: async (channel: ConfirmChannel) => {
+        // A refused declaration closes the channel with an error; unheard, amqplib would turn it into an error of
+        // the whole connection, and reconnecting would repeat the refusal every few seconds.
+        channel.on('error', () => undefined);
         try {
           await this.declareTopology(channel);
         } catch (error) {
           const mismatch = topologyMismatch(error, this.options.queue);
           this.lastError = mismatch ?? (error as Error);
+          // At start-up the mismatch ends start-up with its own line; later it is logged here, once per connection.
+          if (mismatch && this.firstTopologySettled) this.logger.error(mismatch.message);
           topologySettled(this.lastError);
           throw this.lastError;
         }
@@ -87,7 +94,9 @@ export class RabbitMqClient extends ClientProxy {
         topologySettled();
       },
     });
-    this.wrapper.on('error', (err) => this.logger.error(`RabbitMQ channel error: ${err.message}`));
+    this.wrapper.on('error', (err) => {
+      if (!(err instanceof TopologyMismatchError)) this.logger.error(`RabbitMQ channel error: ${err.message}`);
+    });
     return Promise.resolve();
   }
 
