@@ -31,6 +31,9 @@ export async function startProcess(name, args, { cwd, port, env }) {
     name,
     url,
     pid: child.pid,
+    kill(signal = 'SIGKILL') {
+      child.kill(signal);
+    },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { RabbitMqClient } from '../src/messaging/rabbitmq.client.js';
 import { EventConsumer } from './support/event-consumer.js';
-import { type ReceivedEvent, deliveryReport, waitUntil } from './support/delivery.js';
+import { deliveryReport, received, waitUntil } from './support/delivery.js';
 import { ServiceProcess } from './support/service-process.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { createTestApp } from './support/test-app.js';
@@ -162,10 +162,8 @@ describe('Broker settings', () => {
       proxy.cut();
       proxy.restore();
       const acknowledged = new Map(tickets.map((ticketId) => [ticketId, 10]));
-      const received = (): ReceivedEvent[] =>
-        consumer.bodies().map((body) => ({ eventId: body.eventId, ticketId: body.ticketId, step: Number(/step (\d+)/.exec(body.ticket?.title)?.[1]) }));
-      await consumer.waitFor(() => deliveryReport(received(), acknowledged).lost === 0, 60_000);
-      expect(deliveryReport(received(), acknowledged).outOfOrder).toEqual([]);
+      await consumer.waitFor(() => deliveryReport(received(consumer.bodies()), acknowledged).lost === 0, 60_000);
+      expect(deliveryReport(received(consumer.bodies()), acknowledged).outOfOrder).toEqual([]);
     } finally {
       await app.get(DataSource).query('DELETE FROM outbox WHERE ticket_id >= 2000000000');
       await app.close();

@@ -1,45 +1,14 @@
 import { EventConsumer } from './support/event-consumer.js';
-import { type ReceivedEvent, deliveryReport, heldPartitions, waitUntil } from './support/delivery.js';
+import { deliveryReport, heldPartitions, received, waitUntil, writeTickets } from './support/delivery.js';
 import { ServiceProcess } from './support/service-process.js';
 import { TcpProxy } from './support/tcp-proxy.js';
-import { buildTicketRequest } from './support/ticket-factory.js';
 
 const TTL_MS = 2_000;
 const PARTITIONS = 8;
 const relaySettings = { OUTBOX_LEASE_TTL_MS: String(TTL_MS), OUTBOX_PARTITIONS: String(PARTITIONS) };
 
-async function write(service: ServiceProcess, method: 'POST' | 'PUT', path: string, step: number): Promise<number> {
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(buildTicketRequest({ title: `step ${step}` })),
-  });
-  if (response.status !== (method === 'POST' ? 201 : 200)) throw new Error(`${method} ${path} answered ${response.status}`);
-  return ((await response.json()) as { id: number }).id;
-}
-
-/** Each ticket: a create then `updates` updates, one after the other, through the given replicas in turn. */
-async function writeTickets(replicas: ServiceProcess[], tickets: number, updates: number): Promise<Map<number, number>> {
-  const acknowledged = new Map<number, number>();
-  await Promise.all(
-    Array.from({ length: tickets }, async (_, t) => {
-      const id = await write(replicas[t % replicas.length], 'POST', '/api/tickets', 0);
-      acknowledged.set(id, 1);
-      for (let step = 1; step <= updates; step++) {
-        await write(replicas[(t + step) % replicas.length], 'PUT', `/api/tickets/${id}`, step);
-        acknowledged.set(id, step + 1);
-      }
-    }),
-  );
-  return acknowledged;
-}
-
-function received(consumer: EventConsumer): ReceivedEvent[] {
-  return consumer.bodies().map((body) => ({ eventId: body.eventId, ticketId: body.ticketId, step: Number(/step (\d+)/.exec(body.ticket?.title)?.[1] ?? -1) }));
-}
-
 async function allDelivered(consumer: EventConsumer, acknowledged: Map<number, number>): Promise<void> {
-  await consumer.waitFor(() => deliveryReport(received(consumer), acknowledged).lost === 0, 30_000);
+  await consumer.waitFor(() => deliveryReport(received(consumer.bodies()), acknowledged).lost === 0, 30_000);
 }
 
 describe('Outbox relay leases across replicas', () => {
@@ -74,7 +43,7 @@ describe('Outbox relay leases across replicas', () => {
 
     const acknowledged = await writeTickets([a, b], 40, 4);
     await allDelivered(consumer, acknowledged);
-    expect(deliveryReport(received(consumer), acknowledged)).toEqual({ lost: 0, duplicates: 0, outOfOrder: [] });
+    expect(deliveryReport(received(consumer.bodies()), acknowledged)).toEqual({ lost: 0, duplicates: 0, outOfOrder: [] });
   });
 
   it('hands the partitions of a killed replica to the survivor once their leases expire, losing nothing', async () => {
@@ -94,7 +63,7 @@ describe('Outbox relay leases across replicas', () => {
 
     const acknowledged = await writing;
     await allDelivered(consumer, acknowledged);
-    const report = deliveryReport(received(consumer), acknowledged);
+    const report = deliveryReport(received(consumer.bodies()), acknowledged);
     expect([report.lost, report.outOfOrder]).toEqual([0, []]);
   });
 
@@ -122,7 +91,7 @@ describe('Outbox relay leases across replicas', () => {
       // a's confirms arrive; its fenced delete finds the lease gone and deletes nothing.
       await waitUntil(() => /Lease lost before deleting \d+ published event/.test(a.output), 10_000, "a's fenced delete");
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const report = deliveryReport(received(consumer), acknowledged);
+      const report = deliveryReport(received(consumer.bodies()), acknowledged);
       expect([report.lost, report.outOfOrder]).toEqual([0, []]);
     } finally {
       await slowBroker.stop();

@@ -152,6 +152,7 @@ export class RabbitMqClient extends ClientProxy {
    */
   async publishInOrder(routingKey: string, messages: OutgoingMessage[]): Promise<PublishOutcome[]> {
     const channel = this.channel;
+    if (messages.length === 0) return [];
     if (!channel || !this.isConnected()) {
       const reason = this.connectionError()?.message ?? 'RabbitMQ is not connected';
       return messages.map(() => ({ confirmed: false, refused: false, reason }));
@@ -165,7 +166,6 @@ export class RabbitMqClient extends ClientProxy {
       outcomes[index] = outcome;
       if (--pending === 0) settle();
     };
-    const closed = new Promise<void>((resolve) => channel.once('close', resolve));
     for (const [index, message] of messages.entries()) {
       let hasRoom: boolean;
       try {
@@ -177,7 +177,7 @@ export class RabbitMqClient extends ClientProxy {
         for (let rest = index; rest < messages.length; rest++) record(rest, failure(error as Error));
         break;
       }
-      if (!hasRoom) await Promise.race([new Promise((resolve) => channel.once('drain', resolve)), closed]);
+      if (!hasRoom) await drainedOrClosed(channel);
     }
     const timer = setTimeout(settle, PUBLISH_TIMEOUT_MS);
     await allSettled;
@@ -206,6 +206,19 @@ export class RabbitMqClient extends ClientProxy {
     await channel.assertQueue(queue, { durable: true, arguments: args });
     await channel.bindQueue(queue, exchange, routingKey);
   }
+}
+
+/** Waits until the channel can take more (its write buffer drained) or has closed. */
+function drainedOrClosed(channel: ConfirmChannel): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      channel.off('drain', done);
+      channel.off('close', done);
+      resolve();
+    };
+    channel.on('drain', done);
+    channel.on('close', done);
+  });
 }
 
 function messageProperties(message: OutgoingMessage): Options.Publish {

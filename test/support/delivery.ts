@@ -1,3 +1,5 @@
+import { buildTicketRequest } from './ticket-factory.js';
+
 /** What a consumer received, judged against the writes that were acknowledged. */
 export interface DeliveryReport {
   /** Acknowledged writes whose event never arrived. */
@@ -55,4 +57,48 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, tim
 export async function heldPartitions(serviceUrl: string): Promise<number[]> {
   const response = await fetch(`${serviceUrl}/actuator/health/outbox`, { signal: AbortSignal.timeout(3_000) });
   return ((await response.json()) as { details: { partitionsHeld: number[] } }).details.partitionsHeld;
+}
+
+/** One write through a running service; its title carries its step, which its event then shows. */
+async function write(serviceUrl: string, method: 'POST' | 'PUT', path: string, step: number): Promise<number> {
+  const response = await fetch(`${serviceUrl}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(buildTicketRequest({ title: `step ${step}` })),
+  });
+  if (response.status !== (method === 'POST' ? 201 : 200)) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { id: number }).id;
+}
+
+/**
+ * `tickets` tickets, each a create then `updates` updates one after the other, the tickets side by side. Ticket t
+ * goes through `services[t % services.length]`, or through each in turn with `rotate`. Returns how many writes of
+ * each ticket were acknowledged, also when a write fails (the error is rethrown after all tickets stopped).
+ */
+export async function writeTickets(
+  services: Array<{ url: string }>,
+  tickets: number,
+  updates: number,
+  { rotate = true }: { rotate?: boolean } = {},
+): Promise<Map<number, number>> {
+  const acknowledged = new Map<number, number>();
+  const through = (t: number, step: number) => services[(rotate ? t + step : t) % services.length].url;
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: tickets }, async (_, t) => {
+      const id = await write(through(t, 0), 'POST', '/api/tickets', 0);
+      acknowledged.set(id, 1);
+      for (let step = 1; step <= updates; step++) {
+        await write(through(t, step), 'PUT', `/api/tickets/${id}`, step);
+        acknowledged.set(id, step + 1);
+      }
+    }),
+  );
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return acknowledged;
+}
+
+/** Event bodies as deliveryReport reads them (the step from the ticket's title). */
+export function received(bodies: Array<Record<string, any>>): ReceivedEvent[] {
+  return bodies.map((body) => ({ eventId: body.eventId, ticketId: body.ticketId, step: Number(/step (\d+)/.exec(body.ticket?.title)?.[1] ?? -1) }));
 }
