@@ -27,8 +27,10 @@ export class RabbitMqClient extends ClientProxy {
   private readonly logger = new Logger(RabbitMqClient.name);
   private connection?: AmqpConnectionManager;
   private wrapper?: ChannelWrapper;
-  /** The confirm channel of the live connection, once its topology is declared. */
-  private channel?: ConfirmChannel;
+  /** The live connection has its topology declared. */
+  private topologyDeclared = false;
+  /** The channel messages go out on; replaced after a nack (see confirmChannel). */
+  private publishChannel?: Promise<ConfirmChannel>;
   private lastError?: Error;
   private firstAttempt: Promise<void> = Promise.resolve();
   private firstTopology: Promise<void> = Promise.resolve();
@@ -87,10 +89,8 @@ export class RabbitMqClient extends ClientProxy {
           topologySettled(this.lastError);
           throw this.lastError;
         }
-        this.channel = channel;
-        channel.once('close', () => {
-          if (this.channel === channel) this.channel = undefined;
-        });
+        this.topologyDeclared = true;
+        channel.once('close', () => (this.topologyDeclared = false));
         topologySettled();
       },
     });
@@ -104,7 +104,8 @@ export class RabbitMqClient extends ClientProxy {
     const connection = this.connection;
     this.connection = undefined;
     this.wrapper = undefined;
-    this.channel = undefined;
+    this.topologyDeclared = false;
+    this.publishChannel = undefined;
     await connection?.close();
   }
 
@@ -125,7 +126,7 @@ export class RabbitMqClient extends ClientProxy {
 
   /** Connected, with the topology declared: messages can go out now. */
   canPublish(): boolean {
-    return this.isConnected() && this.channel !== undefined;
+    return this.isConnected() && this.topologyDeclared;
   }
 
   /** Resolves once the first connection attempt has ended, connected or not (bounded by the connect timeout). */
@@ -151,9 +152,9 @@ export class RabbitMqClient extends ClientProxy {
    * confirmed it. A message written to a connection that is then lost is never sent again by this client.
    */
   async publishInOrder(routingKey: string, messages: OutgoingMessage[]): Promise<PublishOutcome[]> {
-    const channel = this.channel;
     if (messages.length === 0) return [];
-    if (!channel || !this.isConnected()) {
+    const channel = await this.confirmChannel()?.catch(() => undefined);
+    if (!channel) {
       const reason = this.connectionError()?.message ?? 'RabbitMQ is not connected';
       return messages.map(() => ({ confirmed: false, refused: false, reason }));
     }
@@ -182,7 +183,43 @@ export class RabbitMqClient extends ClientProxy {
     const timer = setTimeout(settle, PUBLISH_TIMEOUT_MS);
     await allSettled;
     clearTimeout(timer);
-    return outcomes.map((outcome) => outcome ?? { confirmed: false, refused: false, reason: 'no confirm from RabbitMQ in time' });
+    const result = outcomes.map((outcome) => outcome ?? { confirmed: false, refused: false, reason: 'no confirm from RabbitMQ in time' });
+    if (result.some((outcome) => !outcome.confirmed)) this.discardChannel(channel);
+    return result;
+  }
+
+  /**
+   * A confirm channel of the live connection, opened once the topology is declared. Not amqp-connection-manager's
+   * own channel: a channel that got a nack is replaced (on RabbitMQ 3.10, after a quorum queue's leader died, a
+   * channel that had a nack went on nacking every later message, long after a new leader was elected), which the
+   * manager only does on a reconnect.
+   */
+  private confirmChannel(): Promise<ConfirmChannel> | undefined {
+    const model = this.connection?.connection;
+    if (!model || !this.canPublish()) return undefined;
+    if (!this.publishChannel) {
+      const opened = model.createConfirmChannel().then((channel) => {
+        channel.on('error', () => undefined);
+        channel.once('close', () => {
+          if (this.publishChannel === opened) this.publishChannel = undefined;
+        });
+        return channel;
+      });
+      opened.catch(() => {
+        if (this.publishChannel === opened) this.publishChannel = undefined;
+      });
+      this.publishChannel = opened;
+    }
+    return this.publishChannel;
+  }
+
+  /** Closes a channel after a failed batch, so the next one goes out on a fresh channel. */
+  private discardChannel(channel: ConfirmChannel): void {
+    void this.publishChannel?.then((current) => {
+      if (current !== channel) return;
+      this.publishChannel = undefined;
+      channel.close().catch(() => undefined);
+    });
   }
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket<OutgoingMessage>): Promise<T> {

@@ -1,0 +1,4 @@
+/** Prints what a cluster test measured, one JSON line each, so a CI log carries the numbers behind the README. */
+export function reportMeasurement(name: string, values: object): void {
+  process.stdout.write(`cluster measurement ${JSON.stringify({ name, ...values })}\n`);
+}
