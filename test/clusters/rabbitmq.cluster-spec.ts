@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import amqp, { type ChannelModel } from 'amqplib';
+import { createConnection } from 'mysql2/promise';
 import { RabbitCluster } from '../support/clusters/rabbitmq-cluster.js';
 import { deliveryReport, received, waitUntil, writeTickets } from '../support/delivery.js';
 import { ServiceProcess } from '../support/service-process.js';
@@ -86,7 +87,21 @@ describe('Events on a 3-node RabbitMQ cluster with a quorum queue', () => {
    * 1,000 writes over 100 tickets while node `victim` is killed (kill -9) once 200 events have arrived; every
    * acknowledged write's event must arrive, in order per ticket once duplicates are dropped.
    */
-  async function writeThroughFailover({ name, order, victim, consumerNode, declareOn }: { name: string; order: number[]; victim: (queue: string) => Promise<number>; consumerNode: number; declareOn?: number }) {
+  async function writeThroughFailover({
+    name,
+    order,
+    victim,
+    consumerNode,
+    declareOn,
+    load = (service) => writeTickets([service], 100, 9),
+  }: {
+    name: string;
+    order: number[];
+    victim: (queue: string) => Promise<number>;
+    consumerNode: number;
+    declareOn?: number;
+    load?: (service: ServiceProcess) => Promise<Map<number, number>>;
+  }) {
     const queue = `ticket.queue.cluster.${randomUUID()}`;
     if (declareOn !== undefined) {
       // Declared through that node first, so the quorum queue's leader is there.
@@ -105,7 +120,7 @@ describe('Events on a 3-node RabbitMQ cluster with a quorum queue', () => {
     try {
       await consumer.start();
       const target = await victim(queue);
-      const writing = writeTickets([service], 100, 9);
+      const writing = load(service);
       await waitUntil(() => consumer.bodies.length >= 200, 60_000);
       await cluster.kill(target);
       killed = target;
@@ -140,6 +155,20 @@ describe('Events on a 3-node RabbitMQ cluster with a quorum queue', () => {
     });
   });
 
+  it('keeps each ticket in order when the connected node is killed while batches of 16 KB events go out', async () => {
+    // As a burst of large writes leaves the outbox: 100 tickets with 10 events each, recorded at once.
+    await writeThroughFailover({
+      name: 'connected-node-killed-16kb-batches',
+      order: [0, 1, 2],
+      consumerNode: 2,
+      victim: async () => {
+        await waitUntil(async () => (await cluster.connectionNode('ticket-service')) !== undefined, 30_000);
+        return (await cluster.connectionNode('ticket-service'))!;
+      },
+      load: () => recordLargeEvents(100, 10),
+    });
+  });
+
   it("delivers every acknowledged write in order per ticket when the queue's leader is killed", async () => {
     await writeThroughFailover({
       name: 'queue-leader-killed',
@@ -150,3 +179,26 @@ describe('Events on a 3-node RabbitMQ cluster with a quorum queue', () => {
     });
   });
 });
+
+/** Outbox rows of 16 KB, `perTicket` per ticket in step order, committed together into the run's database. */
+async function recordLargeEvents(tickets: number, perTicket: number): Promise<Map<number, number>> {
+  const db = await createConnection({ host: process.env.DB_HOST ?? '127.0.0.1', port: Number(process.env.DB_PORT ?? 3306), user: 'root', password: process.env.DB_PASSWORD ?? '', database: process.env.DB_DATABASE });
+  const first = 3_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1_000;
+  const ids = Array.from({ length: tickets }, (_, i) => first + i);
+  const filler = 'x'.repeat(16_000);
+  try {
+    await db.beginTransaction();
+    for (let step = 0; step < perTicket; step++) {
+      const rows = ids.map((ticketId) => {
+        const eventId = randomUUID();
+        const event = { eventId, eventType: step === 0 ? 'CREATED' : 'UPDATED', occurredAt: new Date().toISOString(), ticketId, ticket: { title: `step ${step}`, filler } };
+        return [eventId, event.eventType, ticketId, ticketId % 8, JSON.stringify(event), new Date()];
+      });
+      await db.query('INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES ?', [rows]);
+    }
+    await db.commit();
+  } finally {
+    await db.end();
+  }
+  return new Map(ids.map((id) => [id, perTicket]));
+}
