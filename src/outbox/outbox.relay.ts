@@ -80,6 +80,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private retryAt = 0;
   private backlogReported = false;
   private partitionsReady = false;
+  private refreshedAt = 0;
   /** Created outside any request, with the application. */
   private readonly ownContext = new AsyncResource(OutboxRelay.name);
 
@@ -142,7 +143,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
           this.partitionsReady = true;
         }
         // Leases are kept up while the broker is away too, so partitions do not move for an outage.
-        await this.leases.refresh(runner);
+        await this.refreshLeases(runner);
         if (!this.client.canPublish()) throw this.client.connectionError() ?? new Error('RabbitMQ is not connected');
         for (;;) {
           this.rerun = false;
@@ -168,6 +169,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
+  private async refreshLeases(runner: QueryRunner): Promise<void> {
+    await this.leases.refresh(runner);
+    this.refreshedAt = Date.now();
+  }
+
   /**
    * A pass holds one connection of its own: one connection for the pass keeps the relay out of the pool's queue,
    * where requests under load would make every batch wait.
@@ -184,6 +190,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Publishes the oldest pending events of the partitions held; true when there may be more right behind. */
   private async relayBatch(runner: QueryRunner): Promise<boolean> {
+    // A long drain (a backlog after an outage) still says it is alive and keeps its share current.
+    if (Date.now() - this.refreshedAt >= POLL_INTERVAL_MS) await this.refreshLeases(runner);
     const partitions = [...this.leases.publishable().keys()];
     if (partitions.length === 0) return false;
     const events = await this.pendingEvents(runner, partitions);
