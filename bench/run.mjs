@@ -3,7 +3,8 @@
 // alternate between the two (ABBA…), so neither always runs on the warmer (or noisier) side.
 // Prints a table and writes bench/results.json. Options: --duration=<s> (measured seconds per side, default 6),
 // --rounds=<n> (default 3), --warmup=<s> (default 2), --tickets=<n> (default 10000), --service=<main.js>, --growth,
-// --outbox-seconds=<s> (sustained POST load per side in the outbox section, default 30), --outbox-only.
+// --outbox-seconds=<s> (sustained POST load per side in the outbox section, default 30), --outbox-only,
+// --queries (also the list queries on 1,000,000 tickets, see bench/queries.mjs; minutes of seeding), --queries-only.
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ import autocannon from 'autocannon';
 import { removeBrokerObjects } from './broker.mjs';
 import { combine, measure, printTable, ratio } from './report.mjs';
 import { sustainedCreates } from './outbox.mjs';
+import { queryBench } from './queries.mjs';
 import { fullListScenario, scenarios } from './scenarios.mjs';
 import { adminConnection, cloneSchema, dropDatabases, seedTickets } from './seed.mjs';
 import { assertPortFree, startProcess } from './process.mjs';
@@ -26,6 +28,8 @@ const GROWTH_SIZES = [1_000, 10_000, 50_000];
 const OUTBOX_SECONDS = arg('outbox-seconds', 30);
 const OUTBOX_ONLY = process.argv.includes('--outbox-only');
 const SERVICE_MAIN = process.argv.find((a) => a.startsWith('--service='))?.split('=')[1] ?? 'dist/main.js';
+const QUERIES_ONLY = process.argv.includes('--queries-only');
+const QUERIES = QUERIES_ONLY || process.argv.includes('--queries');
 
 const SERVICE_DB = 'tickets_bench';
 const RAW_DB = 'tickets_bench_raw';
@@ -39,6 +43,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 async function main() {
   for (const port of [SERVICE_PORT, RAW_PORT, DIRECT_PORT, CEILING_PORT]) await assertPortFree(port);
   const admin = await adminConnection();
+  if (QUERIES_ONLY) {
+    try {
+      const queries = await queryBench({ admin, root });
+      await writeFile(new URL('results-queries.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), machine: machineLine(), queries }, null, 2));
+    } finally {
+      await admin.end();
+    }
+    return;
+  }
   await dropDatabases(admin, [SERVICE_DB, RAW_DB]);
   const service = await startProcess('service', [SERVICE_MAIN], { cwd: root, port: SERVICE_PORT, env: { DB_DATABASE: SERVICE_DB, ...BROKER } });
   let raw;
@@ -54,7 +67,7 @@ async function main() {
       results.push(await compareCeiling(raw));
       printTable(results);
     }
-    const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+    const machine = machineLine();
     const growth = [];
     if (GROWTH) {
       console.log('\nGrowth of the full list:');
@@ -66,7 +79,8 @@ async function main() {
       printTable(growth);
     }
     const outbox = await compareOutbox(service, admin);
-    const report = { date: new Date().toISOString(), machine, seeded: SEEDED, durationS: DURATION_S, rounds: ROUNDS, results, growth, outbox };
+    const queries = QUERIES ? await queryBench({ admin, root }) : undefined;
+    const report = { date: new Date().toISOString(), machine, seeded: SEEDED, durationS: DURATION_S, rounds: ROUNDS, results, growth, outbox, queries };
     await writeFile(new URL('results.json', import.meta.url), JSON.stringify(report, null, 2));
     console.log(`\n${machine}\nWritten to bench/results.json`);
   } finally {
@@ -76,6 +90,10 @@ async function main() {
     await admin.end();
     await removeBrokerObjects(BROKER);
   }
+}
+
+function machineLine() {
+  return `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
 }
 
 /** Warm-up for both, then short alternating rounds, so a burst of other load on the machine hits both sides alike. */

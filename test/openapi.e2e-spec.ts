@@ -8,6 +8,8 @@ import { buildTicketRequest } from './support/ticket-factory.js';
 
 const COLLECTION = '/api/tickets';
 const ONE = '/api/tickets/{id}';
+const V2_COLLECTION = '/api/v2/tickets';
+const V2_ONE = '/api/v2/tickets/{id}';
 
 describe('OpenAPI document (/v3/api-docs)', () => {
   let app: INestApplication;
@@ -52,22 +54,27 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       expect(documented.sort()).toEqual([...routed].sort());
     });
 
-    it('declares the error responses of each operation, every one with the Spring error body (but a failed health check)', () => {
+    it('declares the error responses of each operation: the Spring error body (but a failed health check), problem+json under /api/v2', () => {
       const statuses = (method: string, path: string) => Object.keys(contract.operation(method, path).responses).sort();
-      expect(statuses('post', COLLECTION)).toEqual(['201', '400', '413', '415', '500', '503']);
-      expect(statuses('get', COLLECTION)).toEqual(['200', '400', '500', '503']);
-      expect(statuses('get', ONE)).toEqual(['200', '304', '400', '404', '500', '503']);
-      expect(statuses('put', ONE)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
-      expect(statuses('delete', ONE)).toEqual(['204', '400', '404', '412', '500', '503']);
+      for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
+        expect(statuses('post', collection)).toEqual(['201', '400', '413', '415', '500', '503']);
+        expect(statuses('get', collection)).toEqual(['200', '400', '500', '503']);
+        expect(statuses('get', one)).toEqual(['200', '304', '400', '404', '500', '503']);
+        expect(statuses('put', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
+        expect(statuses('delete', one)).toEqual(['204', '400', '404', '412', '500', '503']);
+      }
       expect(statuses('get', '/actuator/health')).toEqual(['200', '404', '503']);
       expect(statuses('get', '/actuator/health/{name}')).toEqual(['200', '404', '503']);
       expect(statuses('get', '/actuator/info')).toEqual(['200', '404']);
       const errorSchema = contract.document.components.schemas.SpringErrorResponse;
+      const problemSchema = contract.document.components.schemas.ProblemDetailResponse;
       for (const [path, item] of Object.entries(contract.document.paths)) {
         for (const operation of Object.values(item)) {
           for (const [status, response] of Object.entries(operation.responses)) {
             const healthBody = path.startsWith('/actuator/health') && status === '503';
-            if (Number(status) >= 400 && !healthBody) expect(response.content?.['application/json']?.schema).toEqual(errorSchema);
+            if (Number(status) < 400 || healthBody) continue;
+            if (path.startsWith('/api/v2/')) expect(response.content).toEqual({ 'application/problem+json': expect.objectContaining({ schema: problemSchema }) });
+            else expect(response.content?.['application/json']?.schema).toEqual(errorSchema);
           }
         }
       }
@@ -94,15 +101,36 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       expect(headers('delete')).toEqual([['if-match', false]]);
     });
 
-    it('states the parameters: an int64 id of at least 1, and the two optional filters', () => {
+    it('states the parameters: an int64 id of at least 1, and the optional query parameters of the lists', () => {
       const [id] = contract.operation('get', ONE).parameters!;
       expect(id).toMatchObject({ name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int64', minimum: 1 } });
-      const filters = contract.operation('get', COLLECTION).parameters!;
-      expect(filters.map(({ name, in: where, required }) => [name, where, required]).sort()).toEqual([
-        ['requesterEmail', 'query', false],
-        ['status', 'query', false],
-      ]);
-      expect(filters.find(({ name }) => name === 'status')!.schema.enum).toEqual(['OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED']);
+      const listParameters = ['assignedTo', 'createdAfter', 'createdBefore', 'cursor', 'limit', 'priority', 'q', 'requesterEmail', 'sort', 'status', 'total', 'updatedAfter', 'updatedBefore'];
+      for (const collection of [COLLECTION, V2_COLLECTION]) {
+        const parameters = contract.operation('get', collection).parameters!;
+        expect(parameters.map(({ name }) => name).sort()).toEqual(listParameters);
+        expect(parameters.every((parameter) => parameter.in === 'query' && parameter.required === false)).toBe(true);
+      }
+      const statuses = ['OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED'];
+      const v1 = Object.fromEntries(contract.operation('get', COLLECTION).parameters!.map((parameter) => [parameter.name, parameter]));
+      expect(v1.status.schema.enum).toEqual(statuses);
+      expect(v1.limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
+      expect(v1.q.schema).toMatchObject({ type: 'string', maxLength: 200 });
+      const v2 = Object.fromEntries(contract.operation('get', V2_COLLECTION).parameters!.map((parameter) => [parameter.name, parameter]));
+      expect(v2.status).toMatchObject({ style: 'form', explode: true, schema: { type: 'array', items: { enum: statuses } } });
+      expect(v2.limit.schema).toMatchObject({ default: 50, maximum: 1000 });
+    });
+
+    it('serves each version as a group of its own, and Swagger UI offers both', async () => {
+      const v1 = (await http.get('/v3/api-docs/v1').expect(200)).body;
+      const v2 = (await http.get('/v3/api-docs/v2').expect(200)).body;
+      expect(Object.keys(v1.paths)).toContain(COLLECTION);
+      expect(Object.keys(v1.paths).some((path) => path.startsWith('/api/v2'))).toBe(false);
+      expect(Object.keys(v2.paths).sort()).toEqual([V2_COLLECTION, V2_ONE]);
+      await OpenApiContract.from(v2);
+      await http.get('/v3/api-docs/v3').expect(404);
+      const init = (await http.get('/swagger-ui/swagger-ui-init.js').expect(200)).text;
+      expect(init).toContain('"url": "../v3/api-docs/v1"');
+      expect(init).toContain('"url": "../v3/api-docs/v2"');
     });
 
     it('gives examples that are valid against their own schemas', () => {
@@ -141,11 +169,45 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Content-Type', 'text/plain').send('hello').expect(415));
     });
 
-    it('GET collection: 200 with and without filters, 400 for an unknown status', async () => {
+    it('GET collection: 200 with and without filters, paged with Link and X-Total-Count, 400 for bad values', async () => {
+      await createTicket();
       await createTicket();
       contract.expectResponse('get', COLLECTION, await http.get(COLLECTION).expect(200));
       contract.expectResponse('get', COLLECTION, await http.get(`${COLLECTION}?status=OPEN&requesterEmail=a@b.c`).expect(200));
+      const paged = await http.get(`${COLLECTION}?sort=-updatedAt&limit=1`).expect(200);
+      expect(paged.headers.link).toBeDefined();
+      contract.expectResponse('get', COLLECTION, paged);
       contract.expectResponse('get', COLLECTION, await http.get(`${COLLECTION}?status=open`).expect(400));
+      contract.expectResponse('get', COLLECTION, await http.get(`${COLLECTION}?priority=x&limit=0&sort=title&q=${'x'.repeat(201)}`).expect(400));
+    });
+
+    it('v2 GET collection: the page envelope, and problem+json for bad and unknown parameters', async () => {
+      await createTicket();
+      await createTicket();
+      const paged = await http.get(`${V2_COLLECTION}?limit=1`).expect(200);
+      expect(paged.body.nextCursor).toEqual(expect.any(String));
+      contract.expectResponse('get', V2_COLLECTION, paged);
+      contract.expectResponse('get', V2_COLLECTION, await http.get(`${V2_COLLECTION}?limit=1000&total=false`).expect(200));
+      for (const query of ['status=open', 'page=2', 'limit=1&limit=2', `limit=1&cursor=${paged.body.nextCursor}&sort=-id`]) {
+        contract.expectResponse('get', V2_COLLECTION, await http.get(`${V2_COLLECTION}?${query}`).expect(400).expect('Content-Type', /^application\/problem\+json/));
+      }
+    });
+
+    it('v2 POST, GET, PUT and DELETE: the ticket, and problem+json for 400, 404, 412, 413 and 415', async () => {
+      const created = await http.post(V2_COLLECTION).send(buildTicketRequest()).expect(201);
+      contract.expectResponse('post', V2_COLLECTION, created);
+      const one = `${V2_COLLECTION}/${created.body.id}`;
+      contract.expectResponse('post', V2_COLLECTION, await http.post(V2_COLLECTION).send(buildTicketRequest({ title: ' ', status: 'open' })).expect(400));
+      contract.expectResponse('post', V2_COLLECTION, await http.post(V2_COLLECTION).set('Content-Type', 'application/json').send('{"title":').expect(400));
+      contract.expectResponse('post', V2_COLLECTION, await http.post(V2_COLLECTION).send(buildTicketRequest({ description: 'x'.repeat(1024 * 1024) })).expect(413));
+      contract.expectResponse('post', V2_COLLECTION, await http.post(V2_COLLECTION).set('Content-Type', 'text/plain').send('hello').expect(415));
+      contract.expectResponse('get', V2_ONE, await http.get(one).expect(200));
+      contract.expectResponse('get', V2_ONE, await http.get(`${V2_COLLECTION}/abc`).expect(400));
+      contract.expectResponse('get', V2_ONE, await http.get(`${V2_COLLECTION}/999999999`).expect(404));
+      contract.expectResponse('put', V2_ONE, await http.put(one).send(buildTicketRequest({ status: 'CLOSED' })).expect(200));
+      contract.expectResponse('put', V2_ONE, await http.put(one).set('If-Match', '"0-0"').send(buildTicketRequest()).expect(412));
+      contract.expectResponse('delete', V2_ONE, await http.delete(one).expect(204));
+      contract.expectResponse('delete', V2_ONE, await http.delete(one).expect(404));
     });
 
     it('GET one: 200 with its ETag, 304 for a current If-None-Match, 400 for a malformed id, 404 for an unknown one', async () => {
@@ -203,6 +265,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         proxy.cut();
         const down = request(cutOff.getHttpServer());
         contract.expectResponse('get', COLLECTION, await down.get(COLLECTION).expect(503));
+        contract.expectResponse('get', V2_COLLECTION, await down.get(V2_COLLECTION).expect(503).expect('Content-Type', /^application\/problem\+json/));
         contract.expectResponse('get', '/actuator/health', await down.get('/actuator/health').expect(503));
         contract.expectResponse('get', '/actuator/health/{name}', await down.get('/actuator/health/db').expect(503));
         contract.expectResponse('get', '/actuator/health/{name}', await down.get('/actuator/health/readiness').expect(503));

@@ -1,7 +1,8 @@
-import type { INestApplication } from '@nestjs/common';
+import { type INestApplication, NotFoundException } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
+import { noEndpointMessage } from '../common/errors/no-endpoint.js';
 import { readPackageFacts } from '../health/app-info.js';
 
 /** Where springdoc serves them, so clients and bookmarks of the original service keep working. */
@@ -11,7 +12,18 @@ const OPENAPI_PATHS = {
   ui: '/swagger-ui',
   uiIndex: '/swagger-ui/index.html',
   uiLegacy: '/swagger-ui.html',
+  /** One document per API version, springdoc's address for a group. */
+  group: '/v3/api-docs/:group',
 } as const;
+
+/**
+ * The groups Swagger UI offers, as springdoc's GroupedOpenApi would: v1 is everything but v2 (the original
+ * API and the actuator), v2 the paths under /api/v2. /v3/api-docs itself keeps every path.
+ */
+const GROUPS: Record<string, { title: string; holds: (path: string) => boolean }> = {
+  v1: { title: 'v1: /api/tickets and /actuator', holds: (path) => !path.startsWith('/api/v2/') },
+  v2: { title: 'v2: /api/v2/tickets', holds: (path) => path.startsWith('/api/v2/') },
+};
 
 /** The OpenAPI document, generated from the controllers and DTOs (and their Swagger decorators). */
 function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -20,13 +32,23 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setOpenAPIVersion('3.1.0')
     .setTitle('Ticket service')
     .setDescription(
-      'IT support tickets over HTTP/JSON. Every error has Spring Boot\'s error body. After each create and update an ' +
+      'IT support tickets over HTTP/JSON. Errors of /api/tickets and /actuator have Spring Boot\'s error body, errors under ' +
+        '/api/v2 are RFC 9457 problems (application/problem+json). After each create and update an ' +
         'event is published to RabbitMQ: see docs/asyncapi.yaml for that contract.',
     )
     .setVersion(readPackageFacts().version)
     .addTag('tickets', 'Create, list, read, replace and delete tickets')
+    .addTag('tickets v2', 'Version 2: paged lists whose filters all AND, RFC 9457 problem+json errors')
     .build();
-  return SwaggerModule.createDocument(app, config, { operationIdFactory: (_controller, method) => method });
+  // v1 keeps its operation ids; a v2 controller's operations end in V2, so that every id stays unique.
+  const operationIdFactory = (controller: string, method: string) => (controller.endsWith('V2Controller') ? `${method}V2` : method);
+  return SwaggerModule.createDocument(app, config, { operationIdFactory });
+}
+
+function groupDocument(document: OpenAPIObject, group: string): OpenAPIObject {
+  const { holds, title } = GROUPS[group];
+  const paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => holds(path)));
+  return { ...document, info: { ...document.info, title: `${document.info.title} (${title})` }, paths };
 }
 
 /** Serves the document as JSON and YAML and Swagger UI on it; the document is built on first request. */
@@ -36,9 +58,18 @@ export function setupOpenApi(app: NestExpressApplication): void {
   // redirects, which keep working behind a proxy that adds a path prefix).
   http.get(OPENAPI_PATHS.uiLegacy, (_req, res) => res.redirect(302, `${OPENAPI_PATHS.ui.slice(1)}/`));
   http.get(OPENAPI_PATHS.uiIndex, (_req, res) => res.redirect(302, './'));
-  SwaggerModule.setup(OPENAPI_PATHS.ui.slice(1), app, () => buildOpenApiDocument(app), {
+  let document: OpenAPIObject | undefined;
+  const fullDocument = () => (document ??= buildOpenApiDocument(app));
+  http.get(OPENAPI_PATHS.group, (req, res, next) => {
+    if (Object.hasOwn(GROUPS, req.params.group)) res.json(groupDocument(fullDocument(), req.params.group));
+    else next(new NotFoundException(noEndpointMessage(req.method, req.path)));
+  });
+  SwaggerModule.setup(OPENAPI_PATHS.ui.slice(1), app, fullDocument, {
     jsonDocumentUrl: OPENAPI_PATHS.json.slice(1),
     yamlDocumentUrl: OPENAPI_PATHS.yaml.slice(1),
     customSiteTitle: 'Ticket service API',
+    explorer: true,
+    // Relative to the page (/swagger-ui/), so the groups load behind a proxy that adds a path prefix too.
+    swaggerOptions: { urls: Object.entries(GROUPS).map(([name, { title }]) => ({ name: title, url: `..${OPENAPI_PATHS.group.replace(':group', name)}` })) },
   });
 }

@@ -1,48 +1,53 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
 import { DatabaseDeadlineInterceptor } from '../database/database-deadline.interceptor.js';
 import { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
-import { RequesterEmailFilterPipe } from './requester-email-filter.pipe.js';
+import { parseTicketQuery } from './query/ticket-query.js';
 import { TicketEtagInterceptor } from './ticket-etag.interceptor.js';
 import { TicketIdPipe } from './ticket-id.pipe.js';
-import type { TicketStatus } from './ticket-status.enum.js';
-import { TicketStatusFilterPipe } from './ticket-status-filter.pipe.js';
+import { setPageHeaders } from './ticket-page-headers.js';
 import { TicketsService } from './tickets.service.js';
-import { ApiCreateTicket, ApiDeleteTicket, ApiGetTicket, ApiListTickets, ApiReplaceTicket, ApiTickets } from './tickets.openapi.js';
+import { ticketsApi } from './tickets.openapi.js';
+
+const COLLECTION = '/api/tickets';
+const api = ticketsApi('v1');
 
 @Controller('api/tickets')
-@ApiTickets()
+@api.tickets()
 @UseInterceptors(DatabaseDeadlineInterceptor)
 export class TicketsController {
   constructor(private readonly tickets: TicketsService) {}
 
   @Post()
-  @ApiCreateTicket()
+  @api.create()
   @UseGuards(JsonContentTypeGuard)
   @UseInterceptors(TicketEtagInterceptor)
-  create(@Body() request: TicketRequest): Promise<TicketResponse> {
-    return this.tickets.create(request);
+  async create(@Body() request: TicketRequest, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
+    const ticket = await this.tickets.create(request);
+    response.setHeader('Location', `${COLLECTION}/${ticket.id}`);
+    return ticket;
   }
 
+  /** A plain array as ever; with `limit`, one page of it, with Link and X-Total-Count headers. */
   @Get()
-  @ApiListTickets()
-  findAll(
-    @Query('status', TicketStatusFilterPipe) status?: TicketStatus,
-    @Query('requesterEmail', RequesterEmailFilterPipe) requesterEmail?: string,
-  ): Promise<TicketResponse[]> {
-    return this.tickets.findAll({ status, requesterEmail });
+  @api.list()
+  async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<TicketResponse[]> {
+    const page = await this.tickets.list(parseTicketQuery(request.query, 'v1'));
+    setPageHeaders(response, COLLECTION, request.originalUrl, page);
+    return page.items;
   }
 
   @Get(':id')
-  @ApiGetTicket()
+  @api.get()
   @UseInterceptors(TicketEtagInterceptor)
   findOne(@Param('id', TicketIdPipe) id: string): Promise<TicketResponse> {
     return this.tickets.findOne(id);
   }
 
   @Put(':id')
-  @ApiReplaceTicket()
+  @api.replace()
   @UseGuards(JsonContentTypeGuard)
   @UseInterceptors(TicketEtagInterceptor)
   replace(
@@ -54,7 +59,7 @@ export class TicketsController {
   }
 
   @Delete(':id')
-  @ApiDeleteTicket()
+  @api.remove()
   @HttpCode(204)
   remove(@Param('id', TicketIdPipe) id: string, @Headers('if-match') ifMatch?: string): Promise<void> {
     return this.tickets.remove(id, ifMatch);

@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { TicketsController } from './tickets.controller.js';
 import { TicketsService } from './tickets.service.js';
+import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
 
 @Module({
   imports: [OutboxModule],
-  controllers: [TicketsController],
+  controllers: [TicketsController, TicketsV2Controller],
   providers: [TicketsService],
 })
 export class TicketsModule {}

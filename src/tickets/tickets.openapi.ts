@@ -10,26 +10,25 @@ import {
   ApiOperation,
   ApiParam,
   ApiProduces,
-  ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
-import { ApiErrorResponse, type ErrorExample } from '../common/errors/api-error-response.decorator.js';
+import { ApiErrorResponse, ApiProblemResponse, type ErrorExample } from '../common/errors/api-error-response.decorator.js';
 import { mapError } from '../common/errors/error-mapping.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
+import { TicketPageResponse } from './dto/ticket-page-response.dto.js';
 import { TicketRequest } from './dto/ticket-request.dto.js';
 import { TicketResponse } from './dto/ticket-response.dto.js';
 import { assertIfMatch, ticketEtag } from './ticket-etag.js';
 import { TicketIdPipe } from './ticket-id.pipe.js';
+import type { QueryDialect } from './query/ticket-query.js';
+import { ApiTicketQueryParameters, queryErrorExamples } from './ticket-query.openapi.js';
 import { TicketStatus } from './ticket-status.enum.js';
-import { TicketStatusFilterPipe } from './ticket-status-filter.pipe.js';
 
 /*
- * The OpenAPI description of TicketsController, one decorator per operation. Error examples come from the
- * code that produces the real errors (pipes, error mapping, field-error builder), so they stay true.
+ * The OpenAPI description of the tickets controllers, one decorator per operation, for each version: v1 with
+ * Spring's error body, v2 with problem+json. Error examples come from the code that produces the real errors
+ * (pipes, query parser, error mapping, field-error builder), so they stay true.
  */
-
-const COLLECTION = '/api/tickets';
-const ONE = '/api/tickets/42';
 
 function messageOf(run: () => unknown): string {
   try {
@@ -39,12 +38,6 @@ function messageOf(run: () => unknown): string {
   }
   throw new Error('expected the example input to be rejected');
 }
-
-const invalidId: ErrorExample = {
-  summary: 'Id is not a positive 64-bit integer',
-  path: '/api/tickets/abc',
-  message: messageOf(() => new TicketIdPipe().transform('abc')),
-};
 
 const validationFailed = (path: string): ErrorExample => ({
   summary: 'Validation failed (all violations at once, in field order)',
@@ -81,60 +74,16 @@ const malformedJson = (path: string): ErrorExample => ({
   }),
 });
 
-const notFound = () =>
-  ApiErrorResponse(404, 'No ticket has this id', { summary: 'Unknown id', path: ONE, message: 'Ticket not found with id: 42' });
-
-/** 400, 413 and 415 of an operation with a TicketRequest body; `more` adds its other 400 cases. */
-const bodyErrors = (path: string, ...more: ErrorExample[]) =>
-  applyDecorators(
-    ApiConsumes('application/json'),
-    ApiErrorResponse(
-      400,
-      'The body failed validation, is not a JSON object, or holds a value of the wrong type',
-      validationFailed(path),
-      wrongEnumValue(path),
-      malformedJson(path),
-      ...more,
-    ),
-    ApiErrorResponse(413, 'The body is larger than 1 MiB', {
-      summary: 'Body too large',
-      path,
-      message: messageOf(() => {
-        throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large' });
-      }),
-    }),
-    ApiErrorResponse(415, 'The body is not declared as JSON (Content-Type must be application/json; a charset is allowed)', {
-      summary: 'Not JSON',
-      path,
-      message: 'Content-Type "text/plain" is not supported',
-    }),
-  );
-
 const EXAMPLE_ETAG = ticketEtag({ id: 42, updatedAt: new Date('2026-11-22T20:37:14.123Z') });
 
 /** The ETag header of a response that carries one ticket. */
 const etagHeader = {
   ETag: {
     description: "The ticket version's strong entity tag; send it back in If-Match to update or delete only that version",
+    required: true,
     schema: { type: 'string', example: EXAMPLE_ETAG },
   },
 };
-
-/** Optional optimistic locking on PUT and DELETE, and the 412 it leads to. */
-const ifMatch = () =>
-  applyDecorators(
-    ApiHeader({
-      name: 'if-match',
-      required: false,
-      description: 'Only change the ticket while it is still this version (an ETag from an earlier response, or `*`)',
-      schema: { type: 'string', example: EXAMPLE_ETAG },
-    }),
-    ApiErrorResponse(412, 'If-Match names a version other than the current one: the ticket changed meanwhile', {
-      summary: 'Stale version',
-      path: ONE,
-      message: messageOf(() => assertIfMatch('"42-1"', { id: 42, updatedAt: new Date('2026-11-22T20:37:14.123Z') })),
-    }),
-  );
 
 const idParam = ApiParam({
   name: 'id',
@@ -143,91 +92,162 @@ const idParam = ApiParam({
   example: 42,
 });
 
-export const ApiTickets = () =>
-  applyDecorators(
-    ApiTags('tickets'),
-    ApiProduces('application/json'),
-    ApiErrorResponse(503, 'The database cannot be reached right now; retry later', {
-      summary: 'Database unavailable',
-      path: COLLECTION,
-      message: messageOf(() => {
-        throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+const pageHeaders = {
+  Link: {
+    description: 'The next page, when there is one: `<path?same query&cursor=…>; rel="next"`',
+    schema: { type: 'string', example: '</api/tickets?status=OPEN&limit=50&cursor=eyJxIjoi…>; rel="next"' },
+  },
+  'X-Total-Count': { description: 'How many tickets match the filters (not sent with total=false)', schema: { type: 'string', pattern: '^\\d+$' } },
+};
+
+/** The decorators of one version's operations: its paths, and its error shape (Spring's body in v1, problem+json in v2). */
+export function ticketsApi(version: QueryDialect) {
+  const collection = version === 'v1' ? '/api/tickets' : '/api/v2/tickets';
+  const one = `${collection}/42`;
+  const errorResponse = version === 'v1' ? ApiErrorResponse : ApiProblemResponse;
+  const invalidId: ErrorExample = {
+    summary: 'Id is not a positive 64-bit integer',
+    path: `${collection}/abc`,
+    message: messageOf(() => new TicketIdPipe().transform('abc')),
+  };
+  const notFound = () => errorResponse(404, 'No ticket has this id', { summary: 'Unknown id', path: one, message: 'Ticket not found with id: 42' });
+
+  /** 400, 413 and 415 of an operation with a TicketRequest body; `more` adds its other 400 cases. */
+  const bodyErrors = (path: string, ...more: ErrorExample[]) =>
+    applyDecorators(
+      ApiConsumes('application/json'),
+      errorResponse(
+        400,
+        'The body failed validation, is not a JSON object, or holds a value of the wrong type',
+        validationFailed(path),
+        wrongEnumValue(path),
+        malformedJson(path),
+        ...more,
+      ),
+      errorResponse(413, 'The body is larger than 1 MiB', {
+        summary: 'Body too large',
+        path,
+        message: messageOf(() => {
+          throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large' });
+        }),
       }),
-    }),
-    ApiErrorResponse(500, 'An unexpected failure (logged with its cause)'),
-  );
+      errorResponse(415, 'The body is not declared as JSON (Content-Type must be application/json; a charset is allowed)', {
+        summary: 'Not JSON',
+        path,
+        message: 'Content-Type "text/plain" is not supported',
+      }),
+    );
 
-export const ApiCreateTicket = () =>
-  applyDecorators(
-    ApiOperation({
-      summary: 'Create a ticket',
-      description: 'Stores the ticket and publishes a CREATED event (see docs/asyncapi.yaml) after the commit.',
-    }),
-    ApiBody({ type: TicketRequest }),
-    ApiCreatedResponse({ description: 'The stored ticket, with its generated id and timestamps', type: TicketResponse, headers: etagHeader }),
-    bodyErrors(COLLECTION),
-  );
+  /** Optional optimistic locking on PUT and DELETE, and the 412 it leads to. */
+  const ifMatch = () =>
+    applyDecorators(
+      ApiHeader({
+        name: 'if-match',
+        required: false,
+        description: 'Only change the ticket while it is still this version (an ETag from an earlier response, or `*`)',
+        schema: { type: 'string', example: EXAMPLE_ETAG },
+      }),
+      errorResponse(412, 'If-Match names a version other than the current one: the ticket changed meanwhile', {
+        summary: 'Stale version',
+        path: one,
+        message: messageOf(() => assertIfMatch('"42-1"', { id: 42, updatedAt: new Date('2026-11-22T20:37:14.123Z') })),
+      }),
+    );
 
-export const ApiListTickets = () =>
-  applyDecorators(
-    ApiOperation({
-      summary: 'List tickets',
-      description: 'All tickets in ascending id order, or those matching one filter. When both filters are given only `status` applies.',
-    }),
-    ApiQuery({ name: 'status', required: false, enum: TicketStatus, enumName: 'TicketStatus', description: 'Only tickets in this status; empty counts as absent' }),
-    ApiQuery({
-      name: 'requesterEmail',
-      required: false,
-      type: String,
-      description: 'Only tickets of this requester: the whole address, case-insensitive; empty counts as absent',
-      example: 'jane.doe@example.com',
-    }),
-    ApiOkResponse({ description: 'The matching tickets; an empty array when none match', type: [TicketResponse] }),
-    ApiErrorResponse(400, 'The status filter is not a TicketStatus', {
-      summary: 'Unknown status',
-      path: COLLECTION,
-      message: messageOf(() => new TicketStatusFilterPipe().transform('open')),
-    }),
-  );
+  const locationHeader = {
+    ...etagHeader,
+    Location: { description: 'Where the new ticket is', required: true, schema: { type: 'string', example: `${collection}/42` } },
+  };
 
-export const ApiGetTicket = () =>
-  applyDecorators(
-    ApiOperation({ summary: 'Read one ticket' }),
-    idParam,
-    ApiHeader({
-      name: 'if-none-match',
-      required: false,
-      description: 'An ETag the client holds: when it is still current the answer is 304 without a body',
-      schema: { type: 'string', example: EXAMPLE_ETAG },
-    }),
-    ApiOkResponse({ description: 'The ticket', type: TicketResponse, headers: etagHeader }),
-    ApiNotModifiedResponse({ description: 'The ticket is still the version If-None-Match names; no body', headers: etagHeader }),
-    ApiErrorResponse(400, 'The id is not a positive 64-bit integer', invalidId),
-    notFound(),
-  );
+  return {
+    tickets: () =>
+      applyDecorators(
+        ApiTags(version === 'v1' ? 'tickets' : 'tickets v2'),
+        ApiProduces('application/json'),
+        errorResponse(503, 'The database cannot be reached right now; retry later', {
+          summary: 'Database unavailable',
+          path: collection,
+          message: messageOf(() => {
+            throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+          }),
+        }),
+        errorResponse(500, 'An unexpected failure (logged with its cause)'),
+      ),
 
-export const ApiReplaceTicket = () =>
-  applyDecorators(
-    ApiOperation({
-      summary: 'Replace a ticket',
-      description:
-        'A full replacement: omitted optional fields become null. Sets resolvedAt the first time the status becomes RESOLVED or CLOSED, ' +
-        'advances updatedAt, and publishes an UPDATED event after the commit.',
-    }),
-    idParam,
-    ApiBody({ type: TicketRequest }),
-    ApiOkResponse({ description: 'The ticket after the update', type: TicketResponse, headers: etagHeader }),
-    bodyErrors(ONE, invalidId),
-    notFound(),
-    ifMatch(),
-  );
+    create: () =>
+      applyDecorators(
+        ApiOperation({
+          summary: 'Create a ticket',
+          description: 'Stores the ticket and publishes a CREATED event (see docs/asyncapi.yaml) after the commit.',
+        }),
+        ApiBody({ type: TicketRequest }),
+        ApiCreatedResponse({ description: 'The stored ticket, with its generated id and timestamps', type: TicketResponse, headers: locationHeader }),
+        bodyErrors(collection),
+      ),
 
-export const ApiDeleteTicket = () =>
-  applyDecorators(
-    ApiOperation({ summary: 'Delete a ticket', description: 'Removes it for good. No event is published.' }),
-    idParam,
-    ApiNoContentResponse({ description: 'Deleted; no body' }),
-    ApiErrorResponse(400, 'The id is not a positive 64-bit integer', invalidId),
-    notFound(),
-    ifMatch(),
-  );
+    list: () =>
+      applyDecorators(
+        version === 'v1'
+          ? ApiOperation({
+              summary: 'List tickets',
+              description:
+                'All matching tickets in a plain array, in ascending id order unless `sort` says otherwise. Filters combine (AND), ' +
+                'except that `requesterEmail` is ignored when `status` is given. With `limit`, one page at a time: the Link header ' +
+                'leads to the next page and X-Total-Count gives the number of matches.',
+            })
+          : ApiOperation({
+              summary: 'List tickets, a page at a time',
+              description:
+                'One page of the matching tickets, in ascending id order unless `sort` says otherwise. Every filter ANDs with the ' +
+                'others; an unknown parameter is a 400. `nextCursor` (and the Link header) lead to the next page.',
+            }),
+        ApiTicketQueryParameters(version),
+        version === 'v1'
+          ? ApiOkResponse({ description: 'The matching tickets; an empty array when none match', type: [TicketResponse], headers: pageHeaders })
+          : ApiOkResponse({ description: 'One page of the matching tickets', type: TicketPageResponse, headers: pageHeaders }),
+        errorResponse(400, 'A query parameter has a value it cannot take' + (version === 'v2' ? ', or is unknown' : ''), ...queryErrorExamples(version, collection)),
+      ),
+
+    get: () =>
+      applyDecorators(
+        ApiOperation({ summary: 'Read one ticket' }),
+        idParam,
+        ApiHeader({
+          name: 'if-none-match',
+          required: false,
+          description: 'An ETag the client holds: when it is still current the answer is 304 without a body',
+          schema: { type: 'string', example: EXAMPLE_ETAG },
+        }),
+        ApiOkResponse({ description: 'The ticket', type: TicketResponse, headers: etagHeader }),
+        ApiNotModifiedResponse({ description: 'The ticket is still the version If-None-Match names; no body', headers: etagHeader }),
+        errorResponse(400, 'The id is not a positive 64-bit integer', invalidId),
+        notFound(),
+      ),
+
+    replace: () =>
+      applyDecorators(
+        ApiOperation({
+          summary: 'Replace a ticket',
+          description:
+            'A full replacement: omitted optional fields become null. Sets resolvedAt the first time the status becomes RESOLVED or CLOSED, ' +
+            'advances updatedAt, and publishes an UPDATED event after the commit.',
+        }),
+        idParam,
+        ApiBody({ type: TicketRequest }),
+        ApiOkResponse({ description: 'The ticket after the update', type: TicketResponse, headers: etagHeader }),
+        bodyErrors(one, invalidId),
+        notFound(),
+        ifMatch(),
+      ),
+
+    remove: () =>
+      applyDecorators(
+        ApiOperation({ summary: 'Delete a ticket', description: 'Removes it for good. No event is published.' }),
+        idParam,
+        ApiNoContentResponse({ description: 'Deleted; no body' }),
+        errorResponse(400, 'The id is not a positive 64-bit integer', invalidId),
+        notFound(),
+        ifMatch(),
+      ),
+  };
+}

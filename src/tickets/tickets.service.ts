@@ -9,11 +9,17 @@ import { type TicketEventType, ticketEvent } from './events/ticket-event.js';
 import { TICKET_COLUMNS, type TicketRow, ticketFromRow } from './ticket-row.js';
 import { assertIfMatch } from './ticket-etag.js';
 import { newTicket, replaceTicket } from './ticket.rules.js';
-import type { TicketStatus } from './ticket-status.enum.js';
+import { encodeCursor } from './query/ticket-cursor.js';
+import type { TicketQuery } from './query/ticket-query.js';
+import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
 
-export interface TicketFilter {
-  status?: TicketStatus;
-  requesterEmail?: string;
+/** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
+export interface TicketPage {
+  items: TicketResponse[];
+  /** Where the next page starts; null on the last page. */
+  nextCursor: string | null;
+  /** How many tickets match the filters; null when not asked for (or unpaged). */
+  total: number | null;
 }
 
 interface WriteResult {
@@ -49,15 +55,22 @@ export class TicketsService {
     return ticket;
   }
 
-  /** `status` wins over `requesterEmail`; the email matches whole and case-insensitively (column collation). */
-  async findAll(filter: TicketFilter): Promise<TicketResponse[]> {
-    const [where, params] = filter.status
-      ? ['WHERE status = ?', [filter.status]]
-      : filter.requesterEmail !== undefined
-        ? ['WHERE requester_email = ?', [filter.requesterEmail]]
-        : ['', []];
-    const rows: TicketRow[] = await this.dataSource.query(`SELECT ${TICKET_COLUMNS} FROM tickets ${where} ORDER BY id ASC`, params);
-    return rows.map(ticketFromRow);
+  /**
+   * The tickets a query selects (see parseTicketQuery for what it means). The total is counted beside the
+   * page, on a second connection at the same time, so a paged request costs the slower of the two
+   * statements rather than both; the two are not one snapshot, so a write in between can make them differ by it.
+   */
+  async list(query: TicketQuery): Promise<TicketPage> {
+    const listing = ticketListSql(query);
+    const counting = query.page?.withTotal ? ticketCountSql(query) : undefined;
+    const [rows, counted] = await Promise.all([
+      this.dataSource.query(listing.sql, listing.params) as Promise<TicketRow[]>,
+      counting && (this.dataSource.query(counting.sql, counting.params) as Promise<Array<{ total: number | string }>>),
+    ]);
+    const total = counted ? Number(counted[0].total) : null;
+    if (!query.page || rows.length <= query.page.limit) return { items: rows.map(ticketFromRow), nextCursor: null, total };
+    const items = rows.slice(0, query.page.limit).map(ticketFromRow);
+    return { items, nextCursor: encodeCursor(query.fingerprint, query.sort, items.at(-1)!), total };
   }
 
   async findOne(id: string): Promise<TicketResponse> {

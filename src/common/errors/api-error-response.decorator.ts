@@ -1,4 +1,7 @@
-import { ApiResponse } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { PROBLEM_JSON, problemDetails } from './problem-details.js';
+import { ProblemDetailResponse } from './problem-detail-response.dto.js';
 import { springErrorBody } from './spring-error-body.js';
 import { SpringErrorResponse } from './spring-error-response.dto.js';
 import type { SpringFieldError } from './spring-field-error.js';
@@ -30,4 +33,23 @@ export function ApiErrorResponse(status: number, description: string, ...example
       ),
     }),
   });
+}
+
+/**
+ * Documents an error response as an RFC 9457 problem (application/problem+json), the shape of v2. Examples are
+ * built by problemDetails from the same inputs as the Spring ones, as the error filter builds both.
+ */
+export function ApiProblemResponse(status: number, description: string, ...examples: ErrorExample[]): MethodDecorator & ClassDecorator {
+  const content = {
+    schema: { $ref: getSchemaPath(ProblemDetailResponse) },
+    ...(examples.length > 0 && {
+      examples: Object.fromEntries(
+        examples.map((example) => [
+          example.summary,
+          { summary: example.summary, value: problemDetails(status, example.path, example.message, example.errors) },
+        ]),
+      ),
+    }),
+  };
+  return applyDecorators(ApiExtraModels(ProblemDetailResponse), ApiResponse({ status, description, content: { [PROBLEM_JSON]: content } }));
 }

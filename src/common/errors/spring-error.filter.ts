@@ -4,9 +4,12 @@ import type { Request, Response } from 'express';
 import { allowedMethods } from './allowed-methods.js';
 import { mapError } from './error-mapping.js';
 import { noEndpointMessage } from './no-endpoint.js';
-import { springErrorBody } from './spring-error-body.js';
+import { errorPayload } from './error-response.js';
 
-/** Renders every error, from any layer, as Spring Boot's JSON error body. Never a stack trace. */
+/**
+ * Renders every error, from any layer, as Spring Boot's JSON error body, or under /api/v2 as an RFC 9457
+ * problem with the same status and message (see errorPayload). Never a stack trace.
+ */
 @Catch()
 export class SpringErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
@@ -37,6 +40,7 @@ export class SpringErrorFilter implements ExceptionFilter {
       response.destroy();
       return;
     }
-    response.status(status).json(springErrorBody(status, path, message, errors));
+    const { contentType, body } = errorPayload(path, status, message, errors);
+    response.status(status).type(contentType).send(JSON.stringify(body));
   }
 }

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { FIELD_ERROR_CODES } from './field-error-codes.js';
 import type { SpringFieldError } from './spring-field-error.js';
 
 /** OpenAPI schema of one `errors[]` element of a 400 (the shape itself is built by springFieldError). */
@@ -38,7 +39,7 @@ export class SpringFieldErrorResponse implements SpringFieldError {
 
   @ApiProperty({
     description: 'The violated constraint',
-    enum: ['NotBlank', 'NotNull', 'Email', 'Size', 'typeMismatch'],
+    enum: [...FIELD_ERROR_CODES],
     example: 'NotBlank',
   })
   code: string;

@@ -1,6 +1,6 @@
 import { maxHeaderSize, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { springErrorBody } from '../errors/spring-error-body.js';
+import { errorPayload } from '../errors/error-response.js';
 
 /** Node links a socket to the response it is writing; its default clientError handler checks the same. */
 type HttpSocket = Socket & { _httpMessage?: { headersSent: boolean } | null };
@@ -15,7 +15,7 @@ const MALFORMED = { status: 400, message: 'Malformed HTTP request' };
 
 /**
  * Requests that never reach Express (unparseable, headers over 16 KiB, too slow) are answered by Node with a
- * bare status line; this answers them in the Spring error shape like every other error, then closes.
+ * bare status line; this answers them in the error shape of their path like every other error, then closes.
  */
 export function answerClientErrorsAsJson(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: HttpSocket) => {
@@ -23,9 +23,10 @@ export function answerClientErrorsAsJson(server: Server): void {
     if (socket.writable && !socket._httpMessage?.headersSent && error.code !== 'ECONNRESET') {
       const { status, message } = ANSWER_BY_CODE[error.code ?? ''] ?? MALFORMED;
       const { method, path } = requestLine(error.rawPacket);
-      const body = JSON.stringify(springErrorBody(status, path, message));
+      const payload = errorPayload(path, status, message);
+      const body = JSON.stringify(payload.body);
       socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${payload.contentType}\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${method === 'HEAD' ? '' : body}`,
       );
     }

@@ -1,0 +1,21 @@
+import { PROBLEM_JSON, problemDetails } from './problem-details.js';
+import { springErrorBody } from './spring-error-body.js';
+import type { SpringFieldError } from './spring-field-error.js';
+
+/**
+ * Which shape an error takes is decided by the request path alone, so every layer that answers errors (the
+ * exception filter, Node's client-error handler) agrees, also for paths no route knows: under `/api/v2` an
+ * RFC 9457 problem, anywhere else Spring Boot's error body (decision 25: one table, two shapes).
+ */
+const PROBLEM_PATH = /^\/api\/v2(?:\/|$)/;
+
+export interface ErrorPayload {
+  contentType: string;
+  body: object;
+}
+
+export function errorPayload(path: string, status: number, message?: string, errors?: SpringFieldError[]): ErrorPayload {
+  return PROBLEM_PATH.test(path)
+    ? { contentType: PROBLEM_JSON, body: problemDetails(status, path, message, errors) }
+    : { contentType: 'application/json', body: springErrorBody(status, path, message, errors) };
+}

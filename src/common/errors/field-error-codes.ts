@@ -1,0 +1,22 @@
+/**
+ * The codes a field error can carry, in v1's `errors[]` and v2's alike. Bean Validation's names for the
+ * constraints the original service declared, Spring's typeMismatch for a value that cannot be converted,
+ * and names of the same kind for the list's own rules.
+ */
+export const FIELD_ERROR_CODES = [
+  'NotBlank',
+  'NotNull',
+  'Email',
+  'Size',
+  'typeMismatch',
+  /** A number outside its range (Hibernate Validator's @Range): `limit`. */
+  'Range',
+  /** A cursor that was altered, belongs to another query, or comes without `limit` in v1. */
+  'InvalidCursor',
+  /** v2: a query parameter the operation does not know. */
+  'UnknownParameter',
+  /** v2: a single-valued query parameter given more than once. */
+  'Repeated',
+] as const;
+
+export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];

@@ -1,0 +1,48 @@
+import type { TicketResponse } from '../dto/ticket-response.dto.js';
+import { TicketPriority } from '../ticket-priority.enum.js';
+import { TicketStatus } from '../ticket-status.enum.js';
+import { decodeCursor, encodeCursor, queryFingerprint } from './ticket-cursor.js';
+import { parseSort } from './ticket-sort.js';
+
+const ticket: TicketResponse = {
+  id: 42,
+  title: 't',
+  description: 'd',
+  status: TicketStatus.OPEN,
+  priority: TicketPriority.HIGH,
+  requesterEmail: 'a@b.c',
+  assignedTo: null,
+  createdAt: new Date('2026-01-01T10:00:00.000Z'),
+  updatedAt: new Date('2026-01-02T10:00:00.123Z'),
+  resolvedAt: null,
+};
+const sort = parseSort('-priority,updatedAt').keys;
+const fingerprint = queryFingerprint({ filters: { statuses: ['OPEN'] }, sort });
+
+describe('ticket cursors', () => {
+  it('carry the sort key values of the last ticket, its id last, and nothing readable at a glance', () => {
+    const cursor = encodeCursor(fingerprint, sort, ticket);
+    expect(cursor).toMatch(/^[\w-]+\.[\w-]{16}$/);
+    expect(decodeCursor(cursor, fingerprint, sort)).toEqual(['HIGH', ticket.updatedAt.getTime(), 42]);
+  });
+
+  it('are refused when altered: an edited payload, a cut check, another check, garbage', () => {
+    const cursor = encodeCursor(fingerprint, sort, ticket);
+    const [payload, check] = cursor.split('.');
+    const edited = Buffer.from(Buffer.from(payload, 'base64url').toString().replace('42', '43')).toString('base64url');
+    for (const bad of [`${edited}.${check}`, `${payload}.${check.slice(1)}`, `${payload}.${'A'.repeat(16)}`, 'abc', '', `${cursor}.x`, '..']) {
+      expect(decodeCursor(bad, fingerprint, sort)).toBe('unreadable');
+    }
+  });
+
+  it('belong to the query they came from: other filters or another sort are told apart', () => {
+    const cursor = encodeCursor(fingerprint, sort, ticket);
+    expect(decodeCursor(cursor, queryFingerprint({ filters: { statuses: ['CLOSED'] }, sort }), sort)).toBe('other-query');
+  });
+
+  it('are refused when the values do not fit the sort keys', () => {
+    const idOnly = parseSort('id').keys;
+    const forId = queryFingerprint({ sort: idOnly });
+    expect(decodeCursor(encodeCursor(forId, idOnly, { ...ticket, id: 0 }), forId, idOnly)).toBe('unreadable');
+  });
+});

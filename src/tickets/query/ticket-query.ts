@@ -1,0 +1,169 @@
+import { ValidationFailedException } from '../../common/errors/validation-failed.exception.js';
+import { codePointLength } from '../../common/validation/spring-constraints.js';
+import { TicketPriority } from '../ticket-priority.enum.js';
+import { TicketStatus } from '../ticket-status.enum.js';
+import { TicketStatusFilterPipe } from '../ticket-status-filter.pipe.js';
+import { parseInstant } from './query-instant.js';
+import { type QueryDialect, QueryParameters } from './query-parameters.js';
+import { type CursorPosition, decodeCursor, queryFingerprint } from './ticket-cursor.js';
+import { searchExpression } from './ticket-search.js';
+import { DEFAULT_SORT, parseSort, SORT_FIELDS, type SortKey } from './ticket-sort.js';
+
+export type { QueryDialect } from './query-parameters.js';
+
+export interface TicketFilters {
+  statuses: TicketStatus[];
+  priorities: TicketPriority[];
+  requesterEmail?: string;
+  assignedTo?: string;
+  /** Millisecond timestamps; after is inclusive, before is exclusive. */
+  createdAfter?: number;
+  createdBefore?: number;
+  updatedAfter?: number;
+  updatedBefore?: number;
+  /** The full-text expression of `q`; null when `q` held no searchable word, so that nothing matches. */
+  search?: string | null;
+}
+
+export interface TicketPageRequest {
+  limit: number;
+  /** Where the page starts: after this position (sort key values, then id). */
+  after?: CursorPosition;
+  withTotal: boolean;
+}
+
+/** A list request, decided once for both API versions: what to match, in which order, and which page. */
+export interface TicketQuery {
+  filters: TicketFilters;
+  /** Always ends with `id`, so the order is total. */
+  sort: SortKey[];
+  /** Identifies the filters and sort, so a cursor can only continue the query it came from. */
+  fingerprint: string;
+  /** Absent: every match, unpaged (v1 without `limit`). */
+  page?: TicketPageRequest;
+}
+
+export const QUERY_PARAMETERS = [
+  'status', 'priority', 'requesterEmail', 'assignedTo', 'createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore',
+  'q', 'sort', 'limit', 'cursor', 'total',
+] as const;
+
+export const PAGE_LIMIT = { min: 1, max: 1000, v2Default: 50 } as const;
+export const SEARCH_MAX_LENGTH = 200;
+const DATE_FILTERS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore'] as const;
+
+/**
+ * Parses a list request's query parameters. Every bad value is reported at once as a validation failure of
+ * `ticketQuery` (400). Version differences: v1 keeps its original rules (one value per parameter, `status`
+ * wins over `requesterEmail`, an unknown status answered as before, unknown parameters ignored, unpaged
+ * without `limit`); v2 takes several statuses and priorities, ANDs every filter, refuses unknown
+ * parameters and always pages.
+ */
+export function parseTicketQuery(raw: Record<string, unknown>, dialect: QueryDialect): TicketQuery {
+  // v1 answers an unknown status exactly as it always has, before anything else is looked at.
+  if (dialect === 'v1') new TicketStatusFilterPipe().transform(raw.status);
+  const params = new QueryParameters(raw, dialect, QUERY_PARAMETERS);
+  const filters = readFilters(params);
+  if (dialect === 'v1' && filters.statuses.length > 0) delete filters.requesterEmail;
+  const sortText = params.list('sort').join(',');
+  const sort = sortText === '' ? [...DEFAULT_SORT] : readSort(params, sortText);
+  const fingerprint = queryFingerprint({ filters: normalised(filters), sort });
+  const page = readPage(params, fingerprint, sort);
+  if (params.problems.length > 0) throw new ValidationFailedException('ticketQuery', params.fieldErrors());
+  return { filters, sort, fingerprint, ...(page && { page }) };
+}
+
+function readFilters(params: QueryParameters): TicketFilters {
+  const filters: TicketFilters = {
+    statuses: readEnums(params, 'status', TicketStatus, 'TicketStatus'),
+    priorities: readEnums(params, 'priority', TicketPriority, 'TicketPriority'),
+  };
+  const requesterEmail = params.single('requesterEmail');
+  if (requesterEmail !== undefined) filters.requesterEmail = requesterEmail;
+  const assignedTo = params.single('assignedTo');
+  if (assignedTo !== undefined) filters.assignedTo = assignedTo;
+  for (const name of DATE_FILTERS) {
+    const text = params.single(name);
+    if (text === undefined) continue;
+    const instant = parseInstant(text);
+    if (instant === undefined) {
+      params.problem(name, 'typeMismatch', 'java.time.Instant',
+        "Failed to convert value to required type 'java.time.Instant'; expected an ISO-8601 date-time with Z or an offset, e.g. 2026-11-22T20:37:14Z",
+        text);
+    } else {
+      filters[name] = instant;
+    }
+  }
+  const q = params.single('q');
+  if (q !== undefined && q.trim() !== '') {
+    if (codePointLength(q) > SEARCH_MAX_LENGTH) {
+      params.problem('q', 'Size', 'java.lang.String', `size must be between 0 and ${SEARCH_MAX_LENGTH}`, q, [SEARCH_MAX_LENGTH, 0]);
+    } else {
+      filters.search = searchExpression(q);
+    }
+  }
+  return filters;
+}
+
+function readEnums<T extends string>(params: QueryParameters, name: string, values: Record<string, T>, javaType: string): T[] {
+  const accepted = Object.values(values);
+  const items = params.list(name);
+  for (const item of items.filter((value) => !(accepted as string[]).includes(value))) {
+    params.problem(name, 'typeMismatch', javaType, `Failed to convert value to required type '${javaType}'; accepted values: [${accepted.join(', ')}]`, item);
+  }
+  // Sorted and without repeats: the same set of values is the same query, whatever order it was given in.
+  return accepted.filter((value) => items.includes(value));
+}
+
+function readSort(params: QueryParameters, text: string): SortKey[] {
+  const { keys, problems } = parseSort(text);
+  for (const problem of problems) {
+    const message =
+      problem.kind === 'unknown'
+        ? `Unknown sort field; accepted: ${SORT_FIELDS.join(', ')}, each optionally prefixed with - for descending order`
+        : `The sort field ${problem.field} is given more than once`;
+    params.problem('sort', 'typeMismatch', 'java.lang.String', message, problem.kind === 'unknown' ? problem.token : text);
+  }
+  return keys;
+}
+
+function readPage(params: QueryParameters, fingerprint: string, sort: SortKey[]): TicketPageRequest | undefined {
+  const limitText = params.single('limit');
+  const cursor = params.single('cursor');
+  const totalText = params.single('total');
+  let limit: number | undefined = params.dialect === 'v2' ? PAGE_LIMIT.v2Default : undefined;
+  if (limitText !== undefined) {
+    if (!/^\d+$/.test(limitText)) {
+      params.problem('limit', 'typeMismatch', 'java.lang.Integer', "Failed to convert value to required type 'java.lang.Integer'", limitText);
+    } else if (Number(limitText) < PAGE_LIMIT.min || Number(limitText) > PAGE_LIMIT.max) {
+      params.problem('limit', 'Range', 'java.lang.Integer', `must be between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`, limitText, [PAGE_LIMIT.max, PAGE_LIMIT.min]);
+    } else {
+      limit = Number(limitText);
+    }
+  }
+  if (totalText !== undefined && totalText !== 'true' && totalText !== 'false') {
+    params.problem('total', 'typeMismatch', 'java.lang.Boolean', "Failed to convert value to required type 'java.lang.Boolean'; accepted values: [true, false]", totalText);
+  }
+  let after: CursorPosition | undefined;
+  if (cursor !== undefined) {
+    if (limitText === undefined && params.dialect === 'v1') {
+      params.problem('cursor', 'InvalidCursor', 'java.lang.String', 'A cursor continues a paged list: give limit with it', cursor);
+    } else if (params.problems.length === 0) {
+      const decoded = decodeCursor(cursor, fingerprint, sort);
+      if (decoded === 'unreadable') {
+        params.problem('cursor', 'InvalidCursor', 'java.lang.String', 'Not a cursor this service issued, or one that was altered', cursor);
+      } else if (decoded === 'other-query') {
+        params.problem('cursor', 'InvalidCursor', 'java.lang.String', 'This cursor belongs to a list with other filters or another sort', cursor);
+      } else {
+        after = decoded;
+      }
+    }
+  }
+  if (limit === undefined) return undefined;
+  return { limit, withTotal: totalText !== 'false', ...(after && { after }) };
+}
+
+/** Filters as a fingerprint sees them: text matched case-insensitively is compared in lower case. */
+function normalised(filters: TicketFilters): TicketFilters {
+  return { ...filters, requesterEmail: filters.requesterEmail?.toLowerCase(), assignedTo: filters.assignedTo?.toLowerCase() };
+}

@@ -1,0 +1,54 @@
+import { TicketPriority } from '../ticket-priority.enum.js';
+import { TicketStatus } from '../ticket-status.enum.js';
+
+export const SORT_FIELDS = ['id', 'createdAt', 'updatedAt', 'priority', 'status'] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
+
+export interface SortKey {
+  field: SortField;
+  descending: boolean;
+}
+
+/** The ticket order when none is asked for: ascending id (decision 12). */
+export const DEFAULT_SORT: readonly SortKey[] = [{ field: 'id', descending: false }];
+
+/**
+ * How each sort field is stored. `priority` and `status` are ENUM columns, which MariaDB orders by the
+ * position of the value in the column's definition, not alphabetically: LOW < MEDIUM < HIGH < CRITICAL and
+ * OPEN < IN_PROGRESS < WAITING_ON_CUSTOMER < RESOLVED < CLOSED. So ORDER BY on the column itself sorts by
+ * severity and by workflow, and an index on it is read in that order.
+ */
+export const SORT_COLUMNS: Record<SortField, { column: string; kind: 'number' | 'time' | 'enum'; values?: readonly string[] }> = {
+  id: { column: 'id', kind: 'number' },
+  createdAt: { column: 'created_at', kind: 'time' },
+  updatedAt: { column: 'updated_at', kind: 'time' },
+  priority: { column: 'priority', kind: 'enum', values: Object.values(TicketPriority) },
+  status: { column: 'status', kind: 'enum', values: Object.values(TicketStatus) },
+};
+
+export type SortProblem = { kind: 'unknown'; token: string } | { kind: 'repeated'; field: string };
+
+/**
+ * Parses `id,-updatedAt,...` into sort keys that always end with `id`, the tie-breaker that makes the
+ * order total (and a cursor position exact). The tie-breaker runs in the direction of the key before it, so
+ * `-updatedAt` is read as `updated_at DESC, id DESC`: one direction, which an index can serve by reading
+ * backwards. Keys after `id` could never decide anything and are dropped.
+ */
+export function parseSort(value: string): { keys: SortKey[]; problems: SortProblem[] } {
+  const keys: SortKey[] = [];
+  const problems: SortProblem[] = [];
+  for (const token of value.split(',')) {
+    const descending = token.startsWith('-');
+    const field = descending ? token.slice(1) : token;
+    if (!(SORT_FIELDS as readonly string[]).includes(field)) {
+      problems.push({ kind: 'unknown', token });
+    } else if (keys.some((key) => key.field === field)) {
+      problems.push({ kind: 'repeated', field });
+    } else {
+      keys.push({ field: field as SortField, descending });
+    }
+  }
+  const idAt = keys.findIndex((key) => key.field === 'id');
+  if (idAt >= 0) return { keys: keys.slice(0, idAt + 1), problems };
+  return { keys: [...keys, { field: 'id', descending: keys.at(-1)?.descending ?? false }], problems };
+}

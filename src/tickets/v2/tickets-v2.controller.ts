@@ -1,0 +1,68 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { JsonContentTypeGuard } from '../../common/json-content-type.guard.js';
+import { DatabaseDeadlineInterceptor } from '../../database/database-deadline.interceptor.js';
+import type { TicketPageResponse } from '../dto/ticket-page-response.dto.js';
+import { TicketRequest } from '../dto/ticket-request.dto.js';
+import type { TicketResponse } from '../dto/ticket-response.dto.js';
+import { parseTicketQuery } from '../query/ticket-query.js';
+import { TicketEtagInterceptor } from '../ticket-etag.interceptor.js';
+import { TicketIdPipe } from '../ticket-id.pipe.js';
+import { setPageHeaders } from '../ticket-page-headers.js';
+import { TicketsService } from '../tickets.service.js';
+import { ticketsApi } from '../tickets.openapi.js';
+
+const COLLECTION = '/api/v2/tickets';
+const api = ticketsApi('v2');
+
+/**
+ * Version 2 of the tickets API: the same operations on the same service as v1, with the changes that would
+ * break a v1 client: a paged envelope, filters that AND, 400 for unknown parameters, RFC 9457 errors
+ * (rendered by the error filter for every path under /api/v2).
+ */
+@Controller('api/v2/tickets')
+@api.tickets()
+@UseInterceptors(DatabaseDeadlineInterceptor)
+export class TicketsV2Controller {
+  constructor(private readonly tickets: TicketsService) {}
+
+  @Post()
+  @api.create()
+  @UseGuards(JsonContentTypeGuard)
+  @UseInterceptors(TicketEtagInterceptor)
+  async create(@Body() request: TicketRequest, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
+    const ticket = await this.tickets.create(request);
+    response.setHeader('Location', `${COLLECTION}/${ticket.id}`);
+    return ticket;
+  }
+
+  @Get()
+  @api.list()
+  async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<TicketPageResponse> {
+    const page = await this.tickets.list(parseTicketQuery(request.query, 'v2'));
+    setPageHeaders(response, COLLECTION, request.originalUrl, page);
+    return page;
+  }
+
+  @Get(':id')
+  @api.get()
+  @UseInterceptors(TicketEtagInterceptor)
+  findOne(@Param('id', TicketIdPipe) id: string): Promise<TicketResponse> {
+    return this.tickets.findOne(id);
+  }
+
+  @Put(':id')
+  @api.replace()
+  @UseGuards(JsonContentTypeGuard)
+  @UseInterceptors(TicketEtagInterceptor)
+  replace(@Param('id', TicketIdPipe) id: string, @Body() request: TicketRequest, @Headers('if-match') ifMatch?: string): Promise<TicketResponse> {
+    return this.tickets.replace(id, request, ifMatch);
+  }
+
+  @Delete(':id')
+  @api.remove()
+  @HttpCode(204)
+  remove(@Param('id', TicketIdPipe) id: string, @Headers('if-match') ifMatch?: string): Promise<void> {
+    return this.tickets.remove(id, ifMatch);
+  }
+}
