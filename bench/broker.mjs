@@ -11,3 +11,12 @@ export async function removeBrokerObjects({ RABBITMQ_EXCHANGE, RABBITMQ_QUEUE })
     await connection.close();
   }
 }
+
+export async function removeQueue(queue) {
+  const connection = await amqp.connect(process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672');
+  try {
+    await (await connection.createChannel()).deleteQueue(queue);
+  } finally {
+    await connection.close();
+  }
+}

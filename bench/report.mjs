@@ -63,8 +63,8 @@ function roundRps(rps) {
   return rps >= 100 ? Math.round(rps) : Number(rps.toFixed(1));
 }
 
-export function ratio(service, baseline) {
-  return baseline.rps > 0 ? Number((service.rps / baseline.rps).toFixed(2)) : 0;
+export function ratio(service, reference) {
+  return reference.rps > 0 ? Number((service.rps / reference.rps).toFixed(2)) : 0;
 }
 
 export function printTable(results) {
@@ -73,12 +73,12 @@ export function printTable(results) {
     conns: r.connections,
     'service req/s': r.service.rps,
     'service p50/p99 ms': `${r.service.p50}/${r.service.p99}`,
-    'baseline req/s': r.baseline.rps,
-    'baseline p50/p99 ms': `${r.baseline.p50}/${r.baseline.p99}`,
+    'reference req/s': r.reference.rps,
+    'reference p50/p99 ms': `${r.reference.p50}/${r.reference.p99}`,
     ratio: r.ratio,
-    'CPU µs/req (svc/base)': `${r.service.cpuUsPerRequest}/${r.baseline.cpuUsPerRequest}`,
-    'peak RSS MB (svc/base)': r.service.peakRssMb === undefined ? '' : `${r.service.peakRssMb}/${r.baseline.peakRssMb}`,
-    'non-2xx/errors (svc/base)': `${r.service.non2xx + r.service.errors}/${r.baseline.non2xx + r.baseline.errors}`,
+    'CPU µs/req (svc/ref)': `${r.service.cpuUsPerRequest}/${r.reference.cpuUsPerRequest}`,
+    'peak RSS MB (svc/ref)': r.service.peakRssMb === undefined ? '' : `${r.service.peakRssMb}/${r.reference.peakRssMb}`,
+    'non-2xx/errors (svc/ref)': `${r.service.non2xx + r.service.errors}/${r.reference.non2xx + r.reference.errors}`,
   }));
   console.table(rows);
 }

@@ -1,6 +1,9 @@
-// `npm run bench`: the service (dist/main.js) against the raw baseline (bench/raw-server.mjs), on the same
-// MariaDB and RabbitMQ, in the same run. For every scenario both get a warm-up, then measured rounds that
-// alternate between the two (ABBA…), so neither always runs on the warmer (or noisier) side.
+// `npm run bench`: the service (dist/main.js) against two references on the same MariaDB and RabbitMQ, in the same
+// run: the conventional service (bench/conventional/, the service as the Nest documentation builds it: TypeORM
+// repository, global ValidationPipe, ClientRMQ emit, nothing else) in every scenario, and the stack's ceiling
+// (bench/nest-ceiling.mjs: Nest on Express, one route, the same SELECT) for GET by id. For every scenario both
+// sides get a warm-up, then measured rounds that alternate between the two (ABBA…), so neither always runs on
+// the warmer (or noisier) side.
 // Prints a table and writes bench/results.json. Options: --duration=<s> (measured seconds per side, default 6),
 // --rounds=<n> (default 3), --warmup=<s> (default 2), --tickets=<n> (default 10000), --service=<main.js>, --growth,
 // --outbox-seconds=<s> (sustained POST load per side in the outbox section, default 30), --outbox-only,
@@ -9,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { removeBrokerObjects } from './broker.mjs';
+import { removeBrokerObjects, removeQueue } from './broker.mjs';
 import { combine, measure, printTable, ratio } from './report.mjs';
 import { sustainedCreates } from './outbox.mjs';
 import { queryBench } from './queries.mjs';
@@ -32,16 +35,17 @@ const QUERIES_ONLY = process.argv.includes('--queries-only');
 const QUERIES = QUERIES_ONLY || process.argv.includes('--queries');
 
 const SERVICE_DB = 'tickets_bench';
-const RAW_DB = 'tickets_bench_raw';
+const REFERENCE_DB = 'tickets_bench_conventional';
 const BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench.exchange', RABBITMQ_QUEUE: 'ticket.bench.queue', RABBITMQ_ROUTING_KEY: 'ticket.bench' };
+const CONVENTIONAL_QUEUE = 'ticket.bench.conventional.queue';
 const SERVICE_PORT = 18080;
-const RAW_PORT = 18081;
+const REFERENCE_PORT = 18081;
 const DIRECT_PORT = 18082;
 const CEILING_PORT = 18085;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 async function main() {
-  for (const port of [SERVICE_PORT, RAW_PORT, DIRECT_PORT, CEILING_PORT]) await assertPortFree(port);
+  for (const port of [SERVICE_PORT, REFERENCE_PORT, DIRECT_PORT, CEILING_PORT]) await assertPortFree(port);
   const admin = await adminConnection();
   if (QUERIES_ONLY) {
     try {
@@ -52,19 +56,21 @@ async function main() {
     }
     return;
   }
-  await dropDatabases(admin, [SERVICE_DB, RAW_DB]);
+  await dropDatabases(admin, [SERVICE_DB, REFERENCE_DB]);
   const service = await startProcess('service', [SERVICE_MAIN], { cwd: root, port: SERVICE_PORT, env: { DB_DATABASE: SERVICE_DB, ...BROKER } });
-  let raw;
+  let reference;
   try {
-    await cloneSchema(admin, SERVICE_DB, RAW_DB);
-    raw = await startProcess('baseline', ['bench/raw-server.mjs'], { cwd: root, port: RAW_PORT, env: { DB_DATABASE: RAW_DB, ...BROKER } });
-    for (const db of [SERVICE_DB, RAW_DB]) await seedTickets(admin, db, SEEDED);
+    await cloneSchema(admin, SERVICE_DB, REFERENCE_DB);
+    // The conventional service publishes with the stock ClientRMQ to a queue of its own (no exchange binding).
+    const referenceEnv = { DB_DATABASE: REFERENCE_DB, RABBITMQ_QUEUE: CONVENTIONAL_QUEUE };
+    reference = await startProcess('conventional', ['bench/.conventional-build/main.js'], { cwd: root, port: REFERENCE_PORT, env: referenceEnv });
+    for (const db of [SERVICE_DB, REFERENCE_DB]) await seedTickets(admin, db, SEEDED);
     console.log(`Seeded ${SEEDED} tickets in each database; ${WARMUP_S} s warm-up and ${DURATION_S} s measured per target and scenario.\n`);
 
     const results = [];
     if (!OUTBOX_ONLY) {
-      for (const [index, scenario] of scenarios(SEEDED).entries()) results.push(await compare(service, raw, scenario, index));
-      results.push(await compareCeiling(raw));
+      for (const [index, scenario] of scenarios(SEEDED).entries()) results.push(await compare(service, reference, scenario, index));
+      results.push(await compareCeiling(service));
       printTable(results);
     }
     const machine = machineLine();
@@ -72,9 +78,9 @@ async function main() {
     if (GROWTH) {
       console.log('\nGrowth of the full list:');
       for (const [index, size] of GROWTH_SIZES.entries()) {
-        for (const db of [SERVICE_DB, RAW_DB]) await seedTickets(admin, db, size);
+        for (const db of [SERVICE_DB, REFERENCE_DB]) await seedTickets(admin, db, size);
         // One round each: a request for 50k rows takes seconds, and one still in flight when a round ends is not counted.
-        growth.push(await compare(service, raw, fullListScenario(size), index, 1));
+        growth.push(await compare(service, reference, fullListScenario(size), index, 1));
       }
       printTable(growth);
     }
@@ -84,11 +90,12 @@ async function main() {
     await writeFile(new URL('results.json', import.meta.url), JSON.stringify(report, null, 2));
     console.log(`\n${machine}\nWritten to bench/results.json`);
   } finally {
-    await raw?.stop();
+    await reference?.stop();
     await service.stop();
-    await dropDatabases(admin, [SERVICE_DB, RAW_DB]);
+    await dropDatabases(admin, [SERVICE_DB, REFERENCE_DB]);
     await admin.end();
     await removeBrokerObjects(BROKER);
+    await removeQueue(CONVENTIONAL_QUEUE);
   }
 }
 
@@ -97,8 +104,8 @@ function machineLine() {
 }
 
 /** Warm-up for both, then short alternating rounds, so a burst of other load on the machine hits both sides alike. */
-async function compare(service, raw, scenario, index, roundCount = ROUNDS) {
-  const targets = index % 2 === 0 ? [service, raw] : [raw, service];
+async function compare(service, reference, scenario, index, roundCount = ROUNDS) {
+  const targets = index % 2 === 0 ? [service, reference] : [reference, service];
   for (const target of targets) await run(target, scenario, WARMUP_S);
   const rounds = new Map(targets.map((target) => [target, []]));
   for (let round = 0; round < roundCount; round++) {
@@ -106,18 +113,18 @@ async function compare(service, raw, scenario, index, roundCount = ROUNDS) {
       rounds.get(target).push(await measure(target, scenario.sampleMemory, () => run(target, scenario, DURATION_S / roundCount)));
     }
   }
-  const row = { scenario: scenario.name, connections: scenario.connections, service: combine(rounds.get(service)), baseline: combine(rounds.get(raw)) };
-  row.ratio = ratio(row.service, row.baseline);
-  console.log(`${row.scenario}: service ${row.service.rps} req/s, baseline ${row.baseline.rps} req/s, ratio ${row.ratio}`);
+  const row = { scenario: scenario.name, connections: scenario.connections, service: combine(rounds.get(service)), reference: combine(rounds.get(reference)) };
+  row.ratio = ratio(row.service, row.reference);
+  console.log(`${row.scenario}: service ${row.service.rps} req/s, ${reference.name} ${row.reference.rps} req/s, ratio ${row.ratio}`);
   return row;
 }
 
-/** GET by id on a Nest app that does nothing but the query (bench/nest-ceiling.mjs), against the baseline. */
-async function compareCeiling(raw) {
-  const ceiling = await startProcess('ceiling', ['bench/nest-ceiling.mjs'], { cwd: root, port: CEILING_PORT, env: { DB_DATABASE: RAW_DB } });
+/** GET by id on the service against a Nest app that does nothing but the query (bench/nest-ceiling.mjs). */
+async function compareCeiling(service) {
+  const ceiling = await startProcess('ceiling', ['bench/nest-ceiling.mjs'], { cwd: root, port: CEILING_PORT, env: { DB_DATABASE: REFERENCE_DB } });
   try {
     const [getById] = scenarios(SEEDED);
-    return await compare(ceiling, raw, { ...getById, name: 'GET by id, bare Nest + mysql2 (ceiling)' }, 0);
+    return await compare(service, ceiling, { ...getById, name: 'GET by id vs the ceiling (bare Nest + mysql2)' }, 0);
   } finally {
     await ceiling.stop();
   }
