@@ -192,3 +192,31 @@ describe("the image's steps, run here", () => {
     for (const line of service.output.split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
   });
 });
+
+describe('the Node.js version', () => {
+  /** package.json's engines range, a caret range (`^22.12.0`): the same major, at least that version. */
+  const engines = JSON.parse(read('package.json')).engines.node as string;
+  const [, major, minor, patch] = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(engines)!.map(Number);
+  const satisfies = (version: string) => {
+    const [ma, mi, pa] = version.replace(/^v/, '').split('.').map(Number);
+    return ma === major && (mi > minor || (mi === minor && pa >= patch));
+  };
+
+  it('the tests run on a version package.json declares (CI sources scripts/use-node.sh first)', () => {
+    expect([engines, satisfies(process.version)]).toEqual([engines, true]);
+  });
+
+  it("scripts/use-node.sh installs a declared version, and the Docker image's Node has the declared major", () => {
+    const pinned = /^USE_NODE_VERSION=(\d+\.\d+\.\d+)$/m.exec(read('scripts/use-node.sh'))![1];
+    expect([pinned, satisfies(pinned)]).toEqual([pinned, true]);
+    expect(read('Dockerfile')).toMatch(new RegExp(`^ARG NODE_IMAGE=node:${major}-slim$`, 'm'));
+    expect(read('.ci/run')).toMatch(/^source scripts\/use-node\.sh$/m);
+  });
+
+  it('the README states the same requirement and the pinned version', () => {
+    const readme = read('README.md');
+    expect(readme).toContain(`Node.js ${major}.${minor} or newer within ${major}`);
+    expect(readme).toContain(`\`engines\` \`${engines}\``);
+    expect(readme).toContain(`CI tests on Node ${/^USE_NODE_VERSION=(.+)$/m.exec(read('scripts/use-node.sh'))![1]}`);
+  });
+});
