@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
 import { readPackageFacts } from '../health/app-info.js';
+import { ASYNCAPI_PATHS } from './asyncapi.setup.js';
 
 /** Where springdoc serves them, so clients and bookmarks of the original service keep working. */
 const OPENAPI_PATHS = {
@@ -13,6 +14,14 @@ const OPENAPI_PATHS = {
   uiLegacy: '/swagger-ui.html',
 } as const;
 
+/**
+ * A link from the document to another root path, relative to where it is read: Swagger UI's page (/swagger-ui/)
+ * and the document (/v3/api-docs) both sit one level down, so it keeps working behind a proxy that adds a prefix.
+ */
+function relative(rootPath: string): string {
+  return `..${rootPath}`;
+}
+
 /** The OpenAPI document, generated from the controllers and DTOs (and their Swagger decorators). */
 function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -21,7 +30,8 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Ticket service')
     .setDescription(
       'IT support tickets over HTTP/JSON. Every error has Spring Boot\'s error body. After each create and update an ' +
-        'event is published to RabbitMQ: see docs/asyncapi.yaml for that contract.',
+        `event is published to RabbitMQ: see the AsyncAPI document [${ASYNCAPI_PATHS.yaml.slice(1)}](${relative(ASYNCAPI_PATHS.yaml)}) ` +
+        `(also as [JSON](${relative(ASYNCAPI_PATHS.json)})) for that contract.`,
     )
     .setVersion(readPackageFacts().version)
     .addTag('tickets', 'Create, list, read, replace and delete tickets')

@@ -161,7 +161,7 @@ export const ApiCreateTicket = () =>
   applyDecorators(
     ApiOperation({
       summary: 'Create a ticket',
-      description: 'Stores the ticket and publishes a CREATED event (see docs/asyncapi.yaml) after the commit.',
+      description: 'Stores the ticket and publishes a CREATED event (see /asyncapi.yaml) after the commit.',
     }),
     ApiBody({ type: TicketRequest }),
     ApiCreatedResponse({ description: 'The stored ticket, with its generated id and timestamps', type: TicketResponse, headers: etagHeader }),
