@@ -6,8 +6,11 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { setupApp } from './app.setup.js';
 import { type AppConfig, ConfigError } from './config/app-config.js';
+import { configModule } from './config/config.module.js';
 
 async function bootstrap(): Promise<void> {
+  // The settings first: an invalid one ends start-up here (ConfigError), before Nest starts.
+  await configModule;
   const app = setupApp(await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true }));
   const port = app.get(ConfigService<AppConfig, true>).get('server.port', { infer: true });
   await app.listen(port);
@@ -27,7 +30,6 @@ function startUpFailed(error: unknown): never {
   process.exit(1);
 }
 
-// ConfigModule validates the settings asynchronously while AppModule loads, so a bad setting arrives here as an
-// unhandled rejection rather than through bootstrap().
+// Whatever else fails asynchronously during start-up, outside bootstrap()'s own chain, ends it the same way.
 process.on('unhandledRejection', startUpFailed);
 bootstrap().then(() => process.off('unhandledRejection', startUpFailed), startUpFailed);
