@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { createConnection } from 'mysql2/promise';
 import { ServiceProcess } from './support/service-process.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
@@ -92,6 +93,53 @@ describe('Logs in production format (LOG_FORMAT=json)', () => {
 });
 
 describe('Logs during start-up', () => {
+  it('says in one line each which migrations ran on a new database, and that none were pending on the next start', async () => {
+    const env = { LOG_FORMAT: 'json', LOG_LEVEL: 'info', DB_DATABASE: `${process.env.DB_DATABASE}_startup` };
+    const migrationLines = (service: ServiceProcess) => jsonLines(service).filter((line) => /migration/i.test(line.message));
+    try {
+      const first = await ServiceProcess.start(env);
+      await first.stop();
+      expect(migrationLines(first)).toEqual([
+        expect.objectContaining({
+          level: 'info',
+          context: 'Database',
+          message: 'Migrations ran: CreateTickets1763900000000, CreateOutbox1763900000001 (0 of 2 were applied before)',
+        }),
+      ]);
+      const second = await ServiceProcess.start(env);
+      await second.stop();
+      expect(migrationLines(second)).toEqual([
+        expect.objectContaining({ level: 'info', context: 'Database', message: 'No migrations pending: all 2 are applied' }),
+      ]);
+    } finally {
+      const db = await createConnection({ host: process.env.DB_HOST, port: Number(process.env.DB_PORT ?? 3306), user: process.env.DB_USERNAME ?? 'root', password: process.env.DB_PASSWORD ?? '' });
+      await db.query(`DROP DATABASE IF EXISTS \`${env.DB_DATABASE}\``);
+      await db.end();
+    }
+  });
+
+  it('gives the addresses of the API, Swagger UI and health in one line once it listens, and each answers', async () => {
+    const service = await ServiceProcess.start({ LOG_FORMAT: 'json', LOG_LEVEL: 'info' });
+    try {
+      const started = jsonLines(service).filter((line) => /listening on port/.test(line.message));
+      expect(started).toHaveLength(1);
+      expect(started[0]).toMatchObject({ level: 'info', context: 'Bootstrap' });
+      const port = new URL(service.url).port;
+      const base = `http://localhost:${port}`;
+      expect(started[0].message).toBe(
+        `Ticket service listening on port ${port}: API ${base}/api/tickets, Swagger UI ${base}/swagger-ui.html, health ${base}/actuator/health`,
+      );
+      const api = await fetch(`${base}/api/tickets`);
+      expect([api.status, Array.isArray(await api.json())]).toEqual([200, true]);
+      const swaggerUi = await fetch(`${base}/swagger-ui.html`);
+      expect([swaggerUi.status, await swaggerUi.text()]).toEqual([200, expect.stringContaining('swagger-ui')]);
+      const health = await fetch(`${base}/actuator/health`);
+      expect(await health.json()).toEqual(expect.objectContaining({ status: expect.any(String), components: expect.any(Object) }));
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('writes each retry for an unreachable database as it happens, as JSON, not once start-up is over', async () => {
     const service = await ServiceProcess.launch({ LOG_FORMAT: 'json', LOG_LEVEL: 'info', DB_PORT: '1' });
     try {

@@ -6,7 +6,7 @@ import { readPackageFacts } from '../health/app-info.js';
 import { ASYNCAPI_PATHS } from './asyncapi.setup.js';
 
 /** Where springdoc serves them, so clients and bookmarks of the original service keep working. */
-const OPENAPI_PATHS = {
+export const OPENAPI_PATHS = {
   json: '/v3/api-docs',
   yaml: '/v3/api-docs.yaml',
   ui: '/swagger-ui',
