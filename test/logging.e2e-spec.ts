@@ -76,6 +76,50 @@ describe('Logs in production format (LOG_FORMAT=json)', () => {
     expect(line).toMatchObject({ level: 'warn', status: 400, path: '/api/tickets' });
   });
 
+  it.each([
+    ['an invalid body', 'e2e-why-invalid', { method: 'POST', body: JSON.stringify({ ...buildTicketRequest(), title: ' ', requesterEmail: 'not-an-email' }) }, 400, {
+      errorMessage: "Validation failed for object='ticketRequest'. Error count: 2",
+      fieldErrors: ['title: Title is required', 'requesterEmail: Invalid email format'],
+    }],
+    ['malformed JSON', 'e2e-why-malformed', { method: 'POST', body: '{"title":' }, 400, { errorMessage: expect.stringMatching(/^JSON parse error: /) }],
+    ['a body that is not JSON', 'e2e-why-415', { method: 'POST', body: 'x', contentType: 'text/plain' }, 415, {
+      errorMessage: 'Content-Type "text/plain" is not supported',
+    }],
+    ['a missing ticket', 'e2e-why-404', { method: 'GET', path: '/api/tickets/999999999' }, 404, { errorMessage: 'Ticket not found with id: 999999999' }],
+    ['an unknown path', 'e2e-why-no-endpoint', { method: 'GET', path: '/api/nothing-here' }, 404, { errorMessage: 'No endpoint GET "/api/nothing-here".' }],
+  ])('says on the request line why %s was refused, with the message the client got and no stack', async (_name, id, request, status, why) => {
+    const { method, body, contentType = 'application/json', path = '/api/tickets' } = request as { method: string; body?: string; contentType?: string; path?: string };
+    const response = await fetch(`${service.url}${path}`, { method, body, headers: { 'Content-Type': contentType, 'X-Request-Id': id } });
+    expect(response.status).toBe(status);
+    const answered = (await response.json()) as { message: string };
+    const [line] = await linesFor(service, id, 1);
+    expect(line).toMatchObject({ level: 'warn', status, ...why });
+    expect(line.errorMessage).toBe(answered.message);
+    expect(JSON.stringify(line)).not.toMatch(/stack|\bat /);
+  });
+
+  it('says on the request line of a 5xx why it failed, while the stack stays on the failure line', async () => {
+    proxy.cut();
+    try {
+      const response = await fetch(`${service.url}/api/tickets`, { headers: { 'X-Request-Id': 'e2e-why-db-down' } });
+      expect(response.status).toBeGreaterThanOrEqual(500);
+      const answered = (await response.json()) as { message: string };
+      const lines = await linesFor(service, 'e2e-why-db-down', 2);
+      const requestLine = lines.find((line) => line.status);
+      expect(requestLine).toMatchObject({ level: 'error', status: response.status, errorMessage: answered.message });
+      expect(JSON.stringify(requestLine)).not.toMatch(/stack|\bat /);
+      expect(lines.find((line) => line.err)!.err.stack).toEqual(expect.any(String));
+
+      // A health answer of 503 is no error body, but its line says which components are not UP.
+      const health = await fetch(`${service.url}/actuator/health`, { headers: { 'X-Request-Id': 'e2e-why-health' } });
+      expect(health.status).toBe(503);
+      const [healthLine] = await linesFor(service, 'e2e-why-health', 1);
+      expect(healthLine).toMatchObject({ level: 'error', status: 503, errorMessage: expect.stringMatching(/^Health status is DOWN: (.+, )?db DOWN/) });
+    } finally {
+      proxy.restore();
+    }
+  });
+
   it('logs a failure with its cause and the request id, next to the request line', async () => {
     proxy.cut();
     try {
