@@ -113,6 +113,16 @@ describe('request logging', () => {
     expect(JSON.stringify(lines)).not.toMatch(/stack|\bat /);
   });
 
+  it('writes the control characters of an error message, which can quote a client\'s input, as \\u escapes', async () => {
+    const { url, lines } = await start((_req, res) => {
+      recordResponseError(res, { message: 'JSON parse error: "\u001b[31m\u007f\u0085\nx" is not valid JSON' });
+      respond(400)(_req, res);
+    });
+    await fetch(`${url}/`);
+    await waitForLines(lines, 1);
+    expect(lines[0].errorMessage).toBe('JSON parse error: "\\u001b[31m\\u007f\\u0085\\u000ax" is not valid JSON');
+  });
+
   it('adds the requestId to what the application logs while handling the request', async () => {
     const { url, lines } = await start((req, res) => {
       req.log.info({ context: 'Tickets' }, 'looking up');

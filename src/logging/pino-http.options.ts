@@ -74,9 +74,20 @@ function requestFields(req: Request, res: ServerResponse, durationMs: number): R
   // An operator reads why a request failed from its line alone; the cause's stack, where there is one, is on the
   // error filter's own line.
   const error = res.statusCode >= 400 ? responseErrorOf(res) : undefined;
-  if (error?.message) fields.errorMessage = error.message;
-  if (error?.fieldErrors?.length) fields.fieldErrors = error.fieldErrors;
+  if (error?.message) fields.errorMessage = printable(error.message);
+  if (error?.fieldErrors?.length) fields.fieldErrors = error.fieldErrors.map(printable);
   return fields;
+}
+
+/** C0 and C1 control characters and DEL; JSON leaves DEL and C1 unescaped. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * A message can quote what a client sent (a JSON parse error quotes the body around the fault): its control
+ * characters are written as `\uXXXX` text, so that no raw one reaches a log line, where it could drive a terminal.
+ */
+function printable(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function summary(req: Request, res: ServerResponse): string {
