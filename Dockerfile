@@ -6,7 +6,7 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY nest-cli.json tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
@@ -27,6 +27,8 @@ WORKDIR /app
 COPY package.json ./
 COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The event contract, served at /asyncapi.yaml and /asyncapi.json.
+COPY docs/asyncapi.yaml ./docs/asyncapi.yaml
 # The files stay root-owned: the service only reads them.
 USER node
 EXPOSE 8080

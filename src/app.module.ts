@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
 import { SpringErrorFilter } from './common/errors/spring-error.filter.js';
-import { parseConfig } from './config/app-config.js';
+import { configModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LoggingModule } from './logging/logging.module.js';
@@ -11,7 +10,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
 
 @Module({
   imports: [
-    ConfigModule.forRoot({ isGlobal: true, cache: true, validate: parseConfig }),
+    configModule,
     LoggingModule,
     DatabaseModule,
     MessagingModule,

@@ -5,6 +5,7 @@ import { checkJsonBody } from './common/http/json-body-limits.js';
 import { REQUEST_LIMITS } from './common/http/request-limits.js';
 import { JSON_MEDIA_TYPES } from './common/json-content-type.guard.js';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe.js';
+import { serveAsyncApi } from './docs/asyncapi.setup.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { HTTP_LOGGER } from './logging/logging.module.js';
 
@@ -21,5 +22,6 @@ export function setupApp(app: NestExpressApplication): NestExpressApplication {
   // process.exit(0) once closed: a graceful stop on SIGTERM/SIGINT is a success, not a death by signal (143).
   app.enableShutdownHooks([], { useProcessExit: true });
   setupOpenApi(app);
+  serveAsyncApi(app);
   return app;
 }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
@@ -6,12 +7,18 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { setupApp } from './app.setup.js';
 import { type AppConfig, ConfigError } from './config/app-config.js';
+import { configModule } from './config/config.module.js';
+import { ActuatorExposure } from './health/actuator-exposure.js';
+import { listeningMessage, serviceUrls } from './service-urls.js';
 
 async function bootstrap(): Promise<void> {
+  // The settings first: an invalid one ends start-up here (ConfigError), before Nest starts.
+  await configModule;
   const app = setupApp(await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true }));
-  const port = app.get(ConfigService<AppConfig, true>).get('server.port', { infer: true });
-  await app.listen(port);
-  Logger.log(`Ticket service listening on port ${port}`, 'Bootstrap');
+  await app.listen(app.get(ConfigService<AppConfig, true>).get('server.port', { infer: true }));
+  // The port really listened on: SERVER_PORT=0 lets the system pick one.
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  Logger.log(listeningMessage(port, serviceUrls(port, app.get(ActuatorExposure).isExposed('health'))), 'Bootstrap');
 }
 
 /** A failed start-up says why in one line; the stack adds nothing for an operator. */
@@ -27,7 +34,6 @@ function startUpFailed(error: unknown): never {
   process.exit(1);
 }
 
-// ConfigModule validates the settings asynchronously while AppModule loads, so a bad setting arrives here as an
-// unhandled rejection rather than through bootstrap().
+// Whatever else fails asynchronously during start-up, outside bootstrap()'s own chain, ends it the same way.
 process.on('unhandledRejection', startUpFailed);
 bootstrap().then(() => process.off('unhandledRejection', startUpFailed), startUpFailed);

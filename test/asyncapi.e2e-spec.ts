@@ -4,6 +4,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import request from 'supertest';
+import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../src/config/app-config.js';
 import { EventConsumer } from './support/event-consumer.js';
 import { createTestApp } from './support/test-app.js';
@@ -90,6 +91,31 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
         expect(properties.timestamp).toBe(Math.floor(Date.parse(body.occurredAt) / 1000));
         expect(properties.headers ?? {}).toEqual({});
       }
+    });
+
+    it('serves the document as written at /asyncapi.yaml and as JSON at /asyncapi.json', async () => {
+      const http = request(app.getHttpServer());
+      const yaml = await http.get('/asyncapi.yaml').buffer(true).expect(200);
+      expect(yaml.headers['content-type']).toBe('application/yaml; charset=utf-8');
+      expect(yaml.text).toBe(SOURCE);
+      const json = await http.get('/asyncapi.json').expect(200);
+      expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(json.body).toEqual(parseYaml(SOURCE));
+      // The JSON form is the same document for an AsyncAPI tool too.
+      const { document: fromJson, diagnostics } = await new Parser().parse(json.text);
+      expect(diagnostics.filter((d) => d.severity <= 1)).toEqual([]);
+      expect(fromJson!.components().messages().all().map((message) => message.name())).toEqual(['CREATED', 'UPDATED']);
+    });
+
+    it('is linked from the OpenAPI description, by links that lead to it from Swagger UI and from the document', async () => {
+      const http = request(app.getHttpServer());
+      const { description } = (await http.get('/v3/api-docs').expect(200)).body.info as { description: string };
+      const links = [...description.matchAll(/\]\(([^)]+)\)/g)].map(([, href]) => href);
+      for (const page of ['/swagger-ui/', '/v3/api-docs']) {
+        const targets = links.map((href) => new URL(href, `http://host${page}`).pathname);
+        expect(targets).toEqual(['/asyncapi.yaml', '/asyncapi.json']);
+      }
+      for (const target of ['/asyncapi.yaml', '/asyncapi.json']) await http.get(target).expect(200);
     });
 
     it('describes the event\'s ticket exactly as the OpenAPI document describes the HTTP ticket', async () => {

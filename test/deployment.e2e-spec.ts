@@ -3,7 +3,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
@@ -34,6 +34,26 @@ function dockerfileStages(text: string): Instruction[][] {
     stages.at(-1)?.push(instruction);
   }
   return stages;
+}
+
+/** The final stage's copies from the build context (not from another stage): [source, target]. */
+function contextCopies(stage: Instruction[]): Array<[string, string]> {
+  return stage
+    .filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from'))
+    .map((i) => i.args.split(/\s+/) as [string, string]);
+}
+
+/** Whether .dockerignore keeps `path` out of the build context: the last pattern that matches it decides. */
+function dockerIgnored(path: string): boolean {
+  let ignored = false;
+  for (const line of read('.dockerignore').split('\n').map((l) => l.trim())) {
+    if (line === '' || line.startsWith('#')) continue;
+    const negated = line.startsWith('!');
+    const pattern = negated ? line.slice(1) : line;
+    const regex = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/.*)?$`);
+    if (regex.test(path)) ignored = !negated;
+  }
+  return ignored;
 }
 
 /** Compose's `${VAR:-default}` with nothing set: the defaults a plain `docker compose up` uses. */
@@ -96,6 +116,13 @@ describe('Dockerfile', () => {
     expect(await probe()).toBe(1);
   });
 
+  it('serves the event contract: docs/asyncapi.yaml is copied into the image and is in the build context', () => {
+    const copies = contextCopies(final);
+    expect(copies).toContainEqual(['docs/asyncapi.yaml', './docs/asyncapi.yaml']);
+    expect(copies.map(([source]) => source).filter(dockerIgnored)).toEqual([]);
+    expect(['.env', 'node_modules/x', 'docs/other.md', 'test/x.ts'].filter(dockerIgnored)).toHaveLength(4);
+  });
+
   it('keeps secrets, dependencies and build output out of the build context (.dockerignore)', () => {
     const ignored = read('.dockerignore').split('\n').map((line) => line.trim());
     expect(ignored).toEqual(expect.arrayContaining(['.git', 'node_modules', 'dist', '.env', '.env.*']));
@@ -155,6 +182,10 @@ describe("the image's steps, run here", () => {
     for (const file of ['package.json', 'package-lock.json']) await cp(join(ROOT, file), join(folder, file));
     await run('npm', [...install.split(/\s+/).slice(1), '--prefer-offline'], { cwd: folder, env: { ...process.env, NODE_OPTIONS: '' } });
     await cp(join(ROOT, process.env.TEST_SERVICE_BUILD!), join(folder, 'dist'), { recursive: true });
+    // And what the final stage copies from the build context, as it copies it.
+    for (const [source, target] of contextCopies(dockerfileStages(read('Dockerfile')).at(-1)!)) {
+      await cp(join(ROOT, source), join(folder, target.endsWith('/') ? join(target, basename(source)) : target), { recursive: true });
+    }
   }, 180_000);
 
   afterAll(async () => {
@@ -181,6 +212,8 @@ describe("the image's steps, run here", () => {
       expect((await fetch(`${service.url}/api/tickets`)).status).toBe(200);
       expect((await fetch(`${service.url}/v3/api-docs`)).status).toBe(200);
       expect((await fetch(`${service.url}/swagger-ui/swagger-ui-bundle.js`)).status).toBe(200);
+      expect(await (await fetch(`${service.url}/asyncapi.yaml`)).text()).toBe(read('docs/asyncapi.yaml'));
+      expect((await fetch(`${service.url}/asyncapi.json`)).status).toBe(200);
       const healthcheck: string[] = JSON.parse(final.find((i) => i.keyword === 'HEALTHCHECK')!.args.replace(/^.*?CMD\s+/, ''));
       const port = new URL(service.url).port;
       await run(process.execPath, healthcheck.slice(1), { env: { ...process.env, NODE_OPTIONS: '', SERVER_PORT: port } });
@@ -190,5 +223,33 @@ describe("the image's steps, run here", () => {
     // The graceful shutdown drains and exits 0: the signal reached node and its handler.
     expect(await service.exited).toBe(0);
     for (const line of service.output.split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
+  });
+});
+
+describe('the Node.js version', () => {
+  /** package.json's engines range, a caret range (`^22.12.0`): the same major, at least that version. */
+  const engines = JSON.parse(read('package.json')).engines.node as string;
+  const [, major, minor, patch] = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(engines)!.map(Number);
+  const satisfies = (version: string) => {
+    const [ma, mi, pa] = version.replace(/^v/, '').split('.').map(Number);
+    return ma === major && (mi > minor || (mi === minor && pa >= patch));
+  };
+
+  it('the tests run on a version package.json declares (CI sources scripts/use-node.sh first)', () => {
+    expect([engines, satisfies(process.version)]).toEqual([engines, true]);
+  });
+
+  it("scripts/use-node.sh installs a declared version, and the Docker image's Node has the declared major", () => {
+    const pinned = /^USE_NODE_VERSION=(\d+\.\d+\.\d+)$/m.exec(read('scripts/use-node.sh'))![1];
+    expect([pinned, satisfies(pinned)]).toEqual([pinned, true]);
+    expect(read('Dockerfile')).toMatch(new RegExp(`^ARG NODE_IMAGE=node:${major}-slim$`, 'm'));
+    expect(read('.ci/run')).toMatch(/^source scripts\/use-node\.sh$/m);
+  });
+
+  it('the README states the same requirement and the pinned version', () => {
+    const readme = read('README.md');
+    expect(readme).toContain(`Node.js ${major}.${minor} or newer within ${major}`);
+    expect(readme).toContain(`\`engines\` \`${engines}\``);
+    expect(readme).toContain(`CI tests on Node ${/^USE_NODE_VERSION=(.+)$/m.exec(read('scripts/use-node.sh'))![1]}`);
   });
 });

@@ -1,3 +1,4 @@
+import { listen, parseRawResponse, rawExchange } from './support/http-client.js';
 import { useTestApp } from './support/test-app.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
 
@@ -186,6 +187,56 @@ describe('Error responses', () => {
     it('ignores Content-Type on GET and DELETE', async () => {
       await testApp.http.get('/api/tickets').set('Content-Type', 'text/plain').expect(200);
       await testApp.http.delete('/api/tickets/999999').set('Content-Type', 'text/plain').expect(404);
+    });
+  });
+
+  describe('a POST or PUT declared as JSON without any body (neither Content-Length nor Transfer-Encoding)', () => {
+    let port: number;
+
+    beforeAll(async () => {
+      port = await listen(testApp.app);
+    });
+
+    /** Sends the request line and headers alone over a raw socket: no client library adds a Content-Length. */
+    async function bodiless(method: string, path: string, headers: string[]) {
+      const { received } = await rawExchange(port, [[`${method} ${path} HTTP/1.1`, 'Host: x', ...headers, 'Connection: close', '', ''].join('\r\n')]);
+      const response = parseRawResponse(received);
+      return { status: response.status, body: JSON.parse(response.body) as Record<string, any> };
+    }
+
+    const withoutTimestamp = ({ timestamp: _timestamp, ...rest }: Record<string, unknown>) => rest;
+
+    it.each([
+      ['POST', '/api/tickets'],
+      ['PUT', '/api/tickets/1'],
+    ])('answers %s %s with 400 naming the missing fields, exactly as for an empty body', async (method, path) => {
+      const response = await bodiless(method, path, ['Content-Type: application/json']);
+      expect(response.status).toBe(400);
+      expectErrorShape(response.body, 400, 'Bad Request', path);
+      expect(response.body.message).toBe("Validation failed for object='ticketRequest'. Error count: 5");
+      expect(pairs(response.body.errors)).toEqual([
+        ['title', 'NotBlank'],
+        ['description', 'NotBlank'],
+        ['status', 'NotNull'],
+        ['priority', 'NotNull'],
+        ['requesterEmail', 'NotBlank'],
+      ]);
+      const empty = await bodiless(method, path, ['Content-Type: application/json', 'Content-Length: 0']);
+      expect(withoutTimestamp(response.body)).toEqual(withoutTimestamp(empty.body));
+    });
+
+    it('takes a declared charset and a +json type as JSON too', async () => {
+      expect((await bodiless('POST', '/api/tickets', ['Content-Type: application/json; charset=utf-8'])).status).toBe(400);
+      expect((await bodiless('POST', '/api/tickets', ['Content-Type: application/merge-patch+json'])).status).toBe(400);
+    });
+
+    it('still answers 415 when the declared type is not JSON, or when none is declared', async () => {
+      const plain = await bodiless('POST', '/api/tickets', ['Content-Type: text/plain']);
+      expect(plain.status).toBe(415);
+      expect(plain.body.message).toBe('Content-Type "text/plain" is not supported');
+      const undeclared = await bodiless('PUT', '/api/tickets/1', []);
+      expect(undeclared.status).toBe(415);
+      expect(undeclared.body.message).toBe('Content-Type is missing; application/json is required');
     });
   });
 

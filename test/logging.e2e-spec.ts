@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { createConnection } from 'mysql2/promise';
 import { ServiceProcess } from './support/service-process.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
@@ -75,6 +76,50 @@ describe('Logs in production format (LOG_FORMAT=json)', () => {
     expect(line).toMatchObject({ level: 'warn', status: 400, path: '/api/tickets' });
   });
 
+  it.each([
+    ['an invalid body', 'e2e-why-invalid', { method: 'POST', body: JSON.stringify({ ...buildTicketRequest(), title: ' ', requesterEmail: 'not-an-email' }) }, 400, {
+      errorMessage: "Validation failed for object='ticketRequest'. Error count: 2",
+      fieldErrors: ['title: Title is required', 'requesterEmail: Invalid email format'],
+    }],
+    ['malformed JSON', 'e2e-why-malformed', { method: 'POST', body: '{"title":' }, 400, { errorMessage: expect.stringMatching(/^JSON parse error: /) }],
+    ['a body that is not JSON', 'e2e-why-415', { method: 'POST', body: 'x', contentType: 'text/plain' }, 415, {
+      errorMessage: 'Content-Type "text/plain" is not supported',
+    }],
+    ['a missing ticket', 'e2e-why-404', { method: 'GET', path: '/api/tickets/999999999' }, 404, { errorMessage: 'Ticket not found with id: 999999999' }],
+    ['an unknown path', 'e2e-why-no-endpoint', { method: 'GET', path: '/api/nothing-here' }, 404, { errorMessage: 'No endpoint GET "/api/nothing-here".' }],
+  ])('says on the request line why %s was refused, with the message the client got and no stack', async (_name, id, request, status, why) => {
+    const { method, body, contentType = 'application/json', path = '/api/tickets' } = request as { method: string; body?: string; contentType?: string; path?: string };
+    const response = await fetch(`${service.url}${path}`, { method, body, headers: { 'Content-Type': contentType, 'X-Request-Id': id } });
+    expect(response.status).toBe(status);
+    const answered = (await response.json()) as { message: string };
+    const [line] = await linesFor(service, id, 1);
+    expect(line).toMatchObject({ level: 'warn', status, ...why });
+    expect(line.errorMessage).toBe(answered.message);
+    expect(JSON.stringify(line)).not.toMatch(/stack|\bat /);
+  });
+
+  it('says on the request line of a 5xx why it failed, while the stack stays on the failure line', async () => {
+    proxy.cut();
+    try {
+      const response = await fetch(`${service.url}/api/tickets`, { headers: { 'X-Request-Id': 'e2e-why-db-down' } });
+      expect(response.status).toBeGreaterThanOrEqual(500);
+      const answered = (await response.json()) as { message: string };
+      const lines = await linesFor(service, 'e2e-why-db-down', 2);
+      const requestLine = lines.find((line) => line.status);
+      expect(requestLine).toMatchObject({ level: 'error', status: response.status, errorMessage: answered.message });
+      expect(JSON.stringify(requestLine)).not.toMatch(/stack|\bat /);
+      expect(lines.find((line) => line.err)!.err.stack).toEqual(expect.any(String));
+
+      // A health answer of 503 is no error body, but its line says which components are not UP.
+      const health = await fetch(`${service.url}/actuator/health`, { headers: { 'X-Request-Id': 'e2e-why-health' } });
+      expect(health.status).toBe(503);
+      const [healthLine] = await linesFor(service, 'e2e-why-health', 1);
+      expect(healthLine).toMatchObject({ level: 'error', status: 503, errorMessage: expect.stringMatching(/^Health status is DOWN: (.+, )?db DOWN/) });
+    } finally {
+      proxy.restore();
+    }
+  });
+
   it('logs a failure with its cause and the request id, next to the request line', async () => {
     proxy.cut();
     try {
@@ -92,6 +137,53 @@ describe('Logs in production format (LOG_FORMAT=json)', () => {
 });
 
 describe('Logs during start-up', () => {
+  it('says in one line each which migrations ran on a new database, and that none were pending on the next start', async () => {
+    const env = { LOG_FORMAT: 'json', LOG_LEVEL: 'info', DB_DATABASE: `${process.env.DB_DATABASE}_startup` };
+    const migrationLines = (service: ServiceProcess) => jsonLines(service).filter((line) => /migration/i.test(line.message));
+    try {
+      const first = await ServiceProcess.start(env);
+      await first.stop();
+      expect(migrationLines(first)).toEqual([
+        expect.objectContaining({
+          level: 'info',
+          context: 'Database',
+          message: 'Migrations ran: CreateTickets1763900000000, CreateOutbox1763900000001 (0 of 2 were applied before)',
+        }),
+      ]);
+      const second = await ServiceProcess.start(env);
+      await second.stop();
+      expect(migrationLines(second)).toEqual([
+        expect.objectContaining({ level: 'info', context: 'Database', message: 'No migrations pending: all 2 are applied' }),
+      ]);
+    } finally {
+      const db = await createConnection({ host: process.env.DB_HOST, port: Number(process.env.DB_PORT ?? 3306), user: process.env.DB_USERNAME ?? 'root', password: process.env.DB_PASSWORD ?? '' });
+      await db.query(`DROP DATABASE IF EXISTS \`${env.DB_DATABASE}\``);
+      await db.end();
+    }
+  });
+
+  it('gives the addresses of the API, Swagger UI and health in one line once it listens, and each answers', async () => {
+    const service = await ServiceProcess.start({ LOG_FORMAT: 'json', LOG_LEVEL: 'info' });
+    try {
+      const started = jsonLines(service).filter((line) => /listening on port/.test(line.message));
+      expect(started).toHaveLength(1);
+      expect(started[0]).toMatchObject({ level: 'info', context: 'Bootstrap' });
+      const port = new URL(service.url).port;
+      const base = `http://localhost:${port}`;
+      expect(started[0].message).toBe(
+        `Ticket service listening on port ${port}: API ${base}/api/tickets, Swagger UI ${base}/swagger-ui.html, health ${base}/actuator/health`,
+      );
+      const api = await fetch(`${base}/api/tickets`);
+      expect([api.status, Array.isArray(await api.json())]).toEqual([200, true]);
+      const swaggerUi = await fetch(`${base}/swagger-ui.html`);
+      expect([swaggerUi.status, await swaggerUi.text()]).toEqual([200, expect.stringContaining('swagger-ui')]);
+      const health = await fetch(`${base}/actuator/health`);
+      expect(await health.json()).toEqual(expect.objectContaining({ status: expect.any(String), components: expect.any(Object) }));
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('writes each retry for an unreachable database as it happens, as JSON, not once start-up is over', async () => {
     const service = await ServiceProcess.launch({ LOG_FORMAT: 'json', LOG_LEVEL: 'info', DB_PORT: '1' });
     try {

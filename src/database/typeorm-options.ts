@@ -23,7 +23,9 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
     timezone: 'Z',
     entities: [Ticket, OutboxEvent],
     migrations: [CreateTickets1763900000000, CreateOutbox1763900000001, PartitionOutbox1763900000002, AddTicketQueryIndexes1763900013000],
-    migrationsRun: true,
+    // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
+    // which ran; the CLI runs them on `migration:run`.
+    migrationsRun: false,
     synchronize: false,
     subscribers: [DatabaseTimeoutsSubscriber],
     logger: new NestTypeOrmLogger(),

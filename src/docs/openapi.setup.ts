@@ -4,9 +4,10 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import type { Express } from 'express';
 import { noEndpointMessage } from '../common/errors/no-endpoint.js';
 import { readPackageFacts } from '../health/app-info.js';
+import { ASYNCAPI_PATHS } from './asyncapi.setup.js';
 
 /** Where springdoc serves them, so clients and bookmarks of the original service keep working. */
-const OPENAPI_PATHS = {
+export const OPENAPI_PATHS = {
   json: '/v3/api-docs',
   yaml: '/v3/api-docs.yaml',
   ui: '/swagger-ui',
@@ -25,6 +26,14 @@ const GROUPS: Record<string, { title: string; holds: (path: string) => boolean }
   v2: { title: 'v2: /api/v2/tickets', holds: (path) => path.startsWith('/api/v2/') },
 };
 
+/**
+ * A link from the document to another root path, relative to where it is read: Swagger UI's page (/swagger-ui/)
+ * and the document (/v3/api-docs) both sit one level down, so it keeps working behind a proxy that adds a prefix.
+ */
+function relative(rootPath: string): string {
+  return `..${rootPath}`;
+}
+
 /** The OpenAPI document, generated from the controllers and DTOs (and their Swagger decorators). */
 function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -34,7 +43,8 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setDescription(
       'IT support tickets over HTTP/JSON. Errors of /api/tickets and /actuator have Spring Boot\'s error body, errors under ' +
         '/api/v2 are RFC 9457 problems (application/problem+json). After each create and update an ' +
-        'event is published to RabbitMQ: see docs/asyncapi.yaml for that contract.',
+        `event is published to RabbitMQ: see the AsyncAPI document [${ASYNCAPI_PATHS.yaml.slice(1)}](${relative(ASYNCAPI_PATHS.yaml)}) ` +
+        `(also as [JSON](${relative(ASYNCAPI_PATHS.json)})) for that contract.`,
     )
     .setVersion(readPackageFacts().version)
     .addTag('tickets', 'Create, list, read, replace and delete tickets')

@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { pinoHttp } from 'pino-http';
 import { parseConfig } from '../config/app-config.js';
 import { pinoHttpOptions } from './pino-http.options.js';
+import { recordResponseError } from './response-error.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -92,6 +93,34 @@ describe('request logging', () => {
       [404, 'warn'],
       [503, 'error'],
     ]);
+  });
+
+  it('adds why to the line of a 4xx or 5xx: the error message and field errors recorded for it, never a stack', async () => {
+    const { url, lines } = await start((req, res) => {
+      const status = Number(req.url!.slice(1));
+      if (status !== 404) recordResponseError(res, { message: `failed with ${status}`, fieldErrors: status === 400 ? ['title: Title is required'] : undefined });
+      respond(status)(req, res);
+    });
+    for (const status of [400, 404, 500, 200]) await fetch(`${url}/${status}`);
+    await waitForLines(lines, 4);
+    expect(lines.map(({ status, errorMessage, fieldErrors }) => ({ status, errorMessage, fieldErrors }))).toEqual([
+      { status: 400, errorMessage: 'failed with 400', fieldErrors: ['title: Title is required'] },
+      { status: 404, errorMessage: undefined, fieldErrors: undefined },
+      { status: 500, errorMessage: 'failed with 500', fieldErrors: undefined },
+      // Recorded, but a success has nothing to explain.
+      { status: 200, errorMessage: undefined, fieldErrors: undefined },
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/stack|\bat /);
+  });
+
+  it('writes the control characters of an error message, which can quote a client\'s input, as \\u escapes', async () => {
+    const { url, lines } = await start((_req, res) => {
+      recordResponseError(res, { message: 'JSON parse error: "\u001b[31m\u007f\u0085\nx" is not valid JSON' });
+      respond(400)(_req, res);
+    });
+    await fetch(`${url}/`);
+    await waitForLines(lines, 1);
+    expect(lines[0].errorMessage).toBe('JSON parse error: "\\u001b[31m\\u007f\\u0085\\u000ax" is not valid JSON');
   });
 
   it('adds the requestId to what the application logs while handling the request', async () => {

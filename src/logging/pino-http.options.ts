@@ -3,6 +3,7 @@ import { type LevelWithSilent, type LoggerOptions, stdSerializers, stdTimeFuncti
 import type { Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config.js';
 import { requestId } from './request-id.js';
+import { responseErrorOf } from './response-error.js';
 
 type Request = IncomingMessage & { originalUrl?: string };
 
@@ -12,11 +13,15 @@ interface RequestLogFields {
   path: string;
   status: number;
   durationMs: number;
+  /** On a 4xx/5xx: why (see recordResponseError). */
+  errorMessage?: string;
+  fieldErrors?: string[];
 }
 
 /**
  * pino-http settings: one line per request (time, level, message, requestId, method, path, status,
- * durationMs), and every log made while a request is handled carries its requestId.
+ * durationMs, and on a 4xx/5xx errorMessage and fieldErrors), and every log made while a request is handled
+ * carries its requestId.
  */
 export function pinoHttpOptions(log: AppConfig['log']): Options<Request, ServerResponse> {
   return {
@@ -65,7 +70,24 @@ function levelFor(status: number, error?: Error): LevelWithSilent {
 }
 
 function requestFields(req: Request, res: ServerResponse, durationMs: number): RequestLogFields {
-  return { method: req.method ?? '', path: pathOf(req), status: res.statusCode, durationMs };
+  const fields: RequestLogFields = { method: req.method ?? '', path: pathOf(req), status: res.statusCode, durationMs };
+  // An operator reads why a request failed from its line alone; the cause's stack, where there is one, is on the
+  // error filter's own line.
+  const error = res.statusCode >= 400 ? responseErrorOf(res) : undefined;
+  if (error?.message) fields.errorMessage = printable(error.message);
+  if (error?.fieldErrors?.length) fields.fieldErrors = error.fieldErrors.map(printable);
+  return fields;
+}
+
+/** C0 and C1 control characters and DEL; JSON leaves DEL and C1 unescaped. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * A message can quote what a client sent (a JSON parse error quotes the body around the fault): its control
+ * characters are written as `\uXXXX` text, so that no raw one reaches a log line, where it could drive a terminal.
+ */
+function printable(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function summary(req: Request, res: ServerResponse): string {

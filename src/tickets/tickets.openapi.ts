@@ -178,7 +178,7 @@ export function ticketsApi(version: QueryDialect) {
       applyDecorators(
         ApiOperation({
           summary: 'Create a ticket',
-          description: 'Stores the ticket and publishes a CREATED event (see docs/asyncapi.yaml) after the commit.',
+          description: 'Stores the ticket and publishes a CREATED event (see /asyncapi.yaml) after the commit.',
         }),
         ApiBody({ type: TicketRequest }),
         ApiCreatedResponse({ description: 'The stored ticket, with its generated id and timestamps', type: TicketResponse, headers: locationHeader }),

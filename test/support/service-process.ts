@@ -69,7 +69,8 @@ export class ServiceProcess {
   }
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port nothing listens on right now. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

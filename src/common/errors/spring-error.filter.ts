@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger, NotFoundException } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
+import { recordResponseError } from '../../logging/response-error.js';
 import { allowedMethods } from './allowed-methods.js';
 import { mapError } from './error-mapping.js';
 import { noEndpointMessage } from './no-endpoint.js';
@@ -36,6 +37,10 @@ export class SpringErrorFilter implements ExceptionFilter {
       // The error itself, not just its stack, so the log line carries its type, code and chain of causes.
       this.logger.error({ message: `${request.method} ${JSON.stringify(path)} failed`, err: exception });
     }
+    recordResponseError(response, {
+      message: message ?? (exception instanceof Error ? exception.message : undefined),
+      fieldErrors: errors?.map((error) => `${error.field}: ${error.defaultMessage}`),
+    });
     if (response.headersSent) {
       response.destroy();
       return;

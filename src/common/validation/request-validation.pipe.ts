@@ -26,6 +26,9 @@ export class RequestValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type !== 'body' || !metadata.metatype || !this.toValidate(metadata)) return value;
+    // The body parser leaves a request without a body (no Content-Length, no Transfer-Encoding) undefined and
+    // parses Content-Length: 0 to {}; both are an empty body, whose missing fields validation names.
+    if (value === undefined) value = {};
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new BadRequestException('JSON parse error: the request body must be a JSON object');
     }
