@@ -83,6 +83,13 @@ describe('Events on a 3-node RabbitMQ cluster with a quorum queue', () => {
     await cluster.stop();
   });
 
+  /** The node the service's connection is on. */
+  async function connectedNode(): Promise<number> {
+    let node: number | undefined;
+    await waitUntil(async () => (node = await cluster.connectionNode('ticket-service')) !== undefined, 30_000);
+    return node!;
+  }
+
   /**
    * 1,000 writes over 100 tickets while node `victim` is killed (kill -9) once 200 events have arrived; every
    * acknowledged write's event must arrive, in order per ticket once duplicates are dropped.
@@ -148,10 +155,7 @@ describe('Events on a 3-node RabbitMQ cluster with a quorum queue', () => {
       name: 'connected-node-killed',
       order: [0, 1, 2],
       consumerNode: 1,
-      victim: async () => {
-        await waitUntil(async () => (await cluster.connectionNode('ticket-service')) !== undefined, 30_000);
-        return (await cluster.connectionNode('ticket-service'))!;
-      },
+      victim: connectedNode,
     });
   });
 
@@ -161,10 +165,7 @@ describe('Events on a 3-node RabbitMQ cluster with a quorum queue', () => {
       name: 'connected-node-killed-16kb-batches',
       order: [0, 1, 2],
       consumerNode: 2,
-      victim: async () => {
-        await waitUntil(async () => (await cluster.connectionNode('ticket-service')) !== undefined, 30_000);
-        return (await cluster.connectionNode('ticket-service'))!;
-      },
+      victim: connectedNode,
       load: () => recordLargeEvents(100, 10),
     });
   });
