@@ -100,17 +100,20 @@ export class TicketsService {
     return ticket;
   }
 
+  /**
+   * Deletes the ticket (its comments and history go with it, by foreign key) and records a DELETED event
+   * carrying its last state, in one transaction. DELETED goes to its own routing key, never to the v1 binding.
+   */
   async remove(id: string, ifMatch?: string): Promise<void> {
-    if (ifMatch === undefined) {
-      const { affectedRows }: WriteResult = await this.dataSource.query('DELETE FROM tickets WHERE id = ?', [id]);
-      if (affectedRows === 0) throw ticketNotFound(id);
-      return;
-    }
+    const now = new Date();
     // The version check and the delete share the row lock, so no update can slip in between them.
     await this.dataSource.transaction(async (manager) => {
-      assertIfMatch(ifMatch, await this.findForUpdate(manager, id));
+      const last = await this.findForUpdate(manager, id);
+      assertIfMatch(ifMatch, last);
       await manager.query('DELETE FROM tickets WHERE id = ?', [id]);
+      await this.outbox.record(manager, ticketEvent('DELETED', last, now));
     });
+    this.relay.kick();
   }
 
   private async findForUpdate(manager: EntityManager, id: string): Promise<TicketResponse> {
