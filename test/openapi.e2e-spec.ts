@@ -61,7 +61,9 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         expect(statuses('get', collection)).toEqual(['200', '400', '500', '503']);
         expect(statuses('get', one)).toEqual(['200', '304', '400', '404', '500', '503']);
         expect(statuses('put', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
+        expect(statuses('patch', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
         expect(statuses('delete', one)).toEqual(['204', '400', '404', '412', '500', '503']);
+        expect(statuses('get', `${one}/history`)).toEqual(['200', '400', '404', '500', '503']);
       }
       expect(statuses('get', '/actuator/health')).toEqual(['200', '404', '503']);
       expect(statuses('get', '/actuator/health/{name}')).toEqual(['200', '404', '503']);
@@ -125,7 +127,8 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const v2 = (await http.get('/v3/api-docs/v2').expect(200)).body;
       expect(Object.keys(v1.paths)).toContain(COLLECTION);
       expect(Object.keys(v1.paths).some((path) => path.startsWith('/api/v2'))).toBe(false);
-      expect(Object.keys(v2.paths).sort()).toEqual([V2_COLLECTION, V2_ONE]);
+      expect(Object.keys(v2.paths)).toEqual(expect.arrayContaining([V2_COLLECTION, V2_ONE, `${V2_ONE}/history`]));
+      expect(Object.keys(v2.paths).every((path) => path.startsWith('/api/v2/'))).toBe(true);
       await OpenApiContract.from(v2);
       await http.get('/v3/api-docs/v3').expect(404);
       const init = (await http.get('/swagger-ui/swagger-ui-init.js').expect(200)).text;
@@ -229,6 +232,34 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('put', ONE, await http.put(one).send(buildTicketRequest({ title: 'x'.repeat(1024 * 1024) })).expect(413));
       contract.expectResponse('put', ONE, await http.put(one).set('Content-Type', 'text/plain').send('x').expect(415));
       contract.expectResponse('put', ONE, await http.put(one).set('If-Match', '"0-0"').send(buildTicketRequest()).expect(412));
+    });
+
+    it('PATCH (v1 and v2): 200 for merge-patch+json and JSON, 400, 404, 412, 413 and 415', async () => {
+      for (const [collection, path] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
+        const one = `${collection}/${(await http.post(collection).send(buildTicketRequest()).expect(201)).body.id}`;
+        const merge = (target: string) => http.patch(target).set('Content-Type', 'application/merge-patch+json');
+        contract.expectResponse('patch', path, await merge(one).send({ status: 'RESOLVED', assignedTo: null }).expect(200));
+        contract.expectResponse('patch', path, await http.patch(one).send({ priority: 'LOW' }).expect(200));
+        contract.expectResponse('patch', path, await merge(one).send({ title: null, status: 'open' }).expect(400));
+        contract.expectResponse('patch', path, await merge(`${collection}/999999999`).send({}).expect(404));
+        contract.expectResponse('patch', path, await merge(one).set('If-Match', '"0-0"').send({}).expect(412));
+        contract.expectResponse('patch', path, await merge(one).send({ title: 'x'.repeat(1024 * 1024) }).expect(413));
+        contract.expectResponse('patch', path, await http.patch(one).set('Content-Type', 'text/plain').send('x').expect(415));
+      }
+    });
+
+    it('GET history (v1 and v2): 200 whole and paged, 400 for bad paging, 404 for an unknown ticket', async () => {
+      for (const [collection, path] of [[COLLECTION, `${ONE}/history`], [V2_COLLECTION, `${V2_ONE}/history`]]) {
+        const id = (await http.post(collection).send(buildTicketRequest()).expect(201)).body.id;
+        await http.put(`${collection}/${id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200);
+        contract.expectResponse('get', path, await http.get(`${collection}/${id}/history`).expect(200));
+        const paged = await http.get(`${collection}/${id}/history?limit=1`).expect(200);
+        expect(paged.headers.link).toBeDefined();
+        contract.expectResponse('get', path, paged);
+        contract.expectResponse('get', path, await http.get(`${collection}/${id}/history?limit=0`).expect(400));
+        contract.expectResponse('get', path, await http.get(`${collection}/abc/history`).expect(400));
+        contract.expectResponse('get', path, await http.get(`${collection}/999999999/history`).expect(404));
+      }
     });
 
     it('DELETE: 204 without a body, 400, 404 and 412', async () => {

@@ -7,6 +7,7 @@ import { CreateOutbox1763900000001 } from './migrations/1763900000001-CreateOutb
 import { PartitionOutbox1763900000002 } from './migrations/1763900000002-PartitionOutbox.js';
 import { AddTicketQueryIndexes1763900013000 } from './migrations/1763900013000-AddTicketQueryIndexes.js';
 import { AddOutboxRoutingKey1763900014000 } from './migrations/1763900014000-AddOutboxRoutingKey.js';
+import { CreateTicketHistory1763900014001 } from './migrations/1763900014001-CreateTicketHistory.js';
 import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -29,6 +30,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       PartitionOutbox1763900000002,
       AddTicketQueryIndexes1763900013000,
       AddOutboxRoutingKey1763900014000,
+      CreateTicketHistory1763900014001,
     ],
     migrationsRun: true,
     synchronize: false,

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { HistoryModule } from '../history/history.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { TicketsController } from './tickets.controller.js';
 import { TicketsService } from './tickets.service.js';
 import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
 
 @Module({
-  imports: [OutboxModule],
+  imports: [OutboxModule, HistoryModule],
   controllers: [TicketsController, TicketsV2Controller],
   providers: [TicketsService],
 })

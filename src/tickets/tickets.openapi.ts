@@ -16,6 +16,7 @@ import { ApiErrorResponse, ApiProblemResponse, type ErrorExample } from '../comm
 import { mapError } from '../common/errors/error-mapping.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { TicketPageResponse } from './dto/ticket-page-response.dto.js';
+import { TicketPatch } from './dto/ticket-patch.dto.js';
 import { TicketRequest } from './dto/ticket-request.dto.js';
 import { TicketResponse } from './dto/ticket-response.dto.js';
 import { assertIfMatch, ticketEtag } from './ticket-etag.js';
@@ -115,7 +116,13 @@ export function ticketsApi(version: QueryDialect) {
   /** 400, 413 and 415 of an operation with a TicketRequest body; `more` adds its other 400 cases. */
   const bodyErrors = (path: string, ...more: ErrorExample[]) =>
     applyDecorators(
+      bodyErrorResponses(path, ...more),
       ApiConsumes('application/json'),
+    );
+
+  /** The error responses of an operation with a JSON body, whatever media types it consumes. */
+  const bodyErrorResponses = (path: string, ...more: ErrorExample[]) =>
+    applyDecorators(
       errorResponse(
         400,
         'The body failed validation, is not a JSON object, or holds a value of the wrong type',
@@ -131,7 +138,7 @@ export function ticketsApi(version: QueryDialect) {
           throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large' });
         }),
       }),
-      errorResponse(415, 'The body is not declared as JSON (Content-Type must be application/json; a charset is allowed)', {
+      errorResponse(415, 'The body is not declared as JSON (Content-Type must be application/json or another +json type; a charset is allowed)', {
         summary: 'Not JSON',
         path,
         message: 'Content-Type "text/plain" is not supported',
@@ -240,9 +247,32 @@ export function ticketsApi(version: QueryDialect) {
         ifMatch(),
       ),
 
+    patch: () =>
+      applyDecorators(
+        ApiOperation({
+          summary: 'Change some fields of a ticket (JSON merge patch)',
+          description:
+            'RFC 7396: fields present replace, fields absent are kept, null clears assignedTo (null or blank on a required field is a 400). ' +
+            'The same rules as PUT: sets resolvedAt the first time the status becomes RESOLVED or CLOSED, advances updatedAt, records a ' +
+            'history entry and publishes an UPDATED event (the same body as for PUT) after the commit.',
+        }),
+        idParam,
+        ApiConsumes('application/merge-patch+json', 'application/json'),
+        ApiBody({ type: TicketPatch }),
+        ApiOkResponse({ description: 'The ticket after the update', type: TicketResponse, headers: etagHeader }),
+        bodyErrorResponses(one, invalidId),
+        notFound(),
+        ifMatch(),
+      ),
+
     remove: () =>
       applyDecorators(
-        ApiOperation({ summary: 'Delete a ticket', description: 'Removes it for good. No event is published.' }),
+        ApiOperation({
+          summary: 'Delete a ticket',
+          description:
+            'Removes it for good, with its comments and history. Publishes a DELETED event (routing key ticket.deleted, the ticket as it ' +
+            'was last stored) after the commit; nothing reaches the v1 binding (ticket.routing.key).',
+        }),
         idParam,
         ApiNoContentResponse({ description: 'Deleted; no body' }),
         errorResponse(400, 'The id is not a positive 64-bit integer', invalidId),
