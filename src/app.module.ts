@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER } from '@nestjs/core';
 import { SpringErrorFilter } from './common/errors/spring-error.filter.js';
+import { CommentsModule } from './comments/comments.module.js';
 import { parseConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -16,6 +17,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     DatabaseModule,
     MessagingModule,
     TicketsModule,
+    CommentsModule,
     HealthModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: SpringErrorFilter }],

@@ -64,6 +64,9 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         expect(statuses('patch', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
         expect(statuses('delete', one)).toEqual(['204', '400', '404', '412', '500', '503']);
         expect(statuses('get', `${one}/history`)).toEqual(['200', '400', '404', '500', '503']);
+        expect(statuses('post', `${one}/comments`)).toEqual(['201', '400', '404', '413', '415', '500', '503']);
+        expect(statuses('get', `${one}/comments`)).toEqual(['200', '400', '404', '500', '503']);
+        expect(statuses('get', `${one}/comments/{commentId}`)).toEqual(['200', '400', '404', '500', '503']);
       }
       expect(statuses('get', '/actuator/health')).toEqual(['200', '404', '503']);
       expect(statuses('get', '/actuator/health/{name}')).toEqual(['200', '404', '503']);
@@ -127,7 +130,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const v2 = (await http.get('/v3/api-docs/v2').expect(200)).body;
       expect(Object.keys(v1.paths)).toContain(COLLECTION);
       expect(Object.keys(v1.paths).some((path) => path.startsWith('/api/v2'))).toBe(false);
-      expect(Object.keys(v2.paths)).toEqual(expect.arrayContaining([V2_COLLECTION, V2_ONE, `${V2_ONE}/history`]));
+      expect(Object.keys(v2.paths).sort()).toEqual([V2_COLLECTION, V2_ONE, `${V2_ONE}/comments`, `${V2_ONE}/comments/{commentId}`, `${V2_ONE}/history`]);
       expect(Object.keys(v2.paths).every((path) => path.startsWith('/api/v2/'))).toBe(true);
       await OpenApiContract.from(v2);
       await http.get('/v3/api-docs/v3').expect(404);
@@ -259,6 +262,28 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         contract.expectResponse('get', path, await http.get(`${collection}/${id}/history?limit=0`).expect(400));
         contract.expectResponse('get', path, await http.get(`${collection}/abc/history`).expect(400));
         contract.expectResponse('get', path, await http.get(`${collection}/999999999/history`).expect(404));
+      }
+    });
+
+    it('comments (v1 and v2): POST 201, 400, 404, 415; GET list whole and paged, 400, 404; GET one 200, 404', async () => {
+      for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
+        const comments = `${one}/comments`;
+        const id = (await http.post(collection).send(buildTicketRequest()).expect(201)).body.id;
+        const path = `${collection}/${id}/comments`;
+        const created = await http.post(path).send({ body: 'Rebooted', author: 'desk-2', visibility: 'INTERNAL' }).expect(201);
+        contract.expectResponse('post', comments, created);
+        await http.post(path).send({ body: 'Second' }).expect(201);
+        contract.expectResponse('post', comments, await http.post(path).send({ body: ' ', visibility: 'x' }).expect(400));
+        contract.expectResponse('post', comments, await http.post(`${collection}/999999999/comments`).send({ body: 'x' }).expect(404));
+        contract.expectResponse('post', comments, await http.post(path).set('Content-Type', 'text/plain').send('x').expect(415));
+        contract.expectResponse('get', comments, await http.get(path).expect(200));
+        const paged = await http.get(`${path}?limit=1`).expect(200);
+        expect(paged.headers.link).toBeDefined();
+        contract.expectResponse('get', comments, paged);
+        contract.expectResponse('get', comments, await http.get(`${path}?limit=x`).expect(400));
+        contract.expectResponse('get', comments, await http.get(`${collection}/999999999/comments`).expect(404));
+        contract.expectResponse('get', `${comments}/{commentId}`, await http.get(created.headers.location).expect(200));
+        contract.expectResponse('get', `${comments}/{commentId}`, await http.get(`${path}/999999999`).expect(404));
       }
     });
 

@@ -8,6 +8,7 @@ import { PartitionOutbox1763900000002 } from './migrations/1763900000002-Partiti
 import { AddTicketQueryIndexes1763900013000 } from './migrations/1763900013000-AddTicketQueryIndexes.js';
 import { AddOutboxRoutingKey1763900014000 } from './migrations/1763900014000-AddOutboxRoutingKey.js';
 import { CreateTicketHistory1763900014001 } from './migrations/1763900014001-CreateTicketHistory.js';
+import { CreateTicketComments1763900014002 } from './migrations/1763900014002-CreateTicketComments.js';
 import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -31,6 +32,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       AddTicketQueryIndexes1763900013000,
       AddOutboxRoutingKey1763900014000,
       CreateTicketHistory1763900014001,
+      CreateTicketComments1763900014002,
     ],
     migrationsRun: true,
     synchronize: false,
