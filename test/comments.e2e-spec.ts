@@ -60,7 +60,7 @@ describe('Comments', () => {
     const pages: Json[][] = [];
     let next: string | undefined = `/api/tickets/${ticket.id}/comments?limit=2`;
     while (next) {
-      const page = await http().get(next).expect(200);
+      const page: { body: Json[]; headers: Record<string, string> } = await http().get(next).expect(200);
       pages.push(page.body);
       next = page.headers.link ? /^<([^>]+)>; rel="next"$/.exec(page.headers.link)![1] : undefined;
     }

@@ -57,14 +57,14 @@ describe('OpenAPI document (/v3/api-docs)', () => {
     it('declares the error responses of each operation: the Spring error body (but a failed health check), problem+json under /api/v2', () => {
       const statuses = (method: string, path: string) => Object.keys(contract.operation(method, path).responses).sort();
       for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
-        expect(statuses('post', collection)).toEqual(['201', '400', '413', '415', '500', '503']);
+        expect(statuses('post', collection)).toEqual(['201', '400', '409', '413', '415', '422', '500', '503']);
         expect(statuses('get', collection)).toEqual(['200', '400', '500', '503']);
         expect(statuses('get', one)).toEqual(['200', '304', '400', '404', '500', '503']);
         expect(statuses('put', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
         expect(statuses('patch', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
         expect(statuses('delete', one)).toEqual(['204', '400', '404', '412', '500', '503']);
         expect(statuses('get', `${one}/history`)).toEqual(['200', '400', '404', '500', '503']);
-        expect(statuses('post', `${one}/comments`)).toEqual(['201', '400', '404', '413', '415', '500', '503']);
+        expect(statuses('post', `${one}/comments`)).toEqual(['201', '400', '404', '409', '413', '415', '422', '500', '503']);
         expect(statuses('get', `${one}/comments`)).toEqual(['200', '400', '404', '500', '503']);
         expect(statuses('get', `${one}/comments/{commentId}`)).toEqual(['200', '400', '404', '500', '503']);
       }
@@ -173,6 +173,29 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Content-Type', 'application/json').send('{"title":').expect(400));
       contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).send(buildTicketRequest({ description: 'x'.repeat(1024 * 1024) })).expect(413));
       contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Content-Type', 'text/plain').send('hello').expect(415));
+    });
+
+    it('Idempotency-Key (v1 and v2 creates, comments): the header documented; replay 201, 400, 409 and 422 as declared', async () => {
+      for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
+        for (const operation of [contract.operation('post', collection), contract.operation('post', `${one}/comments`)]) {
+          expect(operation.parameters!.find((p) => p.name === 'Idempotency-Key')).toMatchObject({ in: 'header', required: false });
+          expect(Object.keys((operation.responses['201'] as { headers: object }).headers)).toContain('Idempotent-Replayed');
+        }
+        const key = `openapi-${Date.now()}-${collection.length}`;
+        const body = buildTicketRequest();
+        const created = await http.post(collection).set('Idempotency-Key', key).send(body).expect(201);
+        const replay = await http.post(collection).set('Idempotency-Key', key).send(body).expect(201);
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        contract.expectResponse('post', collection, replay);
+        contract.expectResponse('post', collection, await http.post(collection).set('Idempotency-Key', key).send(buildTicketRequest()).expect(422));
+        contract.expectResponse('post', collection, await http.post(collection).set('Idempotency-Key', '').send(body).expect(400));
+        const comments = `${collection}/${created.body.id}/comments`;
+        // The key already belongs to the ticket's create: another path is another request.
+        contract.expectResponse('post', `${one}/comments`, await http.post(comments).set('Idempotency-Key', key).send({ body: 'x' }).expect(422));
+        const commentKey = `${key}-comment`;
+        await http.post(comments).set('Idempotency-Key', commentKey).send({ body: 'x' }).expect(201);
+        contract.expectResponse('post', `${one}/comments`, await http.post(comments).set('Idempotency-Key', commentKey).send({ body: 'x' }).expect(201));
+      }
     });
 
     it('GET collection: 200 with and without filters, paged with Link and X-Total-Count, 400 for bad values', async () => {

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { springFieldError } from '../common/errors/spring-field-error.js';
+import { ApiIdempotencyKey, idempotentReplayedHeader } from '../idempotency/idempotency.openapi.js';
 import type { QueryDialect } from '../tickets/query/ticket-query.js';
 import { ticketSubresourceApi } from '../tickets/ticket-subresource.openapi.js';
 import { CommentRequest } from './dto/comment-request.dto.js';
@@ -24,7 +25,7 @@ export function commentsApi(version: QueryDialect) {
           summary: 'Add a comment to a ticket',
           description:
             'Stores the comment, records a COMMENTED history entry and publishes a COMMENT_ADDED event (routing key ' +
-            'ticket.comment.added, see docs/asyncapi.yaml) after the commit.',
+            'ticket.comment.added, see docs/asyncapi.yaml) after the commit. Safe to retry with an Idempotency-Key.',
         }),
         sub.ticket(blankBody),
         ApiConsumes('application/json'),
@@ -32,8 +33,12 @@ export function commentsApi(version: QueryDialect) {
         ApiCreatedResponse({
           description: 'The stored comment',
           type: CommentResponse,
-          headers: { Location: { description: 'Where the new comment is', required: true, schema: { type: 'string', example: `${sub.path}/7` } } },
+          headers: {
+            Location: { description: 'Where the new comment is', required: true, schema: { type: 'string', example: `${sub.path}/7` } },
+            ...idempotentReplayedHeader,
+          },
         }),
+        ApiIdempotencyKey(sub.errorResponse, sub.path),
         sub.errorResponse(413, 'The body is larger than 1 MiB'),
         sub.errorResponse(415, 'The body is not declared as JSON', { summary: 'Not JSON', path: sub.path, message: 'Content-Type "text/plain" is not supported' }),
       ),

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HistoryAction } from '../history/history-action.js';
 import { HistoryService } from '../history/history.service.js';
+import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import { commentAddedEvent } from '../tickets/events/ticket-event.js';
@@ -32,10 +33,11 @@ export class CommentsService {
     private readonly outbox: OutboxWriter,
     private readonly relay: OutboxRelay,
     private readonly history: HistoryService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   /**
-   * The comment, its COMMENTED history entry and its COMMENT_ADDED event commit together. The ticket's row lock
+   * The comment, its COMMENTED history entry, its COMMENT_ADDED event and its idempotency record commit together. The ticket's row lock
    * orders the comment with the ticket's updates and its delete, so its event never overtakes theirs.
    */
   async add(ticketId: string, request: CommentRequest, context: WriteContext = anonymousWrite()): Promise<CommentResponse> {
@@ -56,6 +58,7 @@ export class CommentsService {
         changes: { comment: { from: null, to: comment.id } },
       });
       await this.outbox.record(manager, commentAddedEvent(comment.ticketId, comment, now));
+      await this.idempotency.finishCreated(manager, context.idempotency, comment, null);
       return comment;
     });
     this.relay.kick();

@@ -9,6 +9,7 @@ import { AddTicketQueryIndexes1763900013000 } from './migrations/1763900013000-A
 import { AddOutboxRoutingKey1763900014000 } from './migrations/1763900014000-AddOutboxRoutingKey.js';
 import { CreateTicketHistory1763900014001 } from './migrations/1763900014001-CreateTicketHistory.js';
 import { CreateTicketComments1763900014002 } from './migrations/1763900014002-CreateTicketComments.js';
+import { CreateIdempotencyKeys1763900014003 } from './migrations/1763900014003-CreateIdempotencyKeys.js';
 import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -33,6 +34,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       AddOutboxRoutingKey1763900014000,
       CreateTicketHistory1763900014001,
       CreateTicketComments1763900014002,
+      CreateIdempotencyKeys1763900014003,
     ],
     migrationsRun: true,
     synchronize: false,

@@ -14,6 +14,7 @@ import {
 } from '@nestjs/swagger';
 import { ApiErrorResponse, ApiProblemResponse, type ErrorExample } from '../common/errors/api-error-response.decorator.js';
 import { mapError } from '../common/errors/error-mapping.js';
+import { ApiIdempotencyKey, idempotentReplayedHeader } from '../idempotency/idempotency.openapi.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { TicketPageResponse } from './dto/ticket-page-response.dto.js';
 import { TicketPatch } from './dto/ticket-patch.dto.js';
@@ -185,11 +186,18 @@ export function ticketsApi(version: QueryDialect) {
       applyDecorators(
         ApiOperation({
           summary: 'Create a ticket',
-          description: 'Stores the ticket and publishes a CREATED event (see docs/asyncapi.yaml) after the commit.',
+          description:
+            'Stores the ticket, records its history entry and publishes a CREATED event (see docs/asyncapi.yaml) after the commit. ' +
+            'Safe to retry with an Idempotency-Key.',
         }),
         ApiBody({ type: TicketRequest }),
-        ApiCreatedResponse({ description: 'The stored ticket, with its generated id and timestamps', type: TicketResponse, headers: locationHeader }),
+        ApiCreatedResponse({
+          description: 'The stored ticket, with its generated id and timestamps (or, with Idempotency-Key, the stored response replayed)',
+          type: TicketResponse,
+          headers: { ...locationHeader, ...idempotentReplayedHeader },
+        }),
         bodyErrors(collection),
+        ApiIdempotencyKey(errorResponse, collection),
       ),
 
     list: () =>

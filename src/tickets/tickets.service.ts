@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { HistoryAction } from '../history/history-action.js';
+import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { HistoryService } from '../history/history.service.js';
 import { ticketChanges } from '../history/ticket-changes.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
@@ -11,7 +12,7 @@ import type { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 import { ticketEvent } from './events/ticket-event.js';
 import { TICKET_COLUMNS, type TicketRow, ticketFromRow } from './ticket-row.js';
-import { assertIfMatch } from './ticket-etag.js';
+import { assertIfMatch, ticketEtag } from './ticket-etag.js';
 import { newTicket, patchTicket, replaceTicket, type TicketState } from './ticket.rules.js';
 import { ticketNotFound } from './ticket-not-found.js';
 import { anonymousWrite, type WriteContext } from './write-context.js';
@@ -45,9 +46,10 @@ export class TicketsService {
     private readonly outbox: OutboxWriter,
     private readonly relay: OutboxRelay,
     private readonly history: HistoryService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
-  /** The ticket row, its history entry and its CREATED event commit together. */
+  /** The ticket row, its history entry, its CREATED event and its idempotency record commit together. */
   async create(request: TicketRequest, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     const now = new Date();
     const fields = newTicket(request, now);
@@ -59,6 +61,7 @@ export class TicketsService {
       );
       const ticket = { id: Number(insertId), ...fields };
       await this.recordWrite(manager, context, HistoryAction.CREATED, null, ticket, now);
+      await this.idempotency.finishCreated(manager, context.idempotency, ticket, ticketEtag(ticket));
       return ticket;
     });
     this.relay.kick();

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Param, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { IdempotencyInterceptor } from '../../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../../common/json-content-type.guard.js';
 import { DatabaseDeadlineInterceptor } from '../../database/database-deadline.interceptor.js';
 import { parseKeysetPage } from '../../tickets/query/keyset-page.js';
@@ -24,6 +25,7 @@ export class CommentsV2Controller {
   @Post()
   @api.add()
   @UseGuards(JsonContentTypeGuard)
+  @UseInterceptors(IdempotencyInterceptor)
   async addComment(
     @Param('id', TicketIdPipe) id: string,
     @Body() request: CommentRequest,

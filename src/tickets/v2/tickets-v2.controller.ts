@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { IdempotencyInterceptor } from '../../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../../common/json-content-type.guard.js';
 import { DatabaseDeadlineInterceptor } from '../../database/database-deadline.interceptor.js';
 import type { TicketPageResponse } from '../dto/ticket-page-response.dto.js';
@@ -31,7 +32,8 @@ export class TicketsV2Controller {
   @Post()
   @api.create()
   @UseGuards(JsonContentTypeGuard)
-  @UseInterceptors(TicketEtagInterceptor)
+  // Outermost: a replay answers the stored response, ETag included, without running the rest.
+  @UseInterceptors(IdempotencyInterceptor, TicketEtagInterceptor)
   async create(@Body() request: TicketRequest, @Req() http: Request, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
     const ticket = await this.tickets.create(request, writeContext(http));
     response.setHeader('Location', `${COLLECTION}/${ticket.id}`);
