@@ -41,23 +41,24 @@ function messageOf(run: () => unknown): string {
   throw new Error('expected the example input to be rejected');
 }
 
-const validationFailed = (path: string): ErrorExample => ({
+/** `objectName`: the body's DTO as Spring names it (ticketRequest for POST and PUT, ticketPatch for PATCH). */
+const validationFailed = (path: string, objectName: string): ErrorExample => ({
   summary: 'Validation failed (all violations at once, in field order)',
   path,
-  message: "Validation failed for object='ticketRequest'. Error count: 2",
+  message: `Validation failed for object='${objectName}'. Error count: 2`,
   errors: [
-    springFieldError('ticketRequest', 'title', 'NotBlank', 'java.lang.String', [], 'Title is required', ''),
-    springFieldError('ticketRequest', 'requesterEmail', 'Email', 'java.lang.String', [[], { codes: ['.*'], arguments: null, defaultMessage: '.*', code: '.*' }], 'Invalid email format', 'jane.doe'),
+    springFieldError(objectName, 'title', 'NotBlank', 'java.lang.String', [], 'Title is required', ''),
+    springFieldError(objectName, 'requesterEmail', 'Email', 'java.lang.String', [[], { codes: ['.*'], arguments: null, defaultMessage: '.*', code: '.*' }], 'Invalid email format', 'jane.doe'),
   ],
 });
 
-const wrongEnumValue = (path: string): ErrorExample => ({
+const wrongEnumValue = (path: string, objectName: string): ErrorExample => ({
   summary: 'Enum value outside the enum (enums are exact-case)',
   path,
-  message: "Validation failed for object='ticketRequest'. Error count: 1",
+  message: `Validation failed for object='${objectName}'. Error count: 1`,
   errors: [
     springFieldError(
-      'ticketRequest',
+      objectName,
       'status',
       'typeMismatch',
       'TicketStatus',
@@ -117,18 +118,18 @@ export function ticketsApi(version: QueryDialect) {
   /** 400, 413 and 415 of an operation with a TicketRequest body; `more` adds its other 400 cases. */
   const bodyErrors = (path: string, ...more: ErrorExample[]) =>
     applyDecorators(
-      bodyErrorResponses(path, ...more),
+      bodyErrorResponses(path, 'ticketRequest', ...more),
       ApiConsumes('application/json'),
     );
 
   /** The error responses of an operation with a JSON body, whatever media types it consumes. */
-  const bodyErrorResponses = (path: string, ...more: ErrorExample[]) =>
+  const bodyErrorResponses = (path: string, objectName: string, ...more: ErrorExample[]) =>
     applyDecorators(
       errorResponse(
         400,
         'The body failed validation, is not a JSON object, or holds a value of the wrong type',
-        validationFailed(path),
-        wrongEnumValue(path),
+        validationFailed(path, objectName),
+        wrongEnumValue(path, objectName),
         malformedJson(path),
         ...more,
       ),
@@ -268,7 +269,7 @@ export function ticketsApi(version: QueryDialect) {
         ApiConsumes('application/merge-patch+json', 'application/json'),
         ApiBody({ type: TicketPatch }),
         ApiOkResponse({ description: 'The ticket after the update', type: TicketResponse, headers: etagHeader }),
-        bodyErrorResponses(one, invalidId),
+        bodyErrorResponses(one, 'ticketPatch', invalidId),
         notFound(),
         ifMatch(),
       ),
