@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { SpringErrorFilter } from './common/errors/spring-error.filter.js';
+import { CommentsModule } from './comments/comments.module.js';
 import { configModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -15,6 +16,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     DatabaseModule,
     MessagingModule,
     TicketsModule,
+    CommentsModule,
     HealthModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: SpringErrorFilter }],

@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../src/config/app-config.js';
+import { TICKET_EVENT_ROUTING_KEYS } from '../src/tickets/events/ticket-event.js';
 import { EventConsumer } from './support/event-consumer.js';
 import { createTestApp } from './support/test-app.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
@@ -29,7 +30,18 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
 
   it('is valid AsyncAPI 3 (checked by @asyncapi/parser) with one message per event type', () => {
     expect(document.version()).toMatch(/^3\./);
-    expect(document.components().messages().all().map((message) => message.name())).toEqual(['CREATED', 'UPDATED']);
+    expect(document.components().messages().all().map((message) => message.name())).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED']);
+  });
+
+  it('puts each later kind on a routing key of its own that the v1 binding does not match, and only CREATED and UPDATED on it', () => {
+    const names = (id: string) => channel(id).messages().all().map((message) => message.name());
+    expect(names('ticketEvents')).toEqual(['CREATED', 'UPDATED']);
+    expect(names('ticketQueue')).toEqual(['CREATED', 'UPDATED']);
+    expect([channel('ticketDeleted').address(), names('ticketDeleted')]).toEqual([TICKET_EVENT_ROUTING_KEYS.DELETED, ['DELETED']]);
+    expect([channel('ticketCommentAdded').address(), names('ticketCommentAdded')]).toEqual([TICKET_EVENT_ROUTING_KEYS.COMMENT_ADDED, ['COMMENT_ADDED']]);
+    for (const id of ['ticketDeleted', 'ticketCommentAdded']) {
+      expect(channel(id).bindings().get('amqp')!.value()).toMatchObject({ is: 'routingKey', exchange: { name: parseConfig({}).rabbitmq.exchange, type: 'topic' } });
+    }
   });
 
   it('names the topology the service declares by default: exchange, type, routing key and queue', () => {
@@ -61,7 +73,8 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
 
     beforeAll(async () => {
       app = await createTestApp();
-      consumer = await EventConsumer.start();
+      // Every kind: a queue bound to ticket.#, as a consumer of the later kinds would bind one.
+      consumer = await EventConsumer.bound('ticket.#');
     });
 
     afterAll(async () => {
@@ -69,16 +82,21 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       await app.close();
     });
 
-    it('describes the events really published: payload schema and AMQP properties', async () => {
+    it('describes the events really published, of every kind: payload schema, routing key and AMQP properties', async () => {
       const http = request(app.getHttpServer());
       const { id } = (await http.post('/api/tickets').send(buildTicketRequest({ assignedTo: undefined })).expect(201)).body;
       await http.put(`/api/tickets/${id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200);
-      await consumer.waitFor(() => consumer.forTicket(id).length === 2);
+      await http.post(`/api/tickets/${id}/comments`).send({ body: 'Closed after the call', author: null }).expect(201);
+      await http.delete(`/api/tickets/${id}`).expect(204);
+      await consumer.waitFor(() => consumer.forTicket(id).length === 4);
+      expect(consumer.typesFor(id)).toEqual(['CREATED', 'UPDATED', 'COMMENT_ADDED', 'DELETED']);
 
       for (const delivery of consumer.forTicket(id)) {
         const body = JSON.parse(delivery.content.toString('utf8'));
         const message = messageFor(body.eventType);
         expect(payloadValidator(message.payload()!.json())(body)).toEqual([]);
+        const channels = document.channels().all().filter((c) => c.bindings().get('amqp')?.value().is === 'routingKey' && c.messages().all().some((m) => m.name() === body.eventType));
+        expect(channels.map((c) => c.address())).toEqual([delivery.fields.routingKey]);
 
         const documented = message.json()['x-amqp-properties'];
         const { properties } = delivery;
@@ -126,6 +144,19 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       expect(event.required).toEqual(http.required);
       expect(event.properties.status.enum).toEqual(openapi.components.schemas.TicketStatus.enum);
       expect(event.properties.priority.enum).toEqual(openapi.components.schemas.TicketPriority.enum);
+      for (const [name, property] of Object.entries<Json>(http.properties)) {
+        if (property.type) expect([name, event.properties[name].type]).toEqual([name, property.type]);
+        if (property.format) expect([name, event.properties[name].format]).toEqual([name, property.format]);
+      }
+    });
+
+    it('describes the event\'s comment exactly as the OpenAPI document describes the HTTP comment', async () => {
+      const openapi = (await request(app.getHttpServer()).get('/v3/api-docs').expect(200)).body;
+      const http: Json = openapi.components.schemas.CommentResponse;
+      const event: Json = document.components().schemas().get('Comment')!.json();
+      expect(Object.keys(event.properties)).toEqual(Object.keys(http.properties));
+      expect(event.required).toEqual(http.required);
+      expect(event.properties.visibility.enum).toEqual(openapi.components.schemas.CommentVisibility.enum);
       for (const [name, property] of Object.entries<Json>(http.properties)) {
         if (property.type) expect([name, event.properties[name].type]).toEqual([name, property.type]);
         if (property.format) expect([name, event.properties[name].format]).toEqual([name, property.format]);

@@ -15,14 +15,18 @@ describe('Ticket events on RabbitMQ', () => {
   let app: INestApplication;
   let http: ReturnType<typeof request>;
   let consumer: EventConsumer;
+  /** A new consumer's queue, bound to every ticket event kind. */
+  let everything: EventConsumer;
 
   beforeAll(async () => {
     app = await createTestApp();
     http = request(app.getHttpServer());
     consumer = await EventConsumer.start();
+    everything = await EventConsumer.bound('ticket.#');
   });
 
   afterAll(async () => {
+    await everything.stop();
     await consumer.stop();
     await app.close();
   });
@@ -66,19 +70,53 @@ describe('Ticket events on RabbitMQ', () => {
     expect(bodies[0].eventId).not.toBe(bodies[1].eventId);
   });
 
-  it('publishes nothing for a delete, a failed validation or a missing ticket, and leaves no outbox row', async () => {
+  it('publishes nothing to the v1 queue for a delete, a failed validation or a missing ticket, and leaves no outbox row', async () => {
     const ticket = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
     await http.delete(`/api/tickets/${ticket.id}`).expect(204);
     await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest()).expect(404);
+    await http.delete(`/api/tickets/${ticket.id}`).expect(404);
     await http.post('/api/tickets').send(buildTicketRequest({ title: '' })).expect(400);
 
     // Events go out in commit order, so once a later ticket's event arrived, any event for these would have too.
     const marker = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
     await consumer.waitFor(() => consumer.forTicket(marker.id).length === 1);
-    expect(consumer.forTicket(ticket.id).map((m) => m.properties.type)).toEqual(['CREATED']);
+    await everything.waitFor(() => everything.forTicket(marker.id).length === 1);
+    expect(consumer.typesFor(ticket.id)).toEqual(['CREATED']);
+    expect(everything.typesFor(ticket.id)).toEqual(['CREATED', 'DELETED']);
     // The marker's own row goes once its confirm is processed, which may be just after the consumer saw it.
     for (let i = 0; i < 40 && (await outboxRows()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
     expect(await outboxRows()).toBe(0);
+  });
+
+  it('publishes DELETED with routing key ticket.deleted, the same envelope and the ticket as it was last stored', async () => {
+    const created = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
+    const last = (await http.put(`/api/tickets/${created.id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200)).body;
+    await http.delete(`/api/tickets/${created.id}`).set('If-Match', `"${created.id}-${Date.parse(last.updatedAt)}"`).expect(204);
+    await everything.waitFor(() => everything.forTicket(created.id).length === 3);
+
+    const deletion = everything.forTicket(created.id)[2];
+    const body = JSON.parse(deletion.content.toString('utf8'));
+    expect(Object.keys(body)).toEqual(['eventId', 'eventType', 'occurredAt', 'ticketId', 'ticket']);
+    expect(body).toEqual({ eventId: expect.stringMatching(UUID), eventType: 'DELETED', occurredAt: expect.stringMatching(ISO_UTC_MILLIS), ticketId: created.id, ticket: last });
+    expect(deletion.fields).toMatchObject({ exchange: process.env.RABBITMQ_EXCHANGE, routingKey: 'ticket.deleted' });
+    expect(deletion.properties).toMatchObject({ contentType: 'application/json', deliveryMode: 2, messageId: body.eventId, type: 'DELETED' });
+    expect(everything.forTicket(created.id).map((m) => m.fields.routingKey)).toEqual(['ticket.routing.key', 'ticket.routing.key', 'ticket.deleted']);
+    // The v1 queue never sees it.
+    await consumer.waitFor(() => consumer.forTicket(created.id).length === 2);
+    const marker = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
+    await consumer.waitFor(() => consumer.forTicket(marker.id).length === 1);
+    expect(consumer.typesFor(created.id)).toEqual(['CREATED', 'UPDATED']);
+  });
+
+  it('keeps the ticket when the DELETED event cannot be recorded: no delete without its event', async () => {
+    const ticket = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
+    const record = jest.spyOn(app.get(OutboxWriter), 'record').mockRejectedValueOnce(new Error('outbox insert failed'));
+    try {
+      await http.delete(`/api/tickets/${ticket.id}`).expect(500);
+    } finally {
+      record.mockRestore();
+    }
+    await http.get(`/api/tickets/${ticket.id}`).expect(200);
   });
 
   it('rolls the ticket back when its event cannot be recorded: no write without its event', async () => {

@@ -57,11 +57,16 @@ describe('OpenAPI document (/v3/api-docs)', () => {
     it('declares the error responses of each operation: the Spring error body (but a failed health check), problem+json under /api/v2', () => {
       const statuses = (method: string, path: string) => Object.keys(contract.operation(method, path).responses).sort();
       for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
-        expect(statuses('post', collection)).toEqual(['201', '400', '413', '415', '500', '503']);
+        expect(statuses('post', collection)).toEqual(['201', '400', '409', '413', '415', '422', '500', '503']);
         expect(statuses('get', collection)).toEqual(['200', '400', '500', '503']);
         expect(statuses('get', one)).toEqual(['200', '304', '400', '404', '500', '503']);
         expect(statuses('put', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
+        expect(statuses('patch', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
         expect(statuses('delete', one)).toEqual(['204', '400', '404', '412', '500', '503']);
+        expect(statuses('get', `${one}/history`)).toEqual(['200', '400', '404', '500', '503']);
+        expect(statuses('post', `${one}/comments`)).toEqual(['201', '400', '404', '409', '413', '415', '422', '500', '503']);
+        expect(statuses('get', `${one}/comments`)).toEqual(['200', '400', '404', '500', '503']);
+        expect(statuses('get', `${one}/comments/{commentId}`)).toEqual(['200', '400', '404', '500', '503']);
       }
       expect(statuses('get', '/actuator/health')).toEqual(['200', '404', '503']);
       expect(statuses('get', '/actuator/health/{name}')).toEqual(['200', '404', '503']);
@@ -125,7 +130,8 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const v2 = (await http.get('/v3/api-docs/v2').expect(200)).body;
       expect(Object.keys(v1.paths)).toContain(COLLECTION);
       expect(Object.keys(v1.paths).some((path) => path.startsWith('/api/v2'))).toBe(false);
-      expect(Object.keys(v2.paths).sort()).toEqual([V2_COLLECTION, V2_ONE]);
+      expect(Object.keys(v2.paths).sort()).toEqual([V2_COLLECTION, V2_ONE, `${V2_ONE}/comments`, `${V2_ONE}/comments/{commentId}`, `${V2_ONE}/history`]);
+      expect(Object.keys(v2.paths).every((path) => path.startsWith('/api/v2/'))).toBe(true);
       await OpenApiContract.from(v2);
       await http.get('/v3/api-docs/v3').expect(404);
       const init = (await http.get('/swagger-ui/swagger-ui-init.js').expect(200)).text;
@@ -167,6 +173,29 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Content-Type', 'application/json').send('{"title":').expect(400));
       contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).send(buildTicketRequest({ description: 'x'.repeat(1024 * 1024) })).expect(413));
       contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Content-Type', 'text/plain').send('hello').expect(415));
+    });
+
+    it('Idempotency-Key (v1 and v2 creates, comments): the header documented; replay 201, 400, 409 and 422 as declared', async () => {
+      for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
+        for (const operation of [contract.operation('post', collection), contract.operation('post', `${one}/comments`)]) {
+          expect(operation.parameters!.find((p) => p.name === 'Idempotency-Key')).toMatchObject({ in: 'header', required: false });
+          expect(Object.keys((operation.responses['201'] as { headers: object }).headers)).toContain('Idempotent-Replayed');
+        }
+        const key = `openapi-${Date.now()}-${collection.length}`;
+        const body = buildTicketRequest();
+        const created = await http.post(collection).set('Idempotency-Key', key).send(body).expect(201);
+        const replay = await http.post(collection).set('Idempotency-Key', key).send(body).expect(201);
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        contract.expectResponse('post', collection, replay);
+        contract.expectResponse('post', collection, await http.post(collection).set('Idempotency-Key', key).send(buildTicketRequest()).expect(422));
+        contract.expectResponse('post', collection, await http.post(collection).set('Idempotency-Key', '').send(body).expect(400));
+        const comments = `${collection}/${created.body.id}/comments`;
+        // The key already belongs to the ticket's create: another path is another request.
+        contract.expectResponse('post', `${one}/comments`, await http.post(comments).set('Idempotency-Key', key).send({ body: 'x' }).expect(422));
+        const commentKey = `${key}-comment`;
+        await http.post(comments).set('Idempotency-Key', commentKey).send({ body: 'x' }).expect(201);
+        contract.expectResponse('post', `${one}/comments`, await http.post(comments).set('Idempotency-Key', commentKey).send({ body: 'x' }).expect(201));
+      }
     });
 
     it('GET collection: 200 with and without filters, paged with Link and X-Total-Count, 400 for bad values', async () => {
@@ -229,6 +258,56 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('put', ONE, await http.put(one).send(buildTicketRequest({ title: 'x'.repeat(1024 * 1024) })).expect(413));
       contract.expectResponse('put', ONE, await http.put(one).set('Content-Type', 'text/plain').send('x').expect(415));
       contract.expectResponse('put', ONE, await http.put(one).set('If-Match', '"0-0"').send(buildTicketRequest()).expect(412));
+    });
+
+    it('PATCH (v1 and v2): 200 for merge-patch+json and JSON, 400, 404, 412, 413 and 415', async () => {
+      for (const [collection, path] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
+        const one = `${collection}/${(await http.post(collection).send(buildTicketRequest()).expect(201)).body.id}`;
+        const merge = (target: string) => http.patch(target).set('Content-Type', 'application/merge-patch+json');
+        contract.expectResponse('patch', path, await merge(one).send({ status: 'RESOLVED', assignedTo: null }).expect(200));
+        contract.expectResponse('patch', path, await http.patch(one).send({ priority: 'LOW' }).expect(200));
+        contract.expectResponse('patch', path, await merge(one).send({ title: null, status: 'open' }).expect(400));
+        contract.expectResponse('patch', path, await merge(`${collection}/999999999`).send({}).expect(404));
+        contract.expectResponse('patch', path, await merge(one).set('If-Match', '"0-0"').send({}).expect(412));
+        contract.expectResponse('patch', path, await merge(one).send({ title: 'x'.repeat(1024 * 1024) }).expect(413));
+        contract.expectResponse('patch', path, await http.patch(one).set('Content-Type', 'text/plain').send('x').expect(415));
+      }
+    });
+
+    it('GET history (v1 and v2): 200 whole and paged, 400 for bad paging, 404 for an unknown ticket', async () => {
+      for (const [collection, path] of [[COLLECTION, `${ONE}/history`], [V2_COLLECTION, `${V2_ONE}/history`]]) {
+        const id = (await http.post(collection).send(buildTicketRequest()).expect(201)).body.id;
+        await http.put(`${collection}/${id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200);
+        contract.expectResponse('get', path, await http.get(`${collection}/${id}/history`).expect(200));
+        const paged = await http.get(`${collection}/${id}/history?limit=1`).expect(200);
+        expect(paged.headers.link).toBeDefined();
+        contract.expectResponse('get', path, paged);
+        contract.expectResponse('get', path, await http.get(`${collection}/${id}/history?limit=0`).expect(400));
+        contract.expectResponse('get', path, await http.get(`${collection}/abc/history`).expect(400));
+        contract.expectResponse('get', path, await http.get(`${collection}/999999999/history`).expect(404));
+      }
+    });
+
+    it('comments (v1 and v2): POST 201, 400, 404, 415; GET list whole and paged, 400, 404; GET one 200, 404', async () => {
+      for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
+        const comments = `${one}/comments`;
+        const id = (await http.post(collection).send(buildTicketRequest()).expect(201)).body.id;
+        const path = `${collection}/${id}/comments`;
+        const created = await http.post(path).send({ body: 'Rebooted', author: 'desk-2', visibility: 'INTERNAL' }).expect(201);
+        contract.expectResponse('post', comments, created);
+        await http.post(path).send({ body: 'Second' }).expect(201);
+        contract.expectResponse('post', comments, await http.post(path).send({ body: ' ', visibility: 'x' }).expect(400));
+        contract.expectResponse('post', comments, await http.post(`${collection}/999999999/comments`).send({ body: 'x' }).expect(404));
+        contract.expectResponse('post', comments, await http.post(path).set('Content-Type', 'text/plain').send('x').expect(415));
+        contract.expectResponse('get', comments, await http.get(path).expect(200));
+        const paged = await http.get(`${path}?limit=1`).expect(200);
+        expect(paged.headers.link).toBeDefined();
+        contract.expectResponse('get', comments, paged);
+        contract.expectResponse('get', comments, await http.get(`${path}?limit=x`).expect(400));
+        contract.expectResponse('get', comments, await http.get(`${collection}/999999999/comments`).expect(404));
+        contract.expectResponse('get', `${comments}/{commentId}`, await http.get(created.headers.location).expect(200));
+        contract.expectResponse('get', `${comments}/{commentId}`, await http.get(`${path}/999999999`).expect(404));
+      }
     });
 
     it('DELETE: 204 without a body, 400, 404 and 412', async () => {

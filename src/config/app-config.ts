@@ -31,6 +31,10 @@ export interface AppConfig {
     partitions: number;
     leaseTtlMs: number;
   };
+  idempotency: {
+    /** How long a key (and the response it replays) is kept before the background purge removes it. */
+    ttlHours: number;
+  };
   management: {
     probesEnabled: boolean;
     readinessInclude: string[];
@@ -96,6 +100,9 @@ export function parseConfig(env: Env): AppConfig {
       partitions: read.intBetween('OUTBOX_PARTITIONS', 8, 1, 1024),
       // A replica that stops renewing (crashed, paused, cut off) loses its partitions after this long.
       leaseTtlMs: read.intBetween('OUTBOX_LEASE_TTL_MS', 10_000, 500, 600_000),
+    },
+    idempotency: {
+      ttlHours: read.intBetween('IDEMPOTENCY_TTL_HOURS', 24, 1, 8760),
     },
     management: {
       probesEnabled: read.bool(

@@ -6,6 +6,10 @@ import { CreateTickets1763900000000 } from './migrations/1763900000000-CreateTic
 import { CreateOutbox1763900000001 } from './migrations/1763900000001-CreateOutbox.js';
 import { PartitionOutbox1763900000002 } from './migrations/1763900000002-PartitionOutbox.js';
 import { AddTicketQueryIndexes1763900013000 } from './migrations/1763900013000-AddTicketQueryIndexes.js';
+import { AddOutboxRoutingKey1763900014000 } from './migrations/1763900014000-AddOutboxRoutingKey.js';
+import { CreateTicketHistory1763900014001 } from './migrations/1763900014001-CreateTicketHistory.js';
+import { CreateTicketComments1763900014002 } from './migrations/1763900014002-CreateTicketComments.js';
+import { CreateIdempotencyKeys1763900014003 } from './migrations/1763900014003-CreateIdempotencyKeys.js';
 import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -22,7 +26,16 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
     // Timestamps are written and read as UTC so the API can serve them with a "Z".
     timezone: 'Z',
     entities: [Ticket, OutboxEvent],
-    migrations: [CreateTickets1763900000000, CreateOutbox1763900000001, PartitionOutbox1763900000002, AddTicketQueryIndexes1763900013000],
+    migrations: [
+      CreateTickets1763900000000,
+      CreateOutbox1763900000001,
+      PartitionOutbox1763900000002,
+      AddTicketQueryIndexes1763900013000,
+      AddOutboxRoutingKey1763900014000,
+      CreateTicketHistory1763900014001,
+      CreateTicketComments1763900014002,
+      CreateIdempotencyKeys1763900014003,
+    ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; the CLI runs them on `migration:run`.
     migrationsRun: false,

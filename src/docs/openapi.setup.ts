@@ -42,13 +42,15 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Ticket service')
     .setDescription(
       'IT support tickets over HTTP/JSON. Errors of /api/tickets and /actuator have Spring Boot\'s error body, errors under ' +
-        '/api/v2 are RFC 9457 problems (application/problem+json). After each create and update an ' +
+        '/api/v2 are RFC 9457 problems (application/problem+json). After each create, update, delete and comment an ' +
         `event is published to RabbitMQ: see the AsyncAPI document [${ASYNCAPI_PATHS.yaml.slice(1)}](${relative(ASYNCAPI_PATHS.yaml)}) ` +
         `(also as [JSON](${relative(ASYNCAPI_PATHS.json)})) for that contract.`,
     )
     .setVersion(readPackageFacts().version)
     .addTag('tickets', 'Create, list, read, replace and delete tickets')
     .addTag('tickets v2', 'Version 2: paged lists whose filters all AND, RFC 9457 problem+json errors')
+    .addTag('comments', "A ticket's conversation")
+    .addTag('history', "A ticket's audit trail: who changed what and when")
     .build();
   // v1 keeps its operation ids; a v2 controller's operations end in V2, so that every id stays unique.
   const operationIdFactory = (controller: string, method: string) => (controller.endsWith('V2Controller') ? `${method}V2` : method);

@@ -149,9 +149,10 @@ export class RabbitMqClient extends ClientProxy {
 
   /**
    * Publishes the messages in the order given, on one channel, and reports for each whether the broker
-   * confirmed it. A message written to a connection that is then lost is never sent again by this client.
+   * confirmed it, each with its own routing key. A message written to a connection that is then lost is never
+   * sent again by this client.
    */
-  async publishInOrder(routingKey: string, messages: OutgoingMessage[]): Promise<PublishOutcome[]> {
+  async publishInOrder(messages: OutgoingMessage[]): Promise<PublishOutcome[]> {
     if (messages.length === 0) return [];
     const channel = await this.confirmChannel()?.catch(() => undefined);
     if (!channel) {
@@ -170,7 +171,7 @@ export class RabbitMqClient extends ClientProxy {
     for (const [index, message] of messages.entries()) {
       let hasRoom: boolean;
       try {
-        hasRoom = channel.publish(this.options.exchange, routingKey, Buffer.from(message.body, 'utf8'), messageProperties(message), (err) =>
+        hasRoom = channel.publish(this.options.exchange, message.routingKey, Buffer.from(message.body, 'utf8'), messageProperties(message), (err) =>
           record(index, err ? failure(err) : { confirmed: true }),
         );
       } catch (error) {
@@ -223,7 +224,7 @@ export class RabbitMqClient extends ClientProxy {
   }
 
   protected async dispatchEvent<T = unknown>(packet: ReadPacket<OutgoingMessage>): Promise<T> {
-    const [outcome] = await this.publishInOrder(String(packet.pattern), [packet.data]);
+    const [outcome] = await this.publishInOrder([{ ...packet.data, routingKey: String(packet.pattern) }]);
     if (!outcome.confirmed) throw new Error(outcome.reason);
     return undefined as T;
   }

@@ -25,6 +25,10 @@ export class OutboxEvent {
   @Column({ name: 'partition_no', type: 'smallint', default: 0 })
   partitionNo: number;
 
+  /** The routing key to publish with; null: the configured RABBITMQ_ROUTING_KEY (CREATED, UPDATED). */
+  @Column({ name: 'routing_key', type: 'varchar', length: 255, nullable: true })
+  routingKey: string | null;
+
   /** The exact message body, serialised once at write time. */
   @Column({ type: 'mediumtext' })
   payload: string;

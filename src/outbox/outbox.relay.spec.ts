@@ -6,6 +6,7 @@ const event = (id: number, partition: number): PendingEvent => ({
   partition,
   eventId: `e${id}`,
   eventType: 'UPDATED',
+  routingKey: null,
   payload: '{}',
   occurredAt: new Date(0),
   attempts: 0,

@@ -21,6 +21,8 @@ export interface PendingEvent {
   partition: number;
   eventId: string;
   eventType: string;
+  /** Null: the configured routing key (RABBITMQ_ROUTING_KEY), which CREATED and UPDATED always go to. */
+  routingKey: string | null;
   payload: string;
   occurredAt: Date | string;
   attempts: number;
@@ -198,8 +200,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     if (events.length === 0) return false;
 
     const outcomes = await this.client.publishInOrder(
-      this.routingKey,
-      events.map((event) => ({ messageId: event.eventId, type: event.eventType, timestamp: new Date(event.occurredAt), body: event.payload })),
+      events.map((event) => ({
+        routingKey: event.routingKey ?? this.routingKey,
+        messageId: event.eventId,
+        type: event.eventType,
+        timestamp: new Date(event.occurredAt),
+        body: event.payload,
+      })),
     );
     const { confirmed, stopped } = confirmedPrefixes(events, outcomes);
     if (confirmed.size > 0) await this.deletePublished(runner, confirmed);
@@ -216,7 +223,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
    */
   private async pendingEvents(runner: QueryRunner, partitions: number[]): Promise<PendingEvent[]> {
     const perPartition = partitions.map(
-      () => `(SELECT id, partition_no AS \`partition\`, event_id AS eventId, event_type AS eventType, payload, occurred_at AS occurredAt, attempts
+      () => `(SELECT id, partition_no AS \`partition\`, event_id AS eventId, event_type AS eventType, routing_key AS routingKey, payload, occurred_at AS occurredAt, attempts
               FROM outbox WHERE partition_no = ? AND parked_at IS NULL ORDER BY id LIMIT ${BATCH_SIZE})`,
     );
     const rows: PendingEvent[] = await runner.query(perPartition.join(' UNION ALL '), partitions);

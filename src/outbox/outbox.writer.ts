@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import type { TicketEvent } from '../tickets/events/ticket-event.js';
+import { type OutboxTicketEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
 
 /** Records an event in the caller's transaction, so it commits or rolls back with the write it describes. */
 @Injectable()
@@ -13,16 +13,14 @@ export class OutboxWriter {
     this.partitions = config.get('outbox.partitions', { infer: true });
   }
 
-  async record(manager: EntityManager, event: TicketEvent): Promise<void> {
+  async record(manager: EntityManager, event: OutboxTicketEvent): Promise<void> {
     // Plain SQL: the repository's insert would read the row back for its column defaults, one more round
     // trip inside every write's transaction.
-    await manager.query('INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES (?, ?, ?, ?, ?, ?)', [
-      event.eventId,
-      event.eventType,
-      event.ticketId,
-      event.ticketId % this.partitions,
-      JSON.stringify(event),
-      event.occurredAt,
-    ]);
+    // The routing key is stored per row (null: the configured one), so one partition can carry events of
+    // several kinds, each to its own key, in order.
+    await manager.query(
+      'INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at, routing_key) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [event.eventId, event.eventType, event.ticketId, event.ticketId % this.partitions, JSON.stringify(event), event.occurredAt, routingKeyOf(event.eventType)],
+    );
   }
 }

@@ -2,7 +2,7 @@ import type { TicketRequest } from './dto/ticket-request.dto.js';
 import type { Ticket } from './ticket.entity.js';
 import { TicketPriority } from './ticket-priority.enum.js';
 import { TicketStatus } from './ticket-status.enum.js';
-import { newTicket, nextUpdatedAt, replaceTicket } from './ticket.rules.js';
+import { newTicket, nextUpdatedAt, patchTicket, replaceTicket } from './ticket.rules.js';
 
 const T0 = new Date('2026-01-01T10:00:00.000Z');
 const T1 = new Date('2026-01-01T11:00:00.000Z');
@@ -52,5 +52,23 @@ describe('ticket rules', () => {
     expect(nextUpdatedAt(T1, T1).getTime()).toBe(T1.getTime() + 1);
     expect(nextUpdatedAt(T1, T0).getTime()).toBe(T1.getTime() + 1);
     expect(nextUpdatedAt(T0, T1)).toBe(T1);
+  });
+
+  describe('merge patch', () => {
+    it('replaces the fields present and keeps the fields absent', () => {
+      const current = stored({ assignedTo: 'desk-1' });
+      const patched = patchTicket(current, { priority: TicketPriority.CRITICAL }, T1);
+      expect(patched).toEqual({ ...current, priority: TicketPriority.CRITICAL, updatedAt: T1 });
+    });
+
+    it('clears assignedTo with null', () => {
+      expect(patchTicket(stored({ assignedTo: 'desk-1' }), { assignedTo: null }, T1).assignedTo).toBeNull();
+    });
+
+    it('applies the update rules: resolvedAt set once, updatedAt advanced even by an empty patch', () => {
+      const resolved = patchTicket(stored(), { status: TicketStatus.RESOLVED }, T1);
+      expect(resolved).toMatchObject({ resolvedAt: T1, updatedAt: T1 });
+      expect(patchTicket(resolved, {}, T2)).toMatchObject({ resolvedAt: T1, updatedAt: T2, status: TicketStatus.RESOLVED });
+    });
   });
 });

@@ -1,3 +1,4 @@
+import type { TicketPatch } from './dto/ticket-patch.dto.js';
 import type { TicketRequest } from './dto/ticket-request.dto.js';
 import type { Ticket } from './ticket.entity.js';
 import { TicketStatus } from './ticket-status.enum.js';
@@ -25,6 +26,22 @@ export function replaceTicket<T extends TicketState>(current: T, request: Ticket
     updatedAt: nextUpdatedAt(current.updatedAt, now),
     resolvedAt: current.resolvedAt ?? (RESOLVING_STATUSES.has(request.status) ? now : null),
   };
+}
+
+/**
+ * A JSON merge patch (RFC 7396) of the client's fields: present fields replace, absent ones are kept, null
+ * clears assignedTo. The result is a full replacement, so the same rules as PUT apply.
+ */
+export function patchTicket<T extends TicketState>(current: T, patch: TicketPatch, now: Date): T {
+  const merged: TicketRequest = {
+    title: patch.title ?? current.title,
+    description: patch.description ?? current.description,
+    status: patch.status ?? current.status,
+    priority: patch.priority ?? current.priority,
+    requesterEmail: patch.requesterEmail ?? current.requesterEmail,
+    assignedTo: patch.assignedTo === undefined ? current.assignedTo : patch.assignedTo,
+  };
+  return replaceTicket(current, merged, now);
 }
 
 /** updatedAt must move forward on every update, even two within the same millisecond. */

@@ -1,7 +1,9 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
 import { DatabaseDeadlineInterceptor } from '../database/database-deadline.interceptor.js';
+import { TicketPatch } from './dto/ticket-patch.dto.js';
 import { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 import { parseTicketQuery } from './query/ticket-query.js';
@@ -10,6 +12,7 @@ import { TicketIdPipe } from './ticket-id.pipe.js';
 import { setPageHeaders } from './ticket-page-headers.js';
 import { TicketsService } from './tickets.service.js';
 import { ticketsApi } from './tickets.openapi.js';
+import { writeContext } from './write-context.js';
 
 const COLLECTION = '/api/tickets';
 const api = ticketsApi('v1');
@@ -23,9 +26,10 @@ export class TicketsController {
   @Post()
   @api.create()
   @UseGuards(JsonContentTypeGuard)
-  @UseInterceptors(TicketEtagInterceptor)
-  async create(@Body() request: TicketRequest, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
-    const ticket = await this.tickets.create(request);
+  // Outermost: a replay answers the stored response, ETag included, without running the rest.
+  @UseInterceptors(IdempotencyInterceptor, TicketEtagInterceptor)
+  async create(@Body() request: TicketRequest, @Req() http: Request, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
+    const ticket = await this.tickets.create(request, writeContext(http));
     response.setHeader('Location', `${COLLECTION}/${ticket.id}`);
     return ticket;
   }
@@ -53,9 +57,24 @@ export class TicketsController {
   replace(
     @Param('id', TicketIdPipe) id: string,
     @Body() request: TicketRequest,
+    @Req() http: Request,
     @Headers('if-match') ifMatch?: string,
   ): Promise<TicketResponse> {
-    return this.tickets.replace(id, request, ifMatch);
+    return this.tickets.replace(id, request, ifMatch, writeContext(http));
+  }
+
+  /** A JSON merge patch (application/merge-patch+json, or application/json). */
+  @Patch(':id')
+  @api.patch()
+  @UseGuards(JsonContentTypeGuard)
+  @UseInterceptors(TicketEtagInterceptor)
+  patch(
+    @Param('id', TicketIdPipe) id: string,
+    @Body() patch: TicketPatch,
+    @Req() http: Request,
+    @Headers('if-match') ifMatch?: string,
+  ): Promise<TicketResponse> {
+    return this.tickets.patch(id, patch, ifMatch, writeContext(http));
   }
 
   @Delete(':id')

@@ -14,8 +14,10 @@ import {
 } from '@nestjs/swagger';
 import { ApiErrorResponse, ApiProblemResponse, type ErrorExample } from '../common/errors/api-error-response.decorator.js';
 import { mapError } from '../common/errors/error-mapping.js';
+import { ApiIdempotencyKey, idempotentReplayedHeader } from '../idempotency/idempotency.openapi.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { TicketPageResponse } from './dto/ticket-page-response.dto.js';
+import { TicketPatch } from './dto/ticket-patch.dto.js';
 import { TicketRequest } from './dto/ticket-request.dto.js';
 import { TicketResponse } from './dto/ticket-response.dto.js';
 import { assertIfMatch, ticketEtag } from './ticket-etag.js';
@@ -39,23 +41,24 @@ function messageOf(run: () => unknown): string {
   throw new Error('expected the example input to be rejected');
 }
 
-const validationFailed = (path: string): ErrorExample => ({
+/** `objectName`: the body's DTO as Spring names it (ticketRequest for POST and PUT, ticketPatch for PATCH). */
+const validationFailed = (path: string, objectName: string): ErrorExample => ({
   summary: 'Validation failed (all violations at once, in field order)',
   path,
-  message: "Validation failed for object='ticketRequest'. Error count: 2",
+  message: `Validation failed for object='${objectName}'. Error count: 2`,
   errors: [
-    springFieldError('ticketRequest', 'title', 'NotBlank', 'java.lang.String', [], 'Title is required', ''),
-    springFieldError('ticketRequest', 'requesterEmail', 'Email', 'java.lang.String', [[], { codes: ['.*'], arguments: null, defaultMessage: '.*', code: '.*' }], 'Invalid email format', 'jane.doe'),
+    springFieldError(objectName, 'title', 'NotBlank', 'java.lang.String', [], 'Title is required', ''),
+    springFieldError(objectName, 'requesterEmail', 'Email', 'java.lang.String', [[], { codes: ['.*'], arguments: null, defaultMessage: '.*', code: '.*' }], 'Invalid email format', 'jane.doe'),
   ],
 });
 
-const wrongEnumValue = (path: string): ErrorExample => ({
+const wrongEnumValue = (path: string, objectName: string): ErrorExample => ({
   summary: 'Enum value outside the enum (enums are exact-case)',
   path,
-  message: "Validation failed for object='ticketRequest'. Error count: 1",
+  message: `Validation failed for object='${objectName}'. Error count: 1`,
   errors: [
     springFieldError(
-      'ticketRequest',
+      objectName,
       'status',
       'typeMismatch',
       'TicketStatus',
@@ -115,12 +118,18 @@ export function ticketsApi(version: QueryDialect) {
   /** 400, 413 and 415 of an operation with a TicketRequest body; `more` adds its other 400 cases. */
   const bodyErrors = (path: string, ...more: ErrorExample[]) =>
     applyDecorators(
+      bodyErrorResponses(path, 'ticketRequest', ...more),
       ApiConsumes('application/json'),
+    );
+
+  /** The error responses of an operation with a JSON body, whatever media types it consumes. */
+  const bodyErrorResponses = (path: string, objectName: string, ...more: ErrorExample[]) =>
+    applyDecorators(
       errorResponse(
         400,
         'The body failed validation, is not a JSON object, or holds a value of the wrong type',
-        validationFailed(path),
-        wrongEnumValue(path),
+        validationFailed(path, objectName),
+        wrongEnumValue(path, objectName),
         malformedJson(path),
         ...more,
       ),
@@ -131,7 +140,7 @@ export function ticketsApi(version: QueryDialect) {
           throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large' });
         }),
       }),
-      errorResponse(415, 'The body is not declared as JSON (Content-Type must be application/json; a charset is allowed)', {
+      errorResponse(415, 'The body is not declared as JSON (Content-Type must be application/json or another +json type; a charset is allowed)', {
         summary: 'Not JSON',
         path,
         message: 'Content-Type "text/plain" is not supported',
@@ -178,11 +187,18 @@ export function ticketsApi(version: QueryDialect) {
       applyDecorators(
         ApiOperation({
           summary: 'Create a ticket',
-          description: 'Stores the ticket and publishes a CREATED event (see /asyncapi.yaml) after the commit.',
+          description:
+            'Stores the ticket, records its history entry and publishes a CREATED event (see /asyncapi.yaml) after the commit. ' +
+            'Safe to retry with an Idempotency-Key.',
         }),
         ApiBody({ type: TicketRequest }),
-        ApiCreatedResponse({ description: 'The stored ticket, with its generated id and timestamps', type: TicketResponse, headers: locationHeader }),
+        ApiCreatedResponse({
+          description: 'The stored ticket, with its generated id and timestamps (or, with Idempotency-Key, the stored response replayed)',
+          type: TicketResponse,
+          headers: { ...locationHeader, ...idempotentReplayedHeader },
+        }),
         bodyErrors(collection),
+        ApiIdempotencyKey(errorResponse, collection),
       ),
 
     list: () =>
@@ -240,9 +256,32 @@ export function ticketsApi(version: QueryDialect) {
         ifMatch(),
       ),
 
+    patch: () =>
+      applyDecorators(
+        ApiOperation({
+          summary: 'Change some fields of a ticket (JSON merge patch)',
+          description:
+            'RFC 7396: fields present replace, fields absent are kept, null clears assignedTo (null or blank on a required field is a 400). ' +
+            'The same rules as PUT: sets resolvedAt the first time the status becomes RESOLVED or CLOSED, advances updatedAt, records a ' +
+            'history entry and publishes an UPDATED event (the same body as for PUT) after the commit.',
+        }),
+        idParam,
+        ApiConsumes('application/merge-patch+json', 'application/json'),
+        ApiBody({ type: TicketPatch }),
+        ApiOkResponse({ description: 'The ticket after the update', type: TicketResponse, headers: etagHeader }),
+        bodyErrorResponses(one, 'ticketPatch', invalidId),
+        notFound(),
+        ifMatch(),
+      ),
+
     remove: () =>
       applyDecorators(
-        ApiOperation({ summary: 'Delete a ticket', description: 'Removes it for good. No event is published.' }),
+        ApiOperation({
+          summary: 'Delete a ticket',
+          description:
+            'Removes it for good, with its comments and history. Publishes a DELETED event (routing key ticket.deleted, the ticket as it ' +
+            'was last stored) after the commit; nothing reaches the v1 binding (ticket.routing.key).',
+        }),
         idParam,
         ApiNoContentResponse({ description: 'Deleted; no body' }),
         errorResponse(400, 'The id is not a positive 64-bit integer', invalidId),

@@ -1,14 +1,21 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { HistoryAction } from '../history/history-action.js';
+import { IdempotencyService } from '../idempotency/idempotency.service.js';
+import { HistoryService } from '../history/history.service.js';
+import { ticketChanges } from '../history/ticket-changes.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
+import type { TicketPatch } from './dto/ticket-patch.dto.js';
 import type { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
-import { type TicketEventType, ticketEvent } from './events/ticket-event.js';
+import { ticketEvent } from './events/ticket-event.js';
 import { TICKET_COLUMNS, type TicketRow, ticketFromRow } from './ticket-row.js';
-import { assertIfMatch } from './ticket-etag.js';
-import { newTicket, replaceTicket } from './ticket.rules.js';
+import { assertIfMatch, ticketEtag } from './ticket-etag.js';
+import { newTicket, patchTicket, replaceTicket, type TicketState } from './ticket.rules.js';
+import { ticketNotFound } from './ticket-not-found.js';
+import { anonymousWrite, type WriteContext } from './write-context.js';
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
@@ -38,9 +45,12 @@ export class TicketsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
     private readonly relay: OutboxRelay,
+    private readonly history: HistoryService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
-  async create(request: TicketRequest): Promise<TicketResponse> {
+  /** The ticket row, its history entry, its CREATED event and its idempotency record commit together. */
+  async create(request: TicketRequest, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     const now = new Date();
     const fields = newTicket(request, now);
     const ticket = await this.dataSource.transaction(async (manager) => {
@@ -49,7 +59,10 @@ export class TicketsService {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [fields.title, fields.description, fields.status, fields.priority, fields.requesterEmail, fields.assignedTo, now, now, null],
       );
-      return this.recordEvent(manager, 'CREATED', { id: Number(insertId), ...fields }, now);
+      const ticket = { id: Number(insertId), ...fields };
+      await this.recordWrite(manager, context, HistoryAction.CREATED, null, ticket, now);
+      await this.idempotency.finishCreated(manager, context.idempotency, ticket, ticketEtag(ticket));
+      return ticket;
     });
     this.relay.kick();
     return ticket;
@@ -80,37 +93,55 @@ export class TicketsService {
   }
 
   /** With `ifMatch`, the update only happens while the ticket is still the version the client names (412 otherwise). */
-  async replace(id: string, request: TicketRequest, ifMatch?: string): Promise<TicketResponse> {
+  replace(id: string, request: TicketRequest, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
+    return this.update(id, ifMatch, context, (current, now) => replaceTicket(current, request, now));
+  }
+
+  /** A JSON merge patch: the same rules, lock, If-Match, event and history as a full replacement. */
+  patch(id: string, patch: TicketPatch, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
+    return this.update(id, ifMatch, context, (current, now) => patchTicket(current, patch, now));
+  }
+
+  private async update(
+    id: string,
+    ifMatch: string | undefined,
+    context: WriteContext,
+    apply: (current: TicketResponse, now: Date) => TicketResponse,
+  ): Promise<TicketResponse> {
     const now = new Date();
     const ticket = await this.dataSource.transaction(async (manager) => {
       // The row lock serialises concurrent updates of one ticket, so resolvedAt is set once and
       // the ticket's events are recorded in the order the updates commit.
       const current = await this.findForUpdate(manager, id);
       assertIfMatch(ifMatch, current);
-      const updated = replaceTicket(current, request, now);
+      const updated = apply(current, now);
       await manager.query(
         `UPDATE tickets SET title = ?, description = ?, status = ?, priority = ?, requester_email = ?, assigned_to = ?,
          updated_at = ?, resolved_at = ? WHERE id = ?`,
         [updated.title, updated.description, updated.status, updated.priority, updated.requesterEmail, updated.assignedTo,
           updated.updatedAt, updated.resolvedAt, id],
       );
-      return this.recordEvent(manager, 'UPDATED', updated, now);
+      await this.recordWrite(manager, context, HistoryAction.UPDATED, current, updated, now);
+      return updated;
     });
     this.relay.kick();
     return ticket;
   }
 
+  /**
+   * Deletes the ticket (its comments and history go with it, by foreign key) and records a DELETED event
+   * carrying its last state, in one transaction. DELETED goes to its own routing key, never to the v1 binding.
+   */
   async remove(id: string, ifMatch?: string): Promise<void> {
-    if (ifMatch === undefined) {
-      const { affectedRows }: WriteResult = await this.dataSource.query('DELETE FROM tickets WHERE id = ?', [id]);
-      if (affectedRows === 0) throw ticketNotFound(id);
-      return;
-    }
+    const now = new Date();
     // The version check and the delete share the row lock, so no update can slip in between them.
     await this.dataSource.transaction(async (manager) => {
-      assertIfMatch(ifMatch, await this.findForUpdate(manager, id));
+      const last = await this.findForUpdate(manager, id);
+      assertIfMatch(ifMatch, last);
       await manager.query('DELETE FROM tickets WHERE id = ?', [id]);
+      await this.outbox.record(manager, ticketEvent('DELETED', last, now));
     });
+    this.relay.kick();
   }
 
   private async findForUpdate(manager: EntityManager, id: string): Promise<TicketResponse> {
@@ -119,12 +150,16 @@ export class TicketsService {
     return ticketFromRow(row);
   }
 
-  private async recordEvent(manager: EntityManager, type: TicketEventType, ticket: TicketResponse, now: Date): Promise<TicketResponse> {
-    await this.outbox.record(manager, ticketEvent(type, ticket, now));
-    return ticket;
+  /** The write's history entry (what changed) and its event, in the write's transaction. */
+  private async recordWrite(
+    manager: EntityManager,
+    context: WriteContext,
+    action: HistoryAction.CREATED | HistoryAction.UPDATED,
+    before: TicketState | null,
+    ticket: TicketResponse,
+    now: Date,
+  ): Promise<void> {
+    await this.history.record(manager, { ticketId: ticket.id, occurredAt: now, actor: context.actor, action, changes: ticketChanges(before, ticket) });
+    await this.outbox.record(manager, ticketEvent(action, ticket, now));
   }
-}
-
-function ticketNotFound(id: string): NotFoundException {
-  return new NotFoundException(`Ticket not found with id: ${id}`);
 }

@@ -19,6 +19,27 @@ export class EventConsumer {
     return consumer;
   }
 
+  /**
+   * A consumer of its own exclusive, server-named queue bound to the run's exchange with `bindingKey` (e.g.
+   * `ticket.#`): what a new consumer of the later event kinds sees. The queue goes when the consumer stops.
+   */
+  static async bound(bindingKey: string): Promise<EventConsumer> {
+    const consumer = new EventConsumer();
+    consumer.connection = await amqp.connect(process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672');
+    consumer.channel = await consumer.connection.createChannel();
+    const exchange = process.env.RABBITMQ_EXCHANGE!;
+    await consumer.channel.assertExchange(exchange, 'topic', { durable: true });
+    const { queue } = await consumer.channel.assertQueue('', { exclusive: true, autoDelete: true });
+    await consumer.channel.bindQueue(queue, exchange, bindingKey);
+    await consumer.channel.consume(queue, (message) => message && consumer.messages.push(message), { noAck: true });
+    return consumer;
+  }
+
+  /** Event types about one ticket, in arrival order. */
+  typesFor(ticketId: number): string[] {
+    return this.forTicket(ticketId).map((message) => String(message.properties.type));
+  }
+
   bodies(): Array<Record<string, any>> {
     return this.messages.map((message) => JSON.parse(message.content.toString('utf8')));
   }

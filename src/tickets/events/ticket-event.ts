@@ -1,17 +1,51 @@
 import { randomUUID } from 'node:crypto';
 import type { TicketResponse } from '../dto/ticket-response.dto.js';
 
+/** The kinds the v1 binding has always carried (decision 18): their routing key is RABBITMQ_ROUTING_KEY. */
 export type TicketEventType = 'CREATED' | 'UPDATED';
 
-/** The message published after a write: the ticket exactly as the write left it. */
-export interface TicketEvent {
+/** Kinds added later; each has a routing key of its own that the v1 binding does not match (decision 26). */
+export type LaterTicketEventType = 'DELETED' | 'COMMENT_ADDED';
+
+export type AnyTicketEventType = TicketEventType | LaterTicketEventType;
+
+/**
+ * The routing key of each later kind, fixed rather than configurable: consumers bind queues to them (or to
+ * `ticket.#`). CREATED and UPDATED are not listed: they keep the configured key.
+ */
+export const TICKET_EVENT_ROUTING_KEYS: Readonly<Record<LaterTicketEventType, string>> = {
+  DELETED: 'ticket.deleted',
+  COMMENT_ADDED: 'ticket.comment.added',
+};
+
+interface EventEnvelope<T extends AnyTicketEventType> {
   eventId: string;
-  eventType: TicketEventType;
+  eventType: T;
   occurredAt: Date;
   ticketId: number;
+}
+
+/** The message published after a write: the ticket exactly as the write left it (for DELETED, its last state). */
+export interface TicketEvent extends EventEnvelope<TicketEventType | 'DELETED'> {
   ticket: TicketResponse;
 }
 
-export function ticketEvent(eventType: TicketEventType, ticket: TicketResponse, occurredAt: Date): TicketEvent {
+/** A comment as its event carries it: the comment exactly as the API answered it. */
+export interface CommentEvent extends EventEnvelope<'COMMENT_ADDED'> {
+  comment: object;
+}
+
+export type OutboxTicketEvent = TicketEvent | CommentEvent;
+
+export function ticketEvent(eventType: TicketEventType | 'DELETED', ticket: TicketResponse, occurredAt: Date): TicketEvent {
   return { eventId: randomUUID(), eventType, occurredAt, ticketId: ticket.id, ticket };
+}
+
+export function commentAddedEvent(ticketId: number, comment: object, occurredAt: Date): CommentEvent {
+  return { eventId: randomUUID(), eventType: 'COMMENT_ADDED', occurredAt, ticketId, comment };
+}
+
+/** The routing key an event is recorded with; null means the configured RABBITMQ_ROUTING_KEY. */
+export function routingKeyOf(eventType: AnyTicketEventType): string | null {
+  return eventType === 'CREATED' || eventType === 'UPDATED' ? null : TICKET_EVENT_ROUTING_KEYS[eventType];
 }

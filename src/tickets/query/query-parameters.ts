@@ -28,6 +28,8 @@ export class QueryParameters {
     private readonly raw: Record<string, unknown>,
     readonly dialect: QueryDialect,
     known: readonly string[],
+    /** The object the field errors name (Spring's objectName). */
+    private readonly objectName = 'ticketQuery',
   ) {
     if (dialect === 'v2') {
       for (const name of Object.keys(raw)) {
@@ -61,9 +63,9 @@ export class QueryParameters {
     this.problems.push({ field, code, javaType, attributes, message, rejectedValue });
   }
 
-  /** The problems as Spring field errors of the object `ticketQuery`, the one form both error shapes render. */
+  /** The problems as Spring field errors of the object (`ticketQuery` by default), the one form both error shapes render. */
   fieldErrors(): SpringFieldError[] {
-    return this.problems.map((p) => springFieldError('ticketQuery', p.field, p.code, p.javaType, p.attributes ?? [], p.message, p.rejectedValue));
+    return this.problems.map((p) => springFieldError(this.objectName, p.field, p.code, p.javaType, p.attributes ?? [], p.message, p.rejectedValue));
   }
 
   private all(name: string): string[] {

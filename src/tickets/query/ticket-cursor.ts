@@ -16,12 +16,25 @@ export type CursorProblem = 'unreadable' | 'other-query';
  * The fingerprint ties a cursor to the filters and sort it came from, so it cannot continue another query.
  */
 export function encodeCursor(fingerprint: string, sort: readonly SortKey[], last: TicketResponse): string {
-  const payload = JSON.stringify({ q: fingerprint, k: sort.map((key) => cursorValue(last, key)) });
-  return `${Buffer.from(payload).toString('base64url')}.${check(payload)}`;
+  return encodePosition(fingerprint, sort.map((key) => cursorValue(last, key)));
 }
 
 /** The position a cursor holds, or why it cannot be used with this query (its fingerprint and sort). */
 export function decodeCursor(token: string, fingerprint: string, sort: readonly SortKey[]): CursorPosition | CursorProblem {
+  const position = decodePosition(token, fingerprint);
+  if (typeof position === 'string') return position;
+  if (position.length !== sort.length || !sort.every((key, i) => fits(key, position[i]))) return 'unreadable';
+  return position as CursorPosition;
+}
+
+/** A cursor of any keyset list (tickets, a ticket's comments or history): the position after the last item. */
+export function encodePosition(fingerprint: string, position: CursorPosition): string {
+  const payload = JSON.stringify({ q: fingerprint, k: position });
+  return `${Buffer.from(payload).toString('base64url')}.${check(payload)}`;
+}
+
+/** The position a cursor of the list `fingerprint` holds, unchecked against any sort; or why it is unusable. */
+export function decodePosition(token: string, fingerprint: string): unknown[] | CursorProblem {
   const [encoded, sum, ...rest] = token.split('.');
   if (rest.length > 0 || !encoded || !sum || !/^[\w-]+$/.test(encoded)) return 'unreadable';
   const payload = Buffer.from(encoded, 'base64url').toString('utf8');
@@ -34,9 +47,7 @@ export function decodeCursor(token: string, fingerprint: string, sort: readonly 
     return 'unreadable';
   }
   if (parsed.q !== fingerprint) return 'other-query';
-  const position = parsed.k;
-  if (!Array.isArray(position) || position.length !== sort.length || !sort.every((key, i) => fits(key, position[i]))) return 'unreadable';
-  return position as CursorPosition;
+  return Array.isArray(parsed.k) ? parsed.k : 'unreadable';
 }
 
 /** The fingerprint of a normalised query (filters and sort, not the page size): a short hash of its JSON. */

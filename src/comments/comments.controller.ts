@@ -1,0 +1,52 @@
+import { Body, Controller, Get, Param, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
+import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
+import { DatabaseDeadlineInterceptor } from '../database/database-deadline.interceptor.js';
+import { parseKeysetPage } from '../tickets/query/keyset-page.js';
+import { TicketIdPipe } from '../tickets/ticket-id.pipe.js';
+import { setPageHeaders } from '../tickets/ticket-page-headers.js';
+import { writeContext } from '../tickets/write-context.js';
+import { commentsApi } from './comments.openapi.js';
+import { CommentsService } from './comments.service.js';
+import { CommentRequest } from './dto/comment-request.dto.js';
+import type { CommentResponse } from './dto/comment-response.dto.js';
+
+const api = commentsApi('v1');
+
+/** v1: a ticket's comments; the list is a plain array, paged with `limit` like the ticket list. */
+@Controller('api/tickets/:id/comments')
+@api.controller()
+@UseInterceptors(DatabaseDeadlineInterceptor)
+export class CommentsController {
+  constructor(private readonly comments: CommentsService) {}
+
+  @Post()
+  @api.add()
+  @UseGuards(JsonContentTypeGuard)
+  @UseInterceptors(IdempotencyInterceptor)
+  async addComment(
+    @Param('id', TicketIdPipe) id: string,
+    @Body() request: CommentRequest,
+    @Req() http: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<CommentResponse> {
+    const comment = await this.comments.add(id, request, writeContext(http));
+    response.setHeader('Location', `/api/tickets/${id}/comments/${comment.id}`);
+    return comment;
+  }
+
+  @Get()
+  @api.list()
+  async listComments(@Param('id', TicketIdPipe) id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<CommentResponse[]> {
+    const page = await this.comments.list(id, parseKeysetPage(request.query, 'v1', `comments:${id}`, 'pageQuery'));
+    setPageHeaders(response, `/api/tickets/${id}/comments`, request.originalUrl, { ...page, total: null });
+    return page.items;
+  }
+
+  @Get(':commentId')
+  @api.get()
+  getComment(@Param('id', TicketIdPipe) id: string, @Param('commentId', TicketIdPipe) commentId: string): Promise<CommentResponse> {
+    return this.comments.findOne(id, commentId);
+  }
+}

@@ -1,0 +1,98 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { HistoryAction } from '../history/history-action.js';
+import { HistoryService } from '../history/history.service.js';
+import { IdempotencyService } from '../idempotency/idempotency.service.js';
+import { OutboxRelay } from '../outbox/outbox.relay.js';
+import { OutboxWriter } from '../outbox/outbox.writer.js';
+import { commentAddedEvent } from '../tickets/events/ticket-event.js';
+import { type KeysetPage, type KeysetPageRequest, keysetPage, keysetSql } from '../tickets/query/keyset-page.js';
+import { assertTicketExists } from '../tickets/ticket-not-found.js';
+import { anonymousWrite, type WriteContext } from '../tickets/write-context.js';
+import { CommentVisibility } from './comment-visibility.enum.js';
+import type { CommentRequest } from './dto/comment-request.dto.js';
+import type { CommentResponse } from './dto/comment-response.dto.js';
+
+interface CommentRow {
+  id: string | number;
+  ticket_id: string | number;
+  body: string;
+  author: string | null;
+  visibility: CommentVisibility;
+  created_at: Date;
+}
+
+const COMMENT_COLUMNS = 'id, ticket_id, body, author, visibility, created_at';
+
+/** A ticket's conversation, in plain SQL like the tickets. */
+@Injectable()
+export class CommentsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly outbox: OutboxWriter,
+    private readonly relay: OutboxRelay,
+    private readonly history: HistoryService,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  /**
+   * The comment, its COMMENTED history entry, its COMMENT_ADDED event and its idempotency record commit together. The ticket's row lock
+   * orders the comment with the ticket's updates and its delete, so its event never overtakes theirs.
+   */
+  async add(ticketId: string, request: CommentRequest, context: WriteContext = anonymousWrite()): Promise<CommentResponse> {
+    const now = new Date();
+    const comment = await this.dataSource.transaction(async (manager) => {
+      await assertTicketExists(manager, ticketId, true);
+      const fields = { body: request.body, author: request.author ?? null, visibility: request.visibility ?? CommentVisibility.PUBLIC };
+      const { insertId }: { insertId: number | string } = await manager.query(
+        'INSERT INTO ticket_comments (ticket_id, body, author, visibility, created_at) VALUES (?, ?, ?, ?, ?)',
+        [ticketId, fields.body, fields.author, fields.visibility, now],
+      );
+      const comment: CommentResponse = { id: Number(insertId), ticketId: Number(ticketId), ...fields, createdAt: now };
+      await this.history.record(manager, {
+        ticketId: comment.ticketId,
+        occurredAt: now,
+        actor: context.actor,
+        action: HistoryAction.COMMENTED,
+        changes: { comment: { from: null, to: comment.id } },
+      });
+      await this.outbox.record(manager, commentAddedEvent(comment.ticketId, comment, now));
+      await this.idempotency.finishCreated(manager, context.idempotency, comment, null);
+      return comment;
+    });
+    this.relay.kick();
+    return comment;
+  }
+
+  async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<CommentResponse>> {
+    await assertTicketExists(this.dataSource, ticketId);
+    const range = keysetSql(page);
+    const rows: CommentRow[] = await this.dataSource.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ?${range.sql}`, [
+      ticketId,
+      ...range.params,
+    ]);
+    return keysetPage(rows.map(commentFromRow), page);
+  }
+
+  async findOne(ticketId: string, commentId: string): Promise<CommentResponse> {
+    const [row]: CommentRow[] = await this.dataSource.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ? AND id = ?`, [
+      ticketId,
+      commentId,
+    ]);
+    if (row) return commentFromRow(row);
+    await assertTicketExists(this.dataSource, ticketId);
+    throw new NotFoundException(`Comment not found with id: ${commentId}`);
+  }
+}
+
+function commentFromRow(row: CommentRow): CommentResponse {
+  return {
+    id: Number(row.id),
+    ticketId: Number(row.ticket_id),
+    body: row.body,
+    author: row.author,
+    visibility: row.visibility,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { HistoryController } from './history.controller.js';
+import { HistoryService } from './history.service.js';
+import { HistoryV2Controller } from './v2/history-v2.controller.js';
+
+@Module({
+  controllers: [HistoryController, HistoryV2Controller],
+  providers: [HistoryService],
+  exports: [HistoryService],
+})
+export class HistoryModule {}

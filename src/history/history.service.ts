@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { type KeysetPage, type KeysetPageRequest, keysetPage, keysetSql } from '../tickets/query/keyset-page.js';
+import { assertTicketExists } from '../tickets/ticket-not-found.js';
+import type { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
+import type { HistoryAction } from './history-action.js';
+import type { FieldChange } from './ticket-changes.js';
+
+/** An entry to record: everything but the id the database assigns. */
+export type HistoryEntry = Omit<HistoryEntryResponse, 'id'>;
+
+interface HistoryRow {
+  id: string | number;
+  ticket_id: string | number;
+  occurred_at: Date;
+  actor: string | null;
+  action: HistoryAction;
+  changes: string;
+}
+
+/** A ticket's audit trail: recorded in each write's own transaction, read oldest first. */
+@Injectable()
+export class HistoryService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** In the caller's transaction, so the entry commits or rolls back with the write it describes. */
+  async record(manager: EntityManager, entry: HistoryEntry): Promise<void> {
+    await manager.query('INSERT INTO ticket_history (ticket_id, occurred_at, actor, action, changes) VALUES (?, ?, ?, ?, ?)', [
+      entry.ticketId,
+      entry.occurredAt,
+      entry.actor,
+      entry.action,
+      JSON.stringify(entry.changes),
+    ]);
+  }
+
+  async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<HistoryEntryResponse>> {
+    await assertTicketExists(this.dataSource, ticketId);
+    const range = keysetSql(page);
+    const rows: HistoryRow[] = await this.dataSource.query(
+      `SELECT id, ticket_id, occurred_at, actor, action, changes FROM ticket_history WHERE ticket_id = ?${range.sql}`,
+      [ticketId, ...range.params],
+    );
+    return keysetPage(rows.map(historyFromRow), page);
+  }
+}
+
+function historyFromRow(row: HistoryRow): HistoryEntryResponse {
+  return {
+    id: Number(row.id),
+    ticketId: Number(row.ticket_id),
+    occurredAt: row.occurred_at,
+    actor: row.actor,
+    action: row.action,
+    changes: JSON.parse(row.changes) as Record<string, FieldChange>,
+  };
+}

@@ -1,0 +1,33 @@
+import type { TicketResponse } from '../tickets/dto/ticket-response.dto.js';
+
+/** One changed field: its value before and after the write, as the API serves them (timestamps as ISO strings). */
+export interface FieldChange {
+  from: unknown;
+  to: unknown;
+}
+
+export type TicketChanges = Record<string, FieldChange>;
+
+/** The fields a history entry compares, in the order the ticket's JSON has them. */
+const FIELDS = ['title', 'description', 'status', 'priority', 'requesterEmail', 'assignedTo', 'createdAt', 'updatedAt', 'resolvedAt'] as const;
+
+type TicketFields = Pick<TicketResponse, (typeof FIELDS)[number]>;
+
+/**
+ * The fields a write actually changed, each as `{from, to}`. A create compares with nothing (every field
+ * from null); an update that changes no field of the client's still changes updatedAt, which is then all
+ * the entry holds.
+ */
+export function ticketChanges(before: TicketFields | null, after: TicketFields): TicketChanges {
+  const changes: TicketChanges = {};
+  for (const field of FIELDS) {
+    const from = wire(before?.[field] ?? null);
+    const to = wire(after[field]);
+    if (from !== to) changes[field] = { from, to };
+  }
+  return changes;
+}
+
+function wire(value: string | Date | null): string | null {
+  return value instanceof Date ? value.toISOString() : value;
+}

@@ -1,0 +1,51 @@
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { catchError, from, mergeMap, type Observable, of, throwError } from 'rxjs';
+import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKey, requestHash } from './idempotency-key.js';
+import { type IdempotencyClaim, IdempotencyService } from './idempotency.service.js';
+
+/** Where a request's claim of its key waits for the service, which finishes it in the write's transaction. */
+const CLAIM = Symbol('idempotencyClaim');
+
+/** The key a request holds, if it came with an Idempotency-Key. */
+export function idempotencyClaimOf(request: Request): IdempotencyClaim | undefined {
+  return (request as Request & { [CLAIM]?: IdempotencyClaim })[CLAIM];
+}
+
+/** Keys are global until authentication exists; then the client's identity. */
+const GLOBAL_SCOPE = '';
+
+/**
+ * Idempotency-Key on a create: without the header nothing changes. With it, the first request claims the key
+ * and runs; a retry of the same request answers the stored response (`Idempotent-Replayed: true`) without
+ * running; a failure drops the claim, so nothing of it is stored.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(private readonly idempotency: IdempotencyService) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<Request>();
+    const response = context.switchToHttp().getResponse<Response>();
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) return next.handle();
+    const key = idempotencyKey(header);
+    const path = request.path.replace(/\/+$/, '');
+    const hash = requestHash(request.method, path, request.body);
+    return from(this.idempotency.start(GLOBAL_SCOPE, key, hash, (id) => `${path}/${id}`)).pipe(
+      mergeMap((started) => {
+        if ('replay' in started) {
+          const { status, body, location, etag } = started.replay;
+          response.status(status).setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+          if (location) response.setHeader('Location', location);
+          if (etag) response.setHeader('ETag', etag);
+          return of(JSON.parse(body));
+        }
+        (request as Request & { [CLAIM]?: IdempotencyClaim })[CLAIM] = started.claim;
+        return next.handle().pipe(
+          catchError((error) => from(this.idempotency.abandon(started.claim).catch(() => undefined)).pipe(mergeMap(() => throwError(() => error)))),
+        );
+      }),
+    );
+  }
+}

@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ConflictException,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  UnprocessableEntityException,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
+import type { AppConfig } from '../config/app-config.js';
+
+/**
+ * A started key whose request has not finished after this long is taken to be a crashed one, and the next
+ * request with the key runs. Far beyond any request's life (requests are bounded by the database deadline and
+ * the server's request timeout), so a slow request is never run twice.
+ */
+export const STARTED_TIMEOUT_MS = 60_000;
+const PURGE_INTERVAL_MS = 5 * 60_000;
+export const PURGE_BATCH_SIZE = 1_000;
+
+/** The response a finished key replays. */
+export interface StoredResponse {
+  status: number;
+  body: string;
+  location: string | null;
+  etag: string | null;
+}
+
+/** A key this request holds while it runs: only its token can finish or drop the started row. */
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+  token: string;
+  /** Where the resource this request creates will be, from its id (the request path and the id). */
+  locationOf(id: number): string;
+}
+
+export type IdempotencyStart = { claim: IdempotencyClaim } | { replay: StoredResponse };
+
+interface KeyRow {
+  request_hash: string;
+  state: 'started' | 'finished';
+  token: string;
+  started_at: Date;
+  expires_at: Date;
+  status: number | null;
+  location: string | null;
+  etag: string | null;
+  body: string | null;
+}
+
+/**
+ * Idempotency keys as a state machine in the database (Stripe's design): started → finished → expired (purged).
+ * Nothing is held in process memory, so every replica sees the same keys (decision 30).
+ */
+@Injectable()
+export class IdempotencyService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(IdempotencyService.name);
+  private readonly ttlMs: number;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.ttlMs = config.get('idempotency.ttlHours', { infer: true }) * 3_600_000;
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.purgeExpired().catch((error: Error) => this.logger.warn(`Purging expired idempotency keys failed: ${error.message}`));
+    }, PURGE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /**
+   * Claims the key for this request (a `started` row committed at once, outside the write's transaction, so a
+   * concurrent request sees it), or answers what the key already holds: the stored response of the same request
+   * (replay), 409 while it is still running, 422 for a different request. An expired key, or one started by a
+   * request that crashed, is claimed anew.
+   */
+  async start(scope: string, key: string, hash: string, locationOf: (id: number) => string): Promise<IdempotencyStart> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const now = new Date();
+      const token = randomUUID();
+      const claim = { scope, key, token, locationOf };
+      try {
+        await this.dataSource.query(
+          `INSERT INTO idempotency_keys (scope, idem_key, request_hash, state, token, started_at, expires_at) VALUES (?, ?, ?, 'started', ?, ?, ?)`,
+          [scope, key, hash, token, now, new Date(now.getTime() + this.ttlMs)],
+        );
+        return { claim };
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+      const [row]: KeyRow[] = await this.dataSource.query(
+        'SELECT request_hash, state, token, started_at, expires_at, status, location, etag, body FROM idempotency_keys WHERE scope = ? AND idem_key = ?',
+        [scope, key],
+      );
+      if (!row) continue; // dropped meanwhile (its request failed): try to claim it again
+      const expired = row.expires_at.getTime() <= now.getTime();
+      const abandoned = row.state === 'started' && now.getTime() - row.started_at.getTime() >= STARTED_TIMEOUT_MS;
+      if (expired || abandoned) {
+        if (await this.takeOver(row, claim, hash, now)) return { claim };
+        continue;
+      }
+      if (row.request_hash !== hash) {
+        throw new UnprocessableEntityException(`Idempotency-Key "${key}" was used with a different request (method, path or body)`);
+      }
+      if (row.state === 'started') {
+        throw new ConflictException(`A request with Idempotency-Key "${key}" is still being processed; retry later`);
+      }
+      return { replay: { status: row.status!, body: row.body!, location: row.location, etag: row.etag } };
+    }
+    throw new ConflictException(`A request with Idempotency-Key "${key}" is still being processed; retry later`);
+  }
+
+  /**
+   * In the write's transaction: the response becomes the key's, and commits with the write or not at all. A claim
+   * that was taken over meanwhile (its request ran past STARTED_TIMEOUT_MS) fails the write with a 409.
+   */
+  async finish(manager: EntityManager, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+    const { affectedRows }: { affectedRows: number } = await manager.query(
+      `UPDATE idempotency_keys SET state = 'finished', status = ?, body = ?, location = ?, etag = ?
+       WHERE scope = ? AND idem_key = ? AND token = ? AND state = 'started'`,
+      [response.status, response.body, response.location, response.etag, claim.scope, claim.key, claim.token],
+    );
+    if (affectedRows !== 1) throw new ConflictException(`Idempotency-Key "${claim.key}" was taken over by another request`);
+  }
+
+  /** A create's 201 (its body, Location and ETag) as the key's response, when the request holds a key. */
+  async finishCreated(manager: EntityManager, claim: IdempotencyClaim | undefined, created: { id: number }, etag: string | null): Promise<void> {
+    if (!claim) return;
+    await this.finish(manager, claim, { status: 201, body: JSON.stringify(created), location: claim.locationOf(created.id), etag });
+  }
+
+  /** The request failed (a 4xx or a rolled-back write): nothing is stored, so a corrected retry with the key runs. */
+  async abandon(claim: IdempotencyClaim): Promise<void> {
+    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND token = ? AND state = 'started'`, [
+      claim.scope,
+      claim.key,
+      claim.token,
+    ]);
+  }
+
+  /**
+   * Deletes expired keys in batches of PURGE_BATCH_SIZE, each its own short statement on the expiry index, so a
+   * large backlog never holds many locks at once. Several replicas may purge at the same time: each deletes what
+   * is still there. Returns how many rows went.
+   */
+  async purgeExpired(now = new Date()): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const { affectedRows }: { affectedRows: number } = await this.dataSource.query(
+        `DELETE FROM idempotency_keys WHERE expires_at <= ? LIMIT ${PURGE_BATCH_SIZE}`,
+        [now],
+      );
+      purged += affectedRows;
+      if (affectedRows < PURGE_BATCH_SIZE) return purged;
+    }
+  }
+
+  /** Claims an expired or abandoned key by a conditional update on the token seen, so only one request wins it. */
+  private async takeOver(row: KeyRow, claim: IdempotencyClaim, hash: string, now: Date): Promise<boolean> {
+    const { affectedRows }: { affectedRows: number } = await this.dataSource.query(
+      `UPDATE idempotency_keys SET request_hash = ?, state = 'started', token = ?, started_at = ?, expires_at = ?,
+         status = NULL, body = NULL, location = NULL, etag = NULL
+       WHERE scope = ? AND idem_key = ? AND token = ?`,
+      [hash, claim.token, now, new Date(now.getTime() + this.ttlMs), claim.scope, claim.key, row.token],
+    );
+    return affectedRows === 1;
+  }
+}
+
+function isDuplicateKey(error: unknown): boolean {
+  return error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === 'ER_DUP_ENTRY';
+}

@@ -1,0 +1,24 @@
+import type { Request } from 'express';
+import { idempotencyClaimOf } from '../idempotency/idempotency.interceptor.js';
+import type { IdempotencyClaim } from '../idempotency/idempotency.service.js';
+
+/**
+ * Who makes a write and under which conditions, as the controllers hand it to the services. `actor` is the
+ * authenticated subject once authentication exists; null until then (the seam it will fill).
+ */
+export interface WriteContext {
+  actor: string | null;
+  /** The Idempotency-Key the request holds, if any: its response is stored in the write's transaction. */
+  idempotency?: IdempotencyClaim;
+}
+
+/** The context of a write made outside any request, or by a request with no subject and no key. */
+export function anonymousWrite(): WriteContext {
+  return { actor: null };
+}
+
+/** The context of a request's write. No authentication yet, so no actor. */
+export function writeContext(request: Request): WriteContext {
+  const idempotency = idempotencyClaimOf(request);
+  return { ...anonymousWrite(), ...(idempotency && { idempotency }) };
+}
