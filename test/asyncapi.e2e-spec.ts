@@ -122,7 +122,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       // The JSON form is the same document for an AsyncAPI tool too.
       const { document: fromJson, diagnostics } = await new Parser().parse(json.text);
       expect(diagnostics.filter((d) => d.severity <= 1)).toEqual([]);
-      expect(fromJson!.components().messages().all().map((message) => message.name())).toEqual(['CREATED', 'UPDATED']);
+      expect(fromJson!.components().messages().all().map((message) => message.name())).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED']);
     });
 
     it('is linked from the OpenAPI description, by links that lead to it from Swagger UI and from the document', async () => {
