@@ -6,6 +6,7 @@ import { ActuatorController } from './actuator.controller.js';
 import { ApplicationAvailability } from './application-availability.js';
 import { GracefulShutdown } from './graceful-shutdown.service.js';
 import { HealthController } from './health.controller.js';
+import { HealthDisclosurePolicy } from './health-disclosure.js';
 import { HealthService } from './health.service.js';
 import { AvailabilityStateHealthIndicator } from './indicators/availability-state.health.js';
 import { DbHealthIndicator } from './indicators/db.health.js';
@@ -24,6 +25,7 @@ import { InfoController } from './info.controller.js';
     ActuatorExposure,
     ApplicationAvailability,
     GracefulShutdown,
+    HealthDisclosurePolicy,
     HealthService,
     AvailabilityStateHealthIndicator,
     DbHealthIndicator,
