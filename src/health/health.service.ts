@@ -10,12 +10,13 @@ import { DiskSpaceHealthIndicator } from './indicators/disk-space.health.js';
 import { OutboxHealthIndicator } from './indicators/outbox.health.js';
 import { PingHealthIndicator } from './indicators/ping.health.js';
 import { RabbitHealthIndicator } from './indicators/rabbit.health.js';
+import { RedisHealthIndicator } from './indicators/redis.health.js';
 import { aggregateStatus, type SpringComponent, type SpringSystemHealth, toSpringComponent, toSystemHealth } from './spring-health.js';
 
 type Contributor = () => Promise<HealthIndicatorResult>;
 
 /** Components whose status is shown but does not count towards the overall one. */
-const INFORMATIONAL = ['outbox'];
+const INFORMATIONAL = ['outbox', 'redis'];
 
 const SHOW_ALL: HealthDisclosure = { components: true, details: true };
 
@@ -33,6 +34,7 @@ export class HealthService {
     rabbit: RabbitHealthIndicator,
     outbox: OutboxHealthIndicator,
     availability: AvailabilityStateHealthIndicator,
+    redis: RedisHealthIndicator,
     config: ConfigService<AppConfig, true>,
   ) {
     const management = config.get('management', { infer: true });
@@ -43,6 +45,7 @@ export class HealthService {
       rabbit: () => rabbit.check('rabbit'),
       outbox: () => outbox.check('outbox'),
     };
+    if (redis.configured) this.contributors.redis = () => redis.check('redis');
     if (management.probesEnabled) {
       this.contributors.livenessState = () => availability.liveness('livenessState');
       this.contributors.readinessState = () => availability.readiness('readinessState');
