@@ -5,11 +5,12 @@ import { RedisClient } from '../redis/redis.client.js';
 import { RedisModule } from '../redis/redis.module.js';
 import { AuthenticationFilter } from './authentication.filter.js';
 import { AuthorizationFilter } from './authorization.filter.js';
+import { CorsFilter } from './cors.filter.js';
 import { RATE_LIMIT_STORE, RateLimitFilter } from './rate-limit.filter.js';
 import { MemoryRateLimitStore, RedisRateLimitStore } from './rate-limit.store.js';
 
 /**
- * The request's way in, before validation and controllers: who it is (authentication), what it may do
+ * The request's way in, before validation and controllers: where a browser may call from (CORS), who it is (authentication), what it may do
  * (authorization), how often it may (rate limit). Mounted by applySecurity(), only for what is switched on.
  */
 @Module({
@@ -17,6 +18,7 @@ import { MemoryRateLimitStore, RedisRateLimitStore } from './rate-limit.store.js
   providers: [
     AuthenticationFilter,
     AuthorizationFilter,
+    CorsFilter,
     RateLimitFilter,
     {
       // Shared by the replicas through Redis when it is configured (decision 30), else per process.
@@ -26,6 +28,6 @@ import { MemoryRateLimitStore, RedisRateLimitStore } from './rate-limit.store.js
         redis.connection ? new RedisRateLimitStore(redis.connection, config.get('redis.keyPrefix', { infer: true })) : new MemoryRateLimitStore(),
     },
   ],
-  exports: [AuthenticationFilter, AuthorizationFilter, RateLimitFilter],
+  exports: [AuthenticationFilter, AuthorizationFilter, CorsFilter, RateLimitFilter],
 })
 export class SecurityModule {}
