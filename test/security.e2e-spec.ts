@@ -170,6 +170,16 @@ describe('Bearer tokens (SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI set
     });
   });
 
+  it('describes the bearer scheme in the API document for every /api operation, and Swagger UI keeps the token across reloads', async () => {
+    const { body } = await testApp.http.get('/v3/api-docs').expect(200);
+    expect(body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(body.paths['/api/tickets'].post.security).toEqual([{ bearer: [] }]);
+    expect(body.paths['/api/v2/tickets'].get.security).toEqual([{ bearer: [] }]);
+    expect(body.paths['/actuator/health'].get.security).toBeUndefined();
+    const init = await testApp.http.get('/swagger-ui/swagger-ui-init.js').expect(200);
+    expect(init.text).toContain('"persistAuthorization": true');
+  });
+
   it('picks up a key rotated in at the issuer without a restart', async () => {
     await testApp.http.get('/api/tickets?limit=1').set(bearer(await read())).expect(200);
     await issuer.addKey('rsa-2', 'RS256', { publish: false });
