@@ -31,8 +31,10 @@ export class AuthenticationFilter {
   readonly handle = async (request: Request, response: Response, next: NextFunction): Promise<void> => {
     try {
       const token = resolveBearerToken(request.headers.authorization);
-      if (token !== undefined) setPrincipal(request, await this.verifier!.verify(token));
-      this.issuerAnswered();
+      if (token !== undefined) {
+        setPrincipal(request, await this.verifier!.verify(token));
+        this.issuerAnswered();
+      }
       next();
     } catch (error) {
       if (error instanceof BearerTokenException) response.setHeader('WWW-Authenticate', error.challenge);
