@@ -7,6 +7,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MessagingModule } from './messaging/messaging.module.js';
+import { SecurityModule } from './security/security.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 
 @Module({
@@ -15,6 +16,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     LoggingModule,
     DatabaseModule,
     MessagingModule,
+    SecurityModule,
     TicketsModule,
     CommentsModule,
     HealthModule,

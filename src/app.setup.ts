@@ -8,6 +8,7 @@ import { RequestValidationPipe } from './common/validation/request-validation.pi
 import { serveAsyncApi } from './docs/asyncapi.setup.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { HTTP_LOGGER } from './logging/logging.module.js';
+import { applySecurity } from './security/security.setup.js';
 
 /** Everything main.ts applies to the application beyond its modules; e2e tests apply the same. */
 export function setupApp(app: NestExpressApplication): NestExpressApplication {
@@ -15,6 +16,8 @@ export function setupApp(app: NestExpressApplication): NestExpressApplication {
   app.use(app.get(HTTP_LOGGER));
   app.useLogger(app.get(Logger));
   hardenHttp(app);
+  // Before the body parser: a request refused at the door is never parsed.
+  applySecurity(app);
   app.useBodyParser('json', { limit: REQUEST_LIMITS.bodyBytes, type: JSON_MEDIA_TYPES });
   app.use(checkJsonBody);
   app.useGlobalPipes(new RequestValidationPipe());

@@ -1,3 +1,5 @@
+import { parseRedisConfig, parseSecurityConfig, parseShowDetails, type RedisConfig, type SecurityConfig, type ShowDetails } from './security-config.js';
+
 export interface AppConfig {
   server: {
     port: number;
@@ -43,7 +45,11 @@ export interface AppConfig {
     healthTimeoutMs: number;
     /** `/actuator/info` app fields; unset ones come from package.json. */
     info: { name?: string; description?: string; version?: string };
+    /** Who sees health components and their details (Spring's `show-components` / `show-details`). */
+    health: { showDetails: ShowDetails; showComponents: ShowDetails };
   };
+  security: SecurityConfig;
+  redis: RedisConfig;
   log: {
     level: LogLevel;
     format: LogFormat;
@@ -119,7 +125,10 @@ export function parseConfig(env: Env): AppConfig {
         description: read.string('INFO_APP_DESCRIPTION', '') || undefined,
         version: read.string('INFO_APP_VERSION', '') || undefined,
       },
+      health: parseShowDetails(read),
     },
+    security: parseSecurityConfig(read),
+    redis: parseRedisConfig(read),
     log: {
       level: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
       format: read.oneOf('LOG_FORMAT', 'json', LOG_FORMATS),
@@ -159,8 +168,19 @@ function queueArguments(read: EnvReader): Record<string, string | number> {
   return args;
 }
 
-class EnvReader {
+/** Typed, validated reads of the environment; every failure is a ConfigError naming the variable. */
+export class EnvReader {
   constructor(private readonly env: Env) {}
+
+  /** The value of the first of `names` that is set (Spring's spelling and its dashed variant), or undefined. */
+  first(...names: string[]): string | undefined {
+    const name = names.find((candidate) => this.has(candidate));
+    return name === undefined ? undefined : this.env[name];
+  }
+
+  invalid(name: string, problem: string): ConfigError {
+    return new ConfigError(`${name} ${problem}`);
+  }
 
   has(name: string): boolean {
     return (this.env[name] ?? '') !== '';

@@ -1,8 +1,10 @@
 import { type INestApplication, NotFoundException } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
 import { noEndpointMessage } from '../common/errors/no-endpoint.js';
+import type { AppConfig } from '../config/app-config.js';
 import { readPackageFacts } from '../health/app-info.js';
 import { ASYNCAPI_PATHS } from './asyncapi.setup.js';
 
@@ -54,7 +56,38 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .build();
   // v1 keeps its operation ids; a v2 controller's operations end in V2, so that every id stays unique.
   const operationIdFactory = (controller: string, method: string) => (controller.endsWith('V2Controller') ? `${method}V2` : method);
-  return SwaggerModule.createDocument(app, config, { operationIdFactory });
+  const document = SwaggerModule.createDocument(app, config, { operationIdFactory });
+  const security = app.get(ConfigService<AppConfig, true>).get('security', { infer: true });
+  return security.jwt ? withBearerAuth(document) : document;
+}
+
+/** The name of the bearer scheme in the document; Swagger UI's Authorize button offers it. */
+const BEARER_SCHEME = 'bearer';
+
+/**
+ * With bearer tokens on, the document says so: a bearer security scheme, required by every operation under /api
+ * (the actuator and the documents stay anonymous), so Swagger UI shows its Authorize button and sends the token.
+ */
+function withBearerAuth(document: OpenAPIObject): OpenAPIObject {
+  document.components = {
+    ...document.components,
+    securitySchemes: {
+      ...document.components?.securitySchemes,
+      [BEARER_SCHEME]: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'An access token of the configured issuer: scope tickets.read to read, tickets.write to write.',
+      },
+    },
+  };
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.startsWith('/api/')) continue;
+    for (const method of ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const) {
+      if (item[method]) item[method].security = [{ [BEARER_SCHEME]: [] }];
+    }
+  }
+  return document;
 }
 
 function groupDocument(document: OpenAPIObject, group: string): OpenAPIObject {
@@ -82,6 +115,10 @@ export function setupOpenApi(app: NestExpressApplication): void {
     customSiteTitle: 'Ticket service API',
     explorer: true,
     // Relative to the page (/swagger-ui/), so the groups load behind a proxy that adds a path prefix too.
-    swaggerOptions: { urls: Object.entries(GROUPS).map(([name, { title }]) => ({ name: title, url: `..${OPENAPI_PATHS.group.replace(':group', name)}` })) },
+    // The token given to Authorize survives a reload of the page (it is kept in the browser's local storage).
+    swaggerOptions: {
+      persistAuthorization: true,
+      urls: Object.entries(GROUPS).map(([name, { title }]) => ({ name: title, url: `..${OPENAPI_PATHS.group.replace(':group', name)}` })),
+    },
   });
 }

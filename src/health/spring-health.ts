@@ -49,6 +49,20 @@ export function toSystemHealth(results: HealthIndicatorResult, informational: st
   return health;
 }
 
+/**
+ * What Spring shows when components or details are hidden (HealthEndpointSupport): without components the root
+ * keeps only its status (and `groups`); without details each component keeps only its status.
+ */
+export function withoutHidden(health: SpringSystemHealth, shown: { components: boolean; details: boolean }): SpringSystemHealth | Omit<SpringSystemHealth, 'components'> {
+  if (!shown.components) {
+    const { components: _hidden, ...rest } = health;
+    return rest;
+  }
+  if (shown.details) return health;
+  const components = Object.fromEntries(Object.entries(health.components).map(([name, { status }]) => [name, { status }]));
+  return { ...health, components };
+}
+
 /** Spring's default mapping of a health status to an HTTP status. */
 export function httpStatusOf(status: SpringStatus): number {
   return status === 'DOWN' || status === 'OUT_OF_SERVICE' ? 503 : 200;

@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { RedisClient } from './redis.client.js';
+
+@Module({ providers: [RedisClient], exports: [RedisClient] })
+export class RedisModule {}

@@ -1,0 +1,71 @@
+import { errors, jwtVerify, type JWTPayload } from 'jose';
+import type { JwtConfig } from '../config/security-config.js';
+import { BearerTokenException, IssuerUnavailableException } from './bearer-token.exception.js';
+import { IssuerKeySource } from './issuer-keys.js';
+import type { Principal } from './principal.js';
+
+/** Spring Security's JwtTimestampValidator default. */
+const CLOCK_SKEW_SECONDS = 60;
+/** The algorithms accepted; `none` and shared-secret (HS*) tokens are refused whatever their header says. */
+const ALGORITHMS = ['RS256', 'ES256'];
+
+/** Verifies a bearer token as Spring's NimbusJwtDecoder does and turns it into the request's Principal. */
+export class JwtVerifier {
+  private readonly keys: IssuerKeySource;
+
+  constructor(private readonly config: JwtConfig) {
+    this.keys = new IssuerKeySource(config);
+  }
+
+  /** Throws a BearerTokenException (401) for a token refused, an IssuerUnavailableException (503) when undecidable. */
+  async verify(token: string): Promise<Principal> {
+    const { key, issuer } = await this.keys.keys();
+    try {
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: ALGORITHMS,
+        issuer,
+        audience: this.config.audiences.length > 0 ? this.config.audiences : undefined,
+        clockTolerance: CLOCK_SKEW_SECONDS,
+      });
+      return principalFrom(payload);
+    } catch (error) {
+      if (error instanceof IssuerUnavailableException) throw error;
+      throw BearerTokenException.invalid(rejectionReason(error));
+    }
+  }
+}
+
+export function principalFrom(payload: JWTPayload): Principal {
+  const subject = [payload.sub, payload.client_id, payload.azp].find((value): value is string => typeof value === 'string' && value !== '');
+  return { subject, scopes: scopesOf(payload) };
+}
+
+/** Spring's JwtGrantedAuthoritiesConverter reads `scope` (space-separated string) and else `scp` (list or string). */
+export function scopesOf(payload: JWTPayload): string[] {
+  for (const claim of ['scope', 'scp']) {
+    const value = payload[claim];
+    if (typeof value === 'string') return value.split(' ').filter((scope) => scope !== '');
+    if (Array.isArray(value)) return value.filter((scope): scope is string => typeof scope === 'string');
+  }
+  return [];
+}
+
+/** The reason Spring's decoder gives for each kind of refusal (after its "An error occurred…" prefix). */
+export function rejectionReason(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return `Jwt expired at ${instant(error.payload.exp)}`;
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'nbf') return `Jwt used before ${instant(error.payload.nbf)}`;
+    if (error.claim === 'iss' || error.claim === 'aud') return `The ${error.claim} claim is not valid`;
+    return error.message;
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'Signed JWT rejected: Invalid signature';
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
+    return 'Signed JWT rejected: Another algorithm expected, or no matching key(s) found';
+  }
+  return 'Malformed token';
+}
+
+/** Java's Instant.toString(): seconds precision unless there are fractions. */
+function instant(epochSeconds: unknown): string {
+  return typeof epochSeconds === 'number' ? new Date(epochSeconds * 1000).toISOString().replace('.000Z', 'Z') : String(epochSeconds);
+}

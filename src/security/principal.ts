@@ -1,0 +1,37 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+
+/**
+ * Who sent a request, as its bearer token says: `subject` is the token's `sub` (or, for a token without one, its
+ * `client_id` or `azp`), `scopes` its `scope`/`scp` values. Set only when authentication is on and the request
+ * carried a valid token; absent for anonymous requests (authentication off, or a path that needs none).
+ *
+ * This is the seam for auditing: a history entry's actor, a comment's default author and the scope of an
+ * idempotency key take `principalOf(request)?.subject`, or in a controller the `@AuthenticatedPrincipal()` parameter.
+ */
+export interface Principal {
+  readonly subject?: string;
+  readonly scopes: readonly string[];
+}
+
+/** The request property the authentication filter fills in (Spring's SecurityContext, per request). */
+const PRINCIPAL = Symbol('principal');
+
+type WithPrincipal = Request & { [PRINCIPAL]?: Principal };
+
+export function principalOf(request: Request): Principal | undefined {
+  return (request as WithPrincipal)[PRINCIPAL];
+}
+
+export function setPrincipal(request: Request, principal: Principal): void {
+  (request as WithPrincipal)[PRINCIPAL] = principal;
+}
+
+export function hasScope(principal: Principal | undefined, ...anyOf: string[]): boolean {
+  return principal !== undefined && anyOf.some((scope) => principal.scopes.includes(scope));
+}
+
+/** Controller parameter: the request's Principal, or undefined when it is anonymous. */
+export const AuthenticatedPrincipal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Principal | undefined => principalOf(context.switchToHttp().getRequest<Request>()),
+);
