@@ -7,6 +7,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MessagingModule } from './messaging/messaging.module.js';
+import { ObservabilityModule } from './observability/observability.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 
 @Module({
@@ -17,6 +18,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     MessagingModule,
     TicketsModule,
     HealthModule,
+    ObservabilityModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: SpringErrorFilter }],
 })

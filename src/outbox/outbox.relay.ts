@@ -32,6 +32,11 @@ export interface OutboxBacklog {
   parked: number;
 }
 
+/** Told about every batch the relay published, e.g. for metrics; must not throw. */
+export interface OutboxRelayObserver {
+  relayed(events: PendingEvent[], outcomes: PublishOutcome[], confirmedAt: number): void;
+}
+
 /** Per partition, the events to delete (the confirmed prefix) and the first one that did not go out, if any. */
 export interface BatchResult {
   confirmed: Map<number, string[]>;
@@ -80,6 +85,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private retryAt = 0;
   private backlogReported = false;
   private partitionsReady = false;
+  private observer?: OutboxRelayObserver;
   /** Created outside any request, with the application. */
   private readonly ownContext = new AsyncResource(OutboxRelay.name);
 
@@ -119,6 +125,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     // A pass kicked by a request must not run in that request's async context: it would carry the request's
     // database deadline and log lines as part of the request.
     this.running = this.ownContext.runInAsyncScope(() => this.drain()).finally(() => (this.running = undefined));
+  }
+
+  observe(observer: OutboxRelayObserver): void {
+    this.observer = observer;
   }
 
   /** The partitions this relay publishes for now. */
@@ -193,6 +203,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       this.routingKey,
       events.map((event) => ({ messageId: event.eventId, type: event.eventType, timestamp: new Date(event.occurredAt), body: event.payload })),
     );
+    this.observer?.relayed(events, outcomes, Date.now());
     const { confirmed, stopped } = confirmedPrefixes(events, outcomes);
     if (confirmed.size > 0) await this.deletePublished(runner, confirmed);
     if (stopped.length === 0) return events.length === BATCH_SIZE;

@@ -5,6 +5,7 @@ import { allowedMethods } from './allowed-methods.js';
 import { mapError } from './error-mapping.js';
 import { noEndpointMessage } from './no-endpoint.js';
 import { springErrorBody } from './spring-error-body.js';
+import { noteRequestException } from '../../observability/metrics/http-server-requests.recorder.js';
 
 /** Renders every error, from any layer, as Spring Boot's JSON error body. Never a stack trace. */
 @Catch()
@@ -17,6 +18,7 @@ export class SpringErrorFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<Request>();
     const response = host.switchToHttp().getResponse<Response>();
     const path = request.originalUrl.split('?')[0];
+    noteRequestException(response, exception);
     let { status, message, errors, unexpected } = mapError(exception);
 
     if (exception instanceof NotFoundException && message?.startsWith('Cannot ')) {
