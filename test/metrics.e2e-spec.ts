@@ -74,6 +74,7 @@ describe('/actuator/prometheus', () => {
       const families = await scrape(handle.http);
       for (const name of [
         'process_cpu_usage',
+        'process_cpu_seconds_total',
         'process_start_time_seconds',
         'process_uptime_seconds',
         'process_resident_memory_bytes',

@@ -5,6 +5,7 @@ import { OutboxEvent } from '../outbox/outbox-event.entity.js';
 import { CreateTickets1763900000000 } from './migrations/1763900000000-CreateTickets.js';
 import { CreateOutbox1763900000001 } from './migrations/1763900000001-CreateOutbox.js';
 import { PartitionOutbox1763900000002 } from './migrations/1763900000002-PartitionOutbox.js';
+import { OutboxTraceContext1763900000003 } from './migrations/1763900000003-OutboxTraceContext.js';
 import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -21,7 +22,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
     // Timestamps are written and read as UTC so the API can serve them with a "Z".
     timezone: 'Z',
     entities: [Ticket, OutboxEvent],
-    migrations: [CreateTickets1763900000000, CreateOutbox1763900000001, PartitionOutbox1763900000002],
+    migrations: [CreateTickets1763900000000, CreateOutbox1763900000001, PartitionOutbox1763900000002, OutboxTraceContext1763900000003],
     migrationsRun: true,
     synchronize: false,
     subscribers: [DatabaseTimeoutsSubscriber],

@@ -1,4 +1,4 @@
-import { Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { ActuatorExposure } from '../health/actuator-exposure.js';
@@ -9,6 +9,7 @@ import { MetricsRegistry } from './metrics/metrics.registry.js';
 import { OutboxMetrics } from './metrics/outbox.metrics.js';
 import { PrometheusController } from './metrics/prometheus.controller.js';
 import { HTTP_SERVER_REQUESTS } from './metrics/http-server-requests.provider.js';
+import { activeTracing } from './tracing/trace-context.js';
 
 /** Metrics (/actuator/prometheus) and, when turned on, tracing; see README "Metrics and tracing". */
 @Module({
@@ -16,7 +17,7 @@ import { HTTP_SERVER_REQUESTS } from './metrics/http-server-requests.provider.js
   controllers: [PrometheusController],
   providers: [ActuatorExposure, MetricsRegistry, OutboxMetrics, ConnectionsMetrics, HTTP_SERVER_REQUESTS],
 })
-export class ObservabilityModule implements OnApplicationBootstrap {
+export class ObservabilityModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly recorder: HttpServerRequestsRecorder,
@@ -26,5 +27,10 @@ export class ObservabilityModule implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
     server?.prependListener('request', this.recorder.onRequest);
+  }
+
+  /** Spans still buffered go out before the process ends. */
+  async onApplicationShutdown(): Promise<void> {
+    await activeTracing()?.shutdown();
   }
 }

@@ -5,6 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { type PublishOutcome, RabbitMqClient } from '../messaging/rabbitmq.client.js';
+import { publishSpans, untraced } from '../observability/tracing/trace-context.js';
 import { OutboxLeases } from './outbox-leases.js';
 
 const BATCH_SIZE = 200;
@@ -24,6 +25,9 @@ export interface PendingEvent {
   payload: string;
   occurredAt: Date | string;
   attempts: number;
+  /** The recording request's W3C trace context, when it was traced. */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 export interface OutboxBacklog {
@@ -76,6 +80,7 @@ export function confirmedPrefixes(events: PendingEvent[], outcomes: PublishOutco
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private readonly routingKey: string;
+  private readonly exchange: string;
   private readonly leases: OutboxLeases;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -95,6 +100,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     config: ConfigService<AppConfig, true>,
   ) {
     this.routingKey = config.get('rabbitmq.routingKey', { infer: true });
+    this.exchange = config.get('rabbitmq.exchange', { infer: true });
     const outbox = config.get('outbox', { infer: true });
     this.leases = new OutboxLeases(outbox.partitions, outbox.leaseTtlMs);
   }
@@ -124,7 +130,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
     // A pass kicked by a request must not run in that request's async context: it would carry the request's
     // database deadline and log lines as part of the request.
-    this.running = this.ownContext.runInAsyncScope(() => this.drain()).finally(() => (this.running = undefined));
+    // Nor is the relay's polling traced: only its publishes are, each in the trace of the request that wrote it.
+    this.running = this.ownContext.runInAsyncScope(() => untraced(() => this.drain())).finally(() => (this.running = undefined));
   }
 
   observe(observer: OutboxRelayObserver): void {
@@ -199,10 +206,18 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     const events = await this.pendingEvents(runner, partitions);
     if (events.length === 0) return false;
 
+    const spans = publishSpans(events, this.exchange, this.routingKey);
     const outcomes = await this.client.publishInOrder(
       this.routingKey,
-      events.map((event) => ({ messageId: event.eventId, type: event.eventType, timestamp: new Date(event.occurredAt), body: event.payload })),
+      events.map((event, i) => ({
+        messageId: event.eventId,
+        type: event.eventType,
+        timestamp: new Date(event.occurredAt),
+        body: event.payload,
+        headers: spans[i].headers,
+      })),
     );
+    spans.forEach((span, i) => span.end(outcomes[i]));
     this.observer?.relayed(events, outcomes, Date.now());
     const { confirmed, stopped } = confirmedPrefixes(events, outcomes);
     if (confirmed.size > 0) await this.deletePublished(runner, confirmed);
@@ -219,7 +234,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
    */
   private async pendingEvents(runner: QueryRunner, partitions: number[]): Promise<PendingEvent[]> {
     const perPartition = partitions.map(
-      () => `(SELECT id, partition_no AS \`partition\`, event_id AS eventId, event_type AS eventType, payload, occurred_at AS occurredAt, attempts
+      () => `(SELECT id, partition_no AS \`partition\`, event_id AS eventId, event_type AS eventType, payload, occurred_at AS occurredAt, attempts,
+                     traceparent, tracestate
               FROM outbox WHERE partition_no = ? AND parked_at IS NULL ORDER BY id LIMIT ${BATCH_SIZE})`,
     );
     const rows: PendingEvent[] = await runner.query(perPartition.join(' UNION ALL '), partitions);

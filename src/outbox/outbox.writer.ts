@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
+import { currentTraceContext } from '../observability/tracing/trace-context.js';
 import type { TicketEvent } from '../tickets/events/ticket-event.js';
 
 /** Records an event in the caller's transaction, so it commits or rolls back with the write it describes. */
@@ -16,13 +17,20 @@ export class OutboxWriter {
   async record(manager: EntityManager, event: TicketEvent): Promise<void> {
     // Plain SQL: the repository's insert would read the row back for its column defaults, one more round
     // trip inside every write's transaction.
-    await manager.query('INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES (?, ?, ?, ?, ?, ?)', [
+    // The request's trace context travels with the event, so its publish joins the request's trace (NULL untraced).
+    const trace = currentTraceContext();
+    await manager.query(
+      'INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at, traceparent, tracestate) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [
       event.eventId,
       event.eventType,
       event.ticketId,
       event.ticketId % this.partitions,
       JSON.stringify(event),
       event.occurredAt,
-    ]);
+      trace?.traceparent ?? null,
+      trace?.tracestate ?? null,
+      ],
+    );
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Gauge } from 'prom-client';
+import { Gauge } from './prom-client.js';
 import type { DataSource } from 'typeorm';
 import { RabbitMqClient } from '../../messaging/rabbitmq.client.js';
 import { MetricsRegistry } from './metrics.registry.js';

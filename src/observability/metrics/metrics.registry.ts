@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { AppConfig } from '../../config/app-config.js';
 import { openMetricsText } from './open-metrics.js';
 import { registerProcessMetrics } from './process.metrics.js';
+import { collectNodeMetrics, Registry } from './prom-client.js';
 
 export const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 export const OPENMETRICS_TEXT = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
@@ -19,7 +19,7 @@ export class MetricsRegistry {
   constructor(config: ConfigService<AppConfig, true>) {
     const { application } = config.get('management.metrics', { infer: true });
     if (application) this.registry.setDefaultLabels({ application });
-    collectDefaultMetrics({ register: this.registry });
+    collectNodeMetrics(this.registry);
     registerProcessMetrics(this.registry);
   }
 

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from './prom-client.js';
 import type { AppConfig } from '../../config/app-config.js';
 import type { PublishOutcome } from '../../messaging/rabbitmq.client.js';
 import { type OutboxBacklog, OutboxRelay, type OutboxRelayObserver, type PendingEvent } from '../../outbox/outbox.relay.js';

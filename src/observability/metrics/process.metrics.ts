@@ -1,14 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from './prom-client.js';
 
 /**
- * Micrometer's process and system meters under their Prometheus names, beside prom-client's Node.js defaults
- * (process_cpu_seconds_total, process_resident_memory_bytes, process_start_time_seconds, nodejs_eventloop_lag_*,
+ * Micrometer's process and system meters under their Prometheus names, and prom-client's process CPU counters
+ * (process_cpu_user_seconds_total, process_cpu_system_seconds_total, process_cpu_seconds_total, kept here without
+ * prom-client's exemplar support), beside prom-client's other Node.js defaults ( process_resident_memory_bytes, process_start_time_seconds, nodejs_eventloop_lag_*,
  * nodejs_heap_*, nodejs_gc_duration_seconds, …): the names a Spring dashboard's CPU, uptime and files panels query.
  */
 export function registerProcessMetrics(registry: Registry): void {
   const cores = availableParallelism();
+  registerCpuSeconds(registry);
   let last = { cpu: process.cpuUsage(), at: process.hrtime.bigint() };
   new Gauge({
     name: 'process_cpu_usage',
@@ -64,6 +66,22 @@ export function registerProcessMetrics(registry: Registry): void {
       this.set(maxFiles());
     },
   });
+}
+
+function registerCpuSeconds(registry: Registry): void {
+  const counter = (name: string, help: string, read: (usage: NodeJS.CpuUsage) => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read(process.cpuUsage()) / 1e6);
+      },
+    });
+  counter('process_cpu_user_seconds_total', 'Total user CPU time spent in seconds', (usage) => usage.user);
+  counter('process_cpu_system_seconds_total', 'Total system CPU time spent in seconds', (usage) => usage.system);
+  counter('process_cpu_seconds_total', 'Total user and system CPU time spent in seconds', (usage) => usage.user + usage.system);
 }
 
 function openFiles(): number | undefined {
