@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -134,6 +135,15 @@ describe('/actuator/prometheus', () => {
       const counts = buckets.map((bucket) => Number(bucket.value));
       expect(counts.every((count, i) => i === 0 || count >= counts[i - 1])).toBe(true);
       expect(counts.at(-1)).toBe(valueOf(families, 'http_server_requests_seconds_count', labels));
+    });
+
+    it('serves every metric the Grafana dashboard in docs/ queries', async () => {
+      const dashboard = readFileSync(new URL('../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+      const queried = new Set([...dashboard.matchAll(/([a-z_][a-z0-9_]*)\{/g)].map(([, name]) => name));
+      const families = await scrape(handle.http);
+      const served = (name: string) => families.has(name) || families.has(name.replace(/_(count|sum)$/, ''));
+      expect(queried.size).toBeGreaterThan(10);
+      expect([...queried].filter((name) => !served(name))).toEqual([]);
     });
   });
 
