@@ -68,8 +68,12 @@ describe('tracing', () => {
     proxy = await TcpProxy.start(5672);
   });
 
+  // One service process at a time: replicas share the outbox, and any of them may publish another's event.
+  afterEach(async () => {
+    await Promise.all(services.splice(0).map((service) => service.stop()));
+  });
+
   afterAll(async () => {
-    await Promise.all(services.map((service) => service.stop()));
     await consumer.stop();
     await receiver.stop();
     await proxy.stop();
