@@ -7,6 +7,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MessagingModule } from './messaging/messaging.module.js';
+import { ObservabilityModule } from './observability/observability.module.js';
 import { SecurityModule } from './security/security.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 
@@ -20,6 +21,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     TicketsModule,
     CommentsModule,
     HealthModule,
+    ObservabilityModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: SpringErrorFilter }],
 })

@@ -95,4 +95,44 @@ describe('parseConfig', () => {
     const all = { RABBITMQ_QUEUE_MESSAGE_TTL_MS: '60000', RABBITMQ_QUEUE_DEAD_LETTER_EXCHANGE: 'ticket.dlx' };
     expect(parseConfig(all).rabbitmq.queueArguments).toEqual({ 'x-message-ttl': 60_000, 'x-dead-letter-exchange': 'ticket.dlx' });
   });
+
+  describe('metrics and tracing', () => {
+    it('has tracing off, sampling one trace in ten to the local OTLP endpoint, no application label and no histogram by default', () => {
+      expect(parseConfig({}).management).toMatchObject({
+        metrics: { application: undefined, httpServerRequestsHistogram: false },
+        tracing: { enabled: false, endpoint: 'http://localhost:4318/v1/traces', samplingProbability: 0.1 },
+      });
+    });
+
+    it("reads Spring's variable names for the application tag, the histogram switch and tracing", () => {
+      const env = {
+        MANAGEMENT_METRICS_TAGS_APPLICATION: 'helpdesk',
+        MANAGEMENT_METRICS_DISTRIBUTION_PERCENTILESHISTOGRAM_HTTP_SERVER_REQUESTS: 'true',
+        MANAGEMENT_TRACING_ENABLED: 'true',
+        MANAGEMENT_OTLP_TRACING_ENDPOINT: 'https://collector:4318/v1/traces',
+        MANAGEMENT_TRACING_SAMPLING_PROBABILITY: '1.0',
+      };
+      expect(parseConfig(env).management).toMatchObject({
+        metrics: { application: 'helpdesk', httpServerRequestsHistogram: true },
+        tracing: { enabled: true, endpoint: 'https://collector:4318/v1/traces', samplingProbability: 1 },
+      });
+    });
+
+    it('accepts 0 and 1 and fractions in between as the sampling probability', () => {
+      for (const [raw, value] of [['0', 0], ['1', 1], ['.25', 0.25], ['0.5', 0.5]] as const) {
+        expect(parseConfig({ MANAGEMENT_TRACING_SAMPLING_PROBABILITY: raw }).management.tracing.samplingProbability).toBe(value);
+      }
+    });
+
+    it.each([
+      ['MANAGEMENT_TRACING_ENABLED', 'on'],
+      ['MANAGEMENT_TRACING_SAMPLING_PROBABILITY', '1.5'],
+      ['MANAGEMENT_TRACING_SAMPLING_PROBABILITY', '-0.1'],
+      ['MANAGEMENT_TRACING_SAMPLING_PROBABILITY', 'half'],
+      ['MANAGEMENT_OTLP_TRACING_ENDPOINT', 'collector:4318'],
+      ['MANAGEMENT_METRICS_DISTRIBUTION_PERCENTILESHISTOGRAM_HTTP_SERVER_REQUESTS', 'yes'],
+    ])('stops with a message naming %s when it is %p', (name, value) => {
+      expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`^${name} `));
+    });
+  });
 });

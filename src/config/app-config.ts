@@ -47,6 +47,8 @@ export interface AppConfig {
     info: { name?: string; description?: string; version?: string };
     /** Who sees health components and their details (Spring's `show-components` / `show-details`). */
     health: { showDetails: ShowDetails; showComponents: ShowDetails };
+    metrics: MetricsConfig;
+    tracing: TracingConfig;
   };
   security: SecurityConfig;
   redis: RedisConfig;
@@ -54,6 +56,21 @@ export interface AppConfig {
     level: LogLevel;
     format: LogFormat;
   };
+}
+
+export interface MetricsConfig {
+  /** The `application` label on every series (Spring's management.metrics.tags.application); none when unset. */
+  application?: string;
+  /** `le` buckets for http_server_requests_seconds, as Spring's percentiles-histogram switch. */
+  httpServerRequestsHistogram: boolean;
+}
+
+export interface TracingConfig {
+  enabled: boolean;
+  /** OTLP over HTTP (JSON encoding), e.g. an OpenTelemetry Collector's /v1/traces. */
+  endpoint: string;
+  /** Share of new traces sampled, 0..1; a caller's sampled `traceparent` is always honoured (parent-based). */
+  samplingProbability: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -126,6 +143,16 @@ export function parseConfig(env: Env): AppConfig {
         version: read.string('INFO_APP_VERSION', '') || undefined,
       },
       health: parseShowDetails(read),
+      metrics: {
+        application: read.string('MANAGEMENT_METRICS_TAGS_APPLICATION', '') || undefined,
+        httpServerRequestsHistogram: read.bool('MANAGEMENT_METRICS_DISTRIBUTION_PERCENTILESHISTOGRAM_HTTP_SERVER_REQUESTS', false),
+      },
+      tracing: {
+        enabled: read.bool('MANAGEMENT_TRACING_ENABLED', false),
+        endpoint: read.httpUrl('MANAGEMENT_OTLP_TRACING_ENDPOINT', 'http://localhost:4318/v1/traces'),
+        // Spring's default: one trace in ten, so tracing on does not mean exporting every request.
+        samplingProbability: read.fraction('MANAGEMENT_TRACING_SAMPLING_PROBABILITY', 0.1),
+      },
     },
     security: parseSecurityConfig(read),
     redis: parseRedisConfig(read),
@@ -220,6 +247,20 @@ export class EnvReader {
   oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
     const value = this.string(name, fallback) as T;
     if (!allowed.includes(value)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+    return value;
+  }
+
+  /** A number from 0 to 1, e.g. a sampling probability. */
+  fraction(name: string, fallback: number): number {
+    const raw = this.string(name, String(fallback)).trim();
+    const value = /^\d*\.?\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!(value >= 0 && value <= 1)) throw new ConfigError(`${name} must be a number from 0 to 1, got "${raw}"`);
+    return value;
+  }
+
+  httpUrl(name: string, fallback: string): string {
+    const value = this.string(name, fallback).trim();
+    if (!/^https?:\/\/[^\s]+$/.test(value) || !URL.canParse(value)) throw new ConfigError(`${name} must be an http:// or https:// URL, got "${value}"`);
     return value;
   }
 

@@ -5,6 +5,7 @@ import { OutboxEvent } from '../outbox/outbox-event.entity.js';
 import { CreateTickets1763900000000 } from './migrations/1763900000000-CreateTickets.js';
 import { CreateOutbox1763900000001 } from './migrations/1763900000001-CreateOutbox.js';
 import { PartitionOutbox1763900000002 } from './migrations/1763900000002-PartitionOutbox.js';
+import { OutboxTraceContext1763900000003 } from './migrations/1763900000003-OutboxTraceContext.js';
 import { AddTicketQueryIndexes1763900013000 } from './migrations/1763900013000-AddTicketQueryIndexes.js';
 import { AddOutboxRoutingKey1763900014000 } from './migrations/1763900014000-AddOutboxRoutingKey.js';
 import { CreateTicketHistory1763900014001 } from './migrations/1763900014001-CreateTicketHistory.js';
@@ -30,6 +31,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       CreateTickets1763900000000,
       CreateOutbox1763900000001,
       PartitionOutbox1763900000002,
+      OutboxTraceContext1763900000003,
       AddTicketQueryIndexes1763900013000,
       AddOutboxRoutingKey1763900014000,
       CreateTicketHistory1763900014001,

@@ -7,6 +7,7 @@ describe('actuatorLinks', () => {
       health: { href: 'http://h:1/actuator/health', templated: false },
       'health-path': { href: 'http://h:1/actuator/health/{*path}', templated: true },
       info: { href: 'http://h:1/actuator/info', templated: false },
+      prometheus: { href: 'http://h:1/actuator/prometheus', templated: false },
     });
   });
 

@@ -12,5 +12,6 @@ export function actuatorLinks(baseUrl: string, isExposed: (endpoint: string) => 
     links['health-path'] = link('/health/{*path}', true);
   }
   if (isExposed('info')) links.info = link('/info');
+  if (isExposed('prometheus')) links.prometheus = link('/prometheus');
   return { _links: links };
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type LevelWithSilent, type LoggerOptions, stdSerializers, stdTimeFunctions } from 'pino';
 import type { Options } from 'pino-http';
 import type { AppConfig } from '../config/app-config.js';
+import { mergeTraceLogFields, traceLogFields } from '../observability/tracing/trace-context.js';
 import { requestId } from './request-id.js';
 import { responseErrorOf } from './response-error.js';
 
@@ -50,6 +51,9 @@ function pinoOptions(log: AppConfig['log']): LoggerOptions {
     base: null,
     timestamp: stdTimeFunctions.isoTime,
     serializers: { err: errorFields, req: omitted, res: omitted },
+    // traceId and spanId on every line written inside a traced request (nothing when tracing is off).
+    mixin: traceLogFields,
+    mixinMergeStrategy: mergeTraceLogFields,
   };
   if (log.format === 'pretty') {
     // pino-pretty is a development dependency: the production image logs JSON.

@@ -6,4 +6,6 @@ export interface OutgoingMessage {
   type: string;
   timestamp: Date;
   body: string;
+  /** AMQP headers, e.g. the W3C `traceparent` and `tracestate` of the event's trace. */
+  headers?: Record<string, string>;
 }

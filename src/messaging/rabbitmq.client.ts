@@ -267,6 +267,7 @@ function messageProperties(message: OutgoingMessage): Options.Publish {
     messageId: message.messageId,
     type: message.type,
     timestamp: Math.floor(message.timestamp.getTime() / 1000),
+    ...(message.headers ? { headers: message.headers } : {}),
   };
 }
 

@@ -42,6 +42,13 @@ export class OutboxEvent {
   @Column({ name: 'last_error', type: 'varchar', length: 500, nullable: true })
   lastError: string | null;
 
+  /** The W3C trace context of the request that recorded the event (NULL when tracing is off). */
+  @Column({ type: 'varchar', length: 55, nullable: true })
+  traceparent: string | null;
+
+  @Column({ type: 'varchar', length: 512, nullable: true })
+  tracestate: string | null;
+
   /** Set when the event failed too often to keep retrying; parked events are reported, not published. */
   @Column({ name: 'parked_at', type: 'datetime', precision: 3, nullable: true })
   parkedAt: Date | null;

@@ -5,6 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { type PublishOutcome, RabbitMqClient } from '../messaging/rabbitmq.client.js';
+import { publishSpans, untraced } from '../observability/tracing/trace-context.js';
 import { OutboxLeases } from './outbox-leases.js';
 
 const BATCH_SIZE = 200;
@@ -26,12 +27,20 @@ export interface PendingEvent {
   payload: string;
   occurredAt: Date | string;
   attempts: number;
+  /** The recording request's W3C trace context, when it was traced. */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 export interface OutboxBacklog {
   pending: number;
   oldestPendingAt: Date | null;
   parked: number;
+}
+
+/** Told about every batch the relay published, e.g. for metrics; must not throw. */
+export interface OutboxRelayObserver {
+  relayed(events: PendingEvent[], outcomes: PublishOutcome[], confirmedAt: number): void;
 }
 
 /** Per partition, the events to delete (the confirmed prefix) and the first one that did not go out, if any. */
@@ -73,6 +82,7 @@ export function confirmedPrefixes(events: PendingEvent[], outcomes: PublishOutco
 export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OutboxRelay.name);
   private readonly routingKey: string;
+  private readonly exchange: string;
   private readonly leases: OutboxLeases;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -83,6 +93,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private backlogReported = false;
   private partitionsReady = false;
   private refreshedAt = 0;
+  private observer?: OutboxRelayObserver;
   /** Created outside any request, with the application. */
   private readonly ownContext = new AsyncResource(OutboxRelay.name);
 
@@ -92,6 +103,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     config: ConfigService<AppConfig, true>,
   ) {
     this.routingKey = config.get('rabbitmq.routingKey', { infer: true });
+    this.exchange = config.get('rabbitmq.exchange', { infer: true });
     const outbox = config.get('outbox', { infer: true });
     this.leases = new OutboxLeases(outbox.partitions, outbox.leaseTtlMs);
   }
@@ -121,7 +133,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
     // A pass kicked by a request must not run in that request's async context: it would carry the request's
     // database deadline and log lines as part of the request.
-    this.running = this.ownContext.runInAsyncScope(() => this.drain()).finally(() => (this.running = undefined));
+    // Nor is the relay's polling traced: only its publishes are, each in the trace of the request that wrote it.
+    this.running = this.ownContext.runInAsyncScope(() => untraced(() => this.drain())).finally(() => (this.running = undefined));
+  }
+
+  observe(observer: OutboxRelayObserver): void {
+    this.observer = observer;
   }
 
   /** The partitions this relay publishes for now. */
@@ -199,15 +216,19 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     const events = await this.pendingEvents(runner, partitions);
     if (events.length === 0) return false;
 
+    const spans = publishSpans(events, this.exchange, this.routingKey);
     const outcomes = await this.client.publishInOrder(
-      events.map((event) => ({
+      events.map((event, i) => ({
         routingKey: event.routingKey ?? this.routingKey,
         messageId: event.eventId,
         type: event.eventType,
         timestamp: new Date(event.occurredAt),
         body: event.payload,
+        headers: spans[i].headers,
       })),
     );
+    spans.forEach((span, i) => span.end(outcomes[i]));
+    this.observer?.relayed(events, outcomes, Date.now());
     const { confirmed, stopped } = confirmedPrefixes(events, outcomes);
     if (confirmed.size > 0) await this.deletePublished(runner, confirmed);
     if (stopped.length === 0) return events.length === BATCH_SIZE;
@@ -223,7 +244,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
    */
   private async pendingEvents(runner: QueryRunner, partitions: number[]): Promise<PendingEvent[]> {
     const perPartition = partitions.map(
-      () => `(SELECT id, partition_no AS \`partition\`, event_id AS eventId, event_type AS eventType, routing_key AS routingKey, payload, occurred_at AS occurredAt, attempts
+      () => `(SELECT id, partition_no AS \`partition\`, event_id AS eventId, event_type AS eventType, routing_key AS routingKey, payload,
+                     occurred_at AS occurredAt, attempts, traceparent, tracestate
               FROM outbox WHERE partition_no = ? AND parked_at IS NULL ORDER BY id LIMIT ${BATCH_SIZE})`,
     );
     const rows: PendingEvent[] = await runner.query(perPartition.join(' UNION ALL '), partitions);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
+import { currentTraceContext } from '../observability/tracing/trace-context.js';
 import { type OutboxTicketEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
 
 /** Records an event in the caller's transaction, so it commits or rolls back with the write it describes. */
@@ -17,10 +18,23 @@ export class OutboxWriter {
     // Plain SQL: the repository's insert would read the row back for its column defaults, one more round
     // trip inside every write's transaction.
     // The routing key is stored per row (null: the configured one), so one partition can carry events of
-    // several kinds, each to its own key, in order.
+    // several kinds, each to its own key, in order. The request's trace context travels with the event, so its
+    // publish joins the request's trace (NULL untraced).
+    const trace = currentTraceContext();
     await manager.query(
-      'INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at, routing_key) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      [event.eventId, event.eventType, event.ticketId, event.ticketId % this.partitions, JSON.stringify(event), event.occurredAt, routingKeyOf(event.eventType)],
+      `INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at, routing_key, traceparent, tracestate)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        event.eventId,
+        event.eventType,
+        event.ticketId,
+        event.ticketId % this.partitions,
+        JSON.stringify(event),
+        event.occurredAt,
+        routingKeyOf(event.eventType),
+        trace?.traceparent ?? null,
+        trace?.tracestate ?? null,
+      ],
     );
   }
 }

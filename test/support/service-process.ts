@@ -2,6 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
+interface LaunchOptions {
+  cwd?: string;
+  /** Options for node before the entry point, e.g. ['--import', 'tracing.register.js']. */
+  nodeArgs?: string[];
+}
+
 /** The service as a real child process (built by global setup), for signal, crash and multi-replica tests. */
 export class ServiceProcess {
   output = '';
@@ -20,8 +26,8 @@ export class ServiceProcess {
    * Starts the service with the run's environment plus `env`, and waits until it answers HTTP. By default the
    * run's build; `cwd` runs `dist/main.js` of another installation (as the Docker image does).
    */
-  static async start(env: Record<string, string> = {}, timeoutMs = 30_000, { cwd }: { cwd?: string } = {}): Promise<ServiceProcess> {
-    const service = await ServiceProcess.launch(env, { cwd });
+  static async start(env: Record<string, string> = {}, timeoutMs = 30_000, { cwd, nodeArgs }: LaunchOptions = {}): Promise<ServiceProcess> {
+    const service = await ServiceProcess.launch(env, { cwd, nodeArgs });
     const { child } = service;
     const deadline = Date.now() + timeoutMs;
     while (!(await service.answers())) {
@@ -35,10 +41,10 @@ export class ServiceProcess {
   }
 
   /** Starts the process without waiting for it to serve, e.g. to watch a start-up that cannot finish. */
-  static async launch(env: Record<string, string> = {}, { cwd }: { cwd?: string } = {}): Promise<ServiceProcess> {
+  static async launch(env: Record<string, string> = {}, { cwd, nodeArgs = [] }: LaunchOptions = {}): Promise<ServiceProcess> {
     const port = await freePort();
     const main = cwd ? join(cwd, 'dist', 'main.js') : join(process.env.TEST_SERVICE_BUILD!, 'main.js');
-    const child = spawn(process.execPath, [main], {
+    const child = spawn(process.execPath, [...nodeArgs, main], {
       cwd,
       env: { ...process.env, NODE_OPTIONS: '', SERVER_PORT: String(port), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,6 +6,7 @@ import { allowedMethods } from './allowed-methods.js';
 import { mapError } from './error-mapping.js';
 import { noEndpointMessage } from './no-endpoint.js';
 import { errorPayload } from './error-response.js';
+import { noteRequestException } from '../../observability/metrics/http-server-requests.recorder.js';
 
 /**
  * Renders every error, from any layer, as Spring Boot's JSON error body, or under /api/v2 as an RFC 9457
@@ -21,6 +22,7 @@ export class SpringErrorFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<Request>();
     const response = host.switchToHttp().getResponse<Response>();
     const path = request.originalUrl.split('?')[0];
+    noteRequestException(response, exception);
     let { status, message, errors, unexpected } = mapError(exception);
 
     if (exception instanceof NotFoundException && message?.startsWith('Cannot ')) {

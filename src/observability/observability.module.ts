@@ -1,0 +1,36 @@
+import { Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Server } from 'node:http';
+import { ActuatorExposure } from '../health/actuator-exposure.js';
+import { OutboxModule } from '../outbox/outbox.module.js';
+import { ConnectionsMetrics } from './metrics/connections.metrics.js';
+import { HttpServerRequestsRecorder } from './metrics/http-server-requests.recorder.js';
+import { MetricsRegistry } from './metrics/metrics.registry.js';
+import { OutboxMetrics } from './metrics/outbox.metrics.js';
+import { PrometheusController } from './metrics/prometheus.controller.js';
+import { HTTP_SERVER_REQUESTS } from './metrics/http-server-requests.provider.js';
+import { activeTracing } from './tracing/trace-context.js';
+
+/** Metrics (/actuator/prometheus) and, when turned on, tracing; see README "Metrics and tracing". */
+@Module({
+  imports: [OutboxModule],
+  controllers: [PrometheusController],
+  providers: [ActuatorExposure, MetricsRegistry, OutboxMetrics, ConnectionsMetrics, HTTP_SERVER_REQUESTS],
+})
+export class ObservabilityModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly recorder: HttpServerRequestsRecorder,
+  ) {}
+
+  /** The recorder listens ahead of Express, so every request is timed, whatever answers it. */
+  onApplicationBootstrap(): void {
+    const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
+    server?.prependListener('request', this.recorder.onRequest);
+  }
+
+  /** Spans still buffered go out before the process ends. */
+  async onApplicationShutdown(): Promise<void> {
+    await activeTracing()?.shutdown();
+  }
+}
