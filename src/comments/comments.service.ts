@@ -44,7 +44,7 @@ export class CommentsService {
     const now = new Date();
     const comment = await this.dataSource.transaction(async (manager) => {
       await assertTicketExists(manager, ticketId, true);
-      const fields = { body: request.body, author: request.author ?? null, visibility: request.visibility ?? CommentVisibility.PUBLIC };
+      const fields = { body: request.body, author: request.author ?? context.actor ?? null, visibility: request.visibility ?? CommentVisibility.PUBLIC };
       const { insertId }: { insertId: number | string } = await manager.query(
         'INSERT INTO ticket_comments (ticket_id, body, author, visibility, created_at) VALUES (?, ?, ?, ?, ?)',
         [ticketId, fields.body, fields.author, fields.visibility, now],

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { catchError, from, mergeMap, type Observable, of, throwError } from 'rxjs';
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKey, requestHash } from './idempotency-key.js';
 import { type IdempotencyClaim, IdempotencyService } from './idempotency.service.js';
+import { principalOf } from '../security/principal.js';
 
 /** Where a request's claim of its key waits for the service, which finishes it in the write's transaction. */
 const CLAIM = Symbol('idempotencyClaim');
@@ -12,7 +13,7 @@ export function idempotencyClaimOf(request: Request): IdempotencyClaim | undefin
   return (request as Request & { [CLAIM]?: IdempotencyClaim })[CLAIM];
 }
 
-/** Keys are global until authentication exists; then the client's identity. */
+/** The scope of keys sent without a token's subject (authentication off, or a token without one). */
 const GLOBAL_SCOPE = '';
 
 /**
@@ -32,7 +33,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const key = idempotencyKey(header);
     const path = request.path.replace(/\/+$/, '');
     const hash = requestHash(request.method, path, request.body);
-    return from(this.idempotency.start(GLOBAL_SCOPE, key, hash, (id) => `${path}/${id}`)).pipe(
+    // Keys belong to the client that sent them: one client's key never replays another's response.
+    const scope = principalOf(request)?.subject ?? GLOBAL_SCOPE;
+    return from(this.idempotency.start(scope, key, hash, (id) => `${path}/${id}`)).pipe(
       mergeMap((started) => {
         if ('replay' in started) {
           const { status, body, location, etag } = started.replay;

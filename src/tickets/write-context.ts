@@ -1,10 +1,11 @@
 import type { Request } from 'express';
 import { idempotencyClaimOf } from '../idempotency/idempotency.interceptor.js';
 import type { IdempotencyClaim } from '../idempotency/idempotency.service.js';
+import { principalOf } from '../security/principal.js';
 
 /**
  * Who makes a write and under which conditions, as the controllers hand it to the services. `actor` is the
- * authenticated subject once authentication exists; null until then (the seam it will fill).
+ * subject of the request's bearer token; null when authentication is off or the request is anonymous.
  */
 export interface WriteContext {
   actor: string | null;
@@ -17,8 +18,8 @@ export function anonymousWrite(): WriteContext {
   return { actor: null };
 }
 
-/** The context of a request's write. No authentication yet, so no actor. */
+/** The context of a request's write: its token's subject as the actor, and its idempotency claim. */
 export function writeContext(request: Request): WriteContext {
   const idempotency = idempotencyClaimOf(request);
-  return { ...anonymousWrite(), ...(idempotency && { idempotency }) };
+  return { actor: principalOf(request)?.subject ?? null, ...(idempotency && { idempotency }) };
 }

@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { TestIssuer } from './support/test-issuer.js';
+import { useTestApp } from './support/test-app.js';
+import { buildTicketRequest } from './support/ticket-factory.js';
+
+const JWT = 'SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_';
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+describe('Who wrote what, once bearer tokens are on', () => {
+  let issuer: TestIssuer;
+  const env: Record<string, string> = {};
+  beforeAll(async () => {
+    issuer = await TestIssuer.start();
+    await issuer.addKey('rsa-1', 'RS256');
+    Object.assign(env, { [`${JWT}ISSUERURI`]: issuer.url });
+  });
+  const testApp = useTestApp({ env });
+  afterAll(() => issuer.stop());
+
+  const writer = (sub: string) => issuer.token({ claims: { sub, scope: 'tickets.read tickets.write' } });
+
+  it("records the token's subject as the actor of every history entry", async () => {
+    const alice = bearer(await writer('alice'));
+    const bob = bearer(await writer('bob'));
+    const { body: ticket } = await testApp.http.post('/api/tickets').set(alice).send(buildTicketRequest()).expect(201);
+    await testApp.http.put(`/api/tickets/${ticket.id}`).set(bob).send(buildTicketRequest({ status: 'IN_PROGRESS' })).expect(200);
+    await testApp.http.post(`/api/tickets/${ticket.id}/comments`).set(alice).send({ body: 'Looking into it' }).expect(201);
+
+    const { body: history } = await testApp.http.get(`/api/tickets/${ticket.id}/history`).set(alice).expect(200);
+    expect(history.map((entry: { action: string; actor: string }) => [entry.action, entry.actor])).toEqual([
+      ['CREATED', 'alice'],
+      ['UPDATED', 'bob'],
+      ['COMMENTED', 'alice'],
+    ]);
+  });
+
+  it("makes the token's subject the author of a comment that names none, and keeps an author that is given", async () => {
+    const carol = bearer(await writer('carol'));
+    const { body: ticket } = await testApp.http.post('/api/tickets').set(carol).send(buildTicketRequest()).expect(201);
+    const { body: own } = await testApp.http.post(`/api/tickets/${ticket.id}/comments`).set(carol).send({ body: 'Called the user' }).expect(201);
+    const { body: named } = await testApp.http
+      .post(`/api/tickets/${ticket.id}/comments`)
+      .set(carol)
+      .send({ body: 'On behalf of the desk', author: 'helpdesk@example.com' })
+      .expect(201);
+    expect([own.author, named.author]).toEqual(['carol', 'helpdesk@example.com']);
+  });
+
+  it('keeps idempotency keys apart per subject: the same key from another client runs its own request', async () => {
+    const key = randomUUID();
+    const request = buildTicketRequest();
+    const first = await testApp.http.post('/api/tickets').set(bearer(await writer('dave'))).set('Idempotency-Key', key).send(request).expect(201);
+    const replay = await testApp.http.post('/api/tickets').set(bearer(await writer('dave'))).set('Idempotency-Key', key).send(request).expect(201);
+    const other = await testApp.http.post('/api/tickets').set(bearer(await writer('erin'))).set('Idempotency-Key', key).send(request).expect(201);
+
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.id).toBe(first.body.id);
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect(other.body.id).not.toBe(first.body.id);
+  });
+});
