@@ -1,7 +1,7 @@
 // The ceiling for GET by id on this stack: a Nest application on Express with one route that runs the same
 // SELECT on a mysql2 pool and returns the row, with nothing else (no validation, request log, security headers,
-// database deadline, error mapping or ORM). The benchmark measures it against the raw baseline, which shows
-// what share of the baseline's throughput Nest and Express leave for everything the service does on top.
+// database deadline, error mapping or ORM). The benchmark measures the service against it for GET by id, which shows
+// how much of what Nest on Express can do at all the service keeps, with everything it does on top.
 import 'reflect-metadata';
 import { Controller, Get, Module, Param } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';

@@ -22,7 +22,18 @@ export async function cloneSchema(admin, from, to) {
 /** `count` tickets, one in ten OPEN (so `?status=OPEN` returns ~count/10), the same rows in every database. */
 export async function seedTickets(admin, database, count) {
   await admin.query(`DELETE FROM \`${database}\`.outbox`);
-  await admin.query(`TRUNCATE TABLE \`${database}\`.tickets`);
+  // Comments and history reference tickets (and go with them); the conventional service's copy has neither table.
+  const [dependents] = await admin.query(
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? AND table_name IN ('ticket_comments', 'ticket_history')`,
+    [database],
+  );
+  await admin.query('SET FOREIGN_KEY_CHECKS = 0');
+  try {
+    for (const { name } of dependents) await admin.query(`TRUNCATE TABLE \`${database}\`.\`${name}\``);
+    await admin.query(`TRUNCATE TABLE \`${database}\`.tickets`);
+  } finally {
+    await admin.query('SET FOREIGN_KEY_CHECKS = 1');
+  }
   const now = new Date('2026-11-23T09:00:00.000Z');
   for (let start = 0; start < count; start += 1000) {
     const rows = [];

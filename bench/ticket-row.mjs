@@ -1,4 +1,4 @@
-// The baseline's and the ceiling's own row mapping: independent of the service's code on purpose, so the
+// The ceiling's own row mapping: independent of the service's code on purpose, so the
 // benchmark compares against work written without the framework's help.
 export const COLUMNS = 'id, title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at';
 
