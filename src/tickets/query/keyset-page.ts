@@ -1,7 +1,7 @@
 import { ValidationFailedException } from '../../common/errors/validation-failed.exception.js';
 import { type QueryDialect, QueryParameters } from './query-parameters.js';
 import { decodePosition, encodePosition, queryFingerprint } from './ticket-cursor.js';
-import { PAGE_LIMIT } from './ticket-query.js';
+import { readLimit } from './ticket-query.js';
 
 /** A page of a list in id order (a ticket's comments, its history): how many, and after which id. */
 export interface KeysetPageRequest {
@@ -28,18 +28,8 @@ export const KEYSET_PAGE_PARAMETERS = ['limit', 'cursor'] as const;
 export function parseKeysetPage(raw: Record<string, unknown>, dialect: QueryDialect, list: string, objectName: string): KeysetPageRequest {
   const params = new QueryParameters(raw, dialect, KEYSET_PAGE_PARAMETERS, objectName);
   const fingerprint = queryFingerprint({ list });
-  const limitText = params.single('limit');
+  const limit = readLimit(params, params.single('limit'));
   const cursor = params.single('cursor');
-  let limit: number | undefined = dialect === 'v2' ? PAGE_LIMIT.v2Default : undefined;
-  if (limitText !== undefined) {
-    if (!/^\d+$/.test(limitText)) {
-      params.problem('limit', 'typeMismatch', 'java.lang.Integer', "Failed to convert value to required type 'java.lang.Integer'", limitText);
-    } else if (Number(limitText) < PAGE_LIMIT.min || Number(limitText) > PAGE_LIMIT.max) {
-      params.problem('limit', 'Range', 'java.lang.Integer', `must be between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`, limitText, [PAGE_LIMIT.max, PAGE_LIMIT.min]);
-    } else {
-      limit = Number(limitText);
-    }
-  }
   let afterId: number | undefined;
   if (cursor !== undefined) {
     if (limit === undefined) {

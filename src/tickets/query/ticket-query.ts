@@ -53,6 +53,24 @@ export const SEARCH_MAX_LENGTH = 200;
 const DATE_FILTERS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore'] as const;
 
 /**
+ * `limit` (as `params.single('limit')` read it), checked (a problem is recorded for a bad one): without it, the default page size in v2 and no paging in
+ * v1.
+ */
+export function readLimit(params: QueryParameters, limitText: string | undefined): number | undefined {
+  const absent = params.dialect === 'v2' ? PAGE_LIMIT.v2Default : undefined;
+  if (limitText === undefined) return absent;
+  if (!/^\d+$/.test(limitText)) {
+    params.problem('limit', 'typeMismatch', 'java.lang.Integer', "Failed to convert value to required type 'java.lang.Integer'", limitText);
+    return absent;
+  }
+  if (Number(limitText) < PAGE_LIMIT.min || Number(limitText) > PAGE_LIMIT.max) {
+    params.problem('limit', 'Range', 'java.lang.Integer', `must be between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`, limitText, [PAGE_LIMIT.max, PAGE_LIMIT.min]);
+    return absent;
+  }
+  return Number(limitText);
+}
+
+/**
  * Parses a list request's query parameters. Every bad value is reported at once as a validation failure of
  * `ticketQuery` (400). Version differences: v1 keeps its original rules (one value per parameter, `status`
  * wins over `requesterEmail`, an unknown status answered as before, unknown parameters ignored, unpaged
@@ -131,16 +149,7 @@ function readPage(params: QueryParameters, fingerprint: string, sort: SortKey[])
   const limitText = params.single('limit');
   const cursor = params.single('cursor');
   const totalText = params.single('total');
-  let limit: number | undefined = params.dialect === 'v2' ? PAGE_LIMIT.v2Default : undefined;
-  if (limitText !== undefined) {
-    if (!/^\d+$/.test(limitText)) {
-      params.problem('limit', 'typeMismatch', 'java.lang.Integer', "Failed to convert value to required type 'java.lang.Integer'", limitText);
-    } else if (Number(limitText) < PAGE_LIMIT.min || Number(limitText) > PAGE_LIMIT.max) {
-      params.problem('limit', 'Range', 'java.lang.Integer', `must be between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`, limitText, [PAGE_LIMIT.max, PAGE_LIMIT.min]);
-    } else {
-      limit = Number(limitText);
-    }
-  }
+  const limit = readLimit(params, limitText);
   if (totalText !== undefined && totalText !== 'true' && totalText !== 'false') {
     params.problem('total', 'typeMismatch', 'java.lang.Boolean', "Failed to convert value to required type 'java.lang.Boolean'; accepted values: [true, false]", totalText);
   }
