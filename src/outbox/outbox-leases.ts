@@ -113,17 +113,7 @@ export class OutboxLeases {
     const started = Date.now();
     await runner.startTransaction();
     try {
-      const kept: number[] = [];
-      for (const partition of partitions) {
-        const lease = this.held.get(partition);
-        const result: WriteResult | undefined = lease
-          ? await runner.query(
-              'UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE partition_no = ? AND owner = ? AND epoch = ?',
-              [this.ttlMs * 1000, partition, this.owner, lease.epoch],
-            )
-          : undefined;
-        if (result?.affectedRows === 1) kept.push(partition);
-      }
+      const kept = await this.fence(runner, partitions);
       if (kept.length > 0) await work(kept);
       await runner.commitTransaction();
       for (const partition of kept) this.extend(partition, started);
@@ -137,6 +127,27 @@ export class OutboxLeases {
       this.lose(partitions);
       return [];
     }
+  }
+
+  /**
+   * Inside the caller's transaction, renews the leases of `partitions` on the condition that owner and epoch are
+   * still this relay's, and returns the partitions that held. One statement for all of them in the usual case
+   * (every lease still held; affected rows count matched rows, mysql2's default); one per partition to find out
+   * which were lost otherwise.
+   */
+  private async fence(runner: QueryRunner, partitions: number[]): Promise<number[]> {
+    const leased = partitions.filter((partition) => this.held.has(partition));
+    if (leased.length === 0) return [];
+    const renew = (ones: number[]): Promise<WriteResult> =>
+      runner.query(
+        `UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND
+         WHERE owner = ? AND (${ones.map(() => '(partition_no = ? AND epoch = ?)').join(' OR ')})`,
+        [this.ttlMs * 1000, this.owner, ...ones.flatMap((partition) => [partition, this.held.get(partition)!.epoch])],
+      );
+    if ((await renew(leased)).affectedRows === leased.length) return leased;
+    const kept: number[] = [];
+    for (const partition of leased) if ((await renew([partition])).affectedRows === 1) kept.push(partition);
+    return kept;
   }
 
   /** Gives every lease back and leaves the relay table, so other relays take over at once. */
