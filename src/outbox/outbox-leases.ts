@@ -50,6 +50,10 @@ interface WriteResult {
 const LOST_RACE = new Set([1213, 1205]);
 
 /**
+ * Every write of a lease row names one row by its primary key: a statement that scans (the optimizer scans a table
+ * this small for an IN list) locks every row it reads, and on Galera a replicated write to any of those rows then
+ * aborts the scanning transaction, a fence among them.
+ *
  * The relay's leases on outbox partitions, as rows of `outbox_lease` claimed by committed conditional UPDATEs and
  * `outbox_relay` rows that say which relays are alive. Nothing here rests on a node-local feature (GET_LOCK,
  * SKIP LOCKED, session state), so it holds on Galera, Group Replication and after a failover alike.
@@ -102,7 +106,11 @@ export class OutboxLeases {
     this.forgetLost(rows);
     const plan = planLeases(rows, this.owner, members, this.offset);
     if (plan.release.length > 0) await this.release(runner, plan.release);
-    if (plan.claim.length > 0) await this.claim(runner, plan.claim);
+    // A lease the table still gives this relay but that it no longer counts as held (a fence that lost a race
+    // while nobody took the partition over) is taken up again, or nobody would ever publish that partition.
+    const unheld = rows.filter((row) => row.owner === this.owner && !this.held.has(row.partition) && !plan.release.includes(row.partition));
+    const claim = [...plan.claim, ...unheld.map((row) => row.partition)];
+    if (claim.length > 0) await this.claim(runner, claim);
   }
 
   /**
@@ -124,6 +132,7 @@ export class OutboxLeases {
       if (!isLostRace(error)) throw error;
       // Another relay took one of these partitions over at the same moment (on a multi-primary cluster the
       // commit loses certification): none of the deletes happened; the new owner publishes from the same rows.
+      this.logger.warn(`Deleting published events of partition(s) ${partitions.join(', ')} lost a race: ${(error as Error).message}`);
       this.lose(partitions);
       return [];
     }
@@ -131,28 +140,27 @@ export class OutboxLeases {
 
   /**
    * Inside the caller's transaction, renews the leases of `partitions` on the condition that owner and epoch are
-   * still this relay's, and returns the partitions that held. One statement for all of them in the usual case
-   * (every lease still held; affected rows count matched rows, mysql2's default); one per partition to find out
-   * which were lost otherwise.
+   * still this relay's, and returns the partitions that held.
    */
   private async fence(runner: QueryRunner, partitions: number[]): Promise<number[]> {
-    const leased = partitions.filter((partition) => this.held.has(partition));
-    if (leased.length === 0) return [];
-    const renew = (ones: number[]): Promise<WriteResult> =>
-      runner.query(
-        `UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND
-         WHERE owner = ? AND (${ones.map(() => '(partition_no = ? AND epoch = ?)').join(' OR ')})`,
-        [this.ttlMs * 1000, this.owner, ...ones.flatMap((partition) => [partition, this.held.get(partition)!.epoch])],
-      );
-    if ((await renew(leased)).affectedRows === leased.length) return leased;
     const kept: number[] = [];
-    for (const partition of leased) if ((await renew([partition])).affectedRows === 1) kept.push(partition);
+    for (const partition of partitions) {
+      const lease = this.held.get(partition);
+      if (!lease) continue;
+      const result: WriteResult = await runner.query(
+        'UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE partition_no = ? AND owner = ? AND epoch = ?',
+        [this.ttlMs * 1000, partition, this.owner, lease.epoch],
+      );
+      if (result.affectedRows === 1) kept.push(partition);
+    }
     return kept;
   }
 
   /** Gives every lease back and leaves the relay table, so other relays take over at once. */
   async releaseAll(runner: QueryRunner): Promise<void> {
-    await runner.query('UPDATE outbox_lease SET owner = NULL, expires_at = NOW(3) WHERE owner = ?', [this.owner]);
+    for (const partition of this.held.keys()) {
+      await runner.query('UPDATE outbox_lease SET owner = NULL, expires_at = NOW(3) WHERE partition_no = ? AND owner = ?', [partition, this.owner]);
+    }
     await runner.query('DELETE FROM outbox_relay WHERE owner = ?', [this.owner]);
     this.held.clear();
   }
@@ -170,13 +178,11 @@ export class OutboxLeases {
 
   private async renew(runner: QueryRunner, now: number): Promise<void> {
     const partitions = [...this.held.keys()];
-    await runner
-      .query('UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE owner = ? AND partition_no IN (?)', [
-        this.ttlMs * 1000,
-        this.owner,
-        partitions,
-      ])
-      .catch(ignoreLostRace);
+    for (const partition of partitions) {
+      await runner
+        .query('UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE partition_no = ? AND owner = ?', [this.ttlMs * 1000, partition, this.owner])
+        .catch(ignoreLostRace);
+    }
     // The read that follows drops any lease that was not renewed because someone else holds it now.
     for (const partition of partitions) this.extend(partition, now);
   }
@@ -201,25 +207,26 @@ export class OutboxLeases {
   }
 
   private async release(runner: QueryRunner, partitions: number[]): Promise<void> {
-    await runner
-      .query('UPDATE outbox_lease SET owner = NULL, expires_at = NOW(3) WHERE owner = ? AND partition_no IN (?)', [this.owner, partitions])
-      .catch(ignoreLostRace);
-    for (const partition of partitions) this.held.delete(partition);
+    for (const partition of partitions) {
+      await runner
+        .query('UPDATE outbox_lease SET owner = NULL, expires_at = NOW(3) WHERE partition_no = ? AND owner = ?', [partition, this.owner])
+        .catch(ignoreLostRace);
+      this.held.delete(partition);
+    }
     this.logger.log(`Released outbox partition(s) ${partitions.join(', ')} for another relay; holding ${this.describeHeld()}`);
   }
 
   private async claim(runner: QueryRunner, partitions: number[]): Promise<void> {
     const started = Date.now();
-    try {
+    for (const partition of partitions) {
       // Epoch first: MySQL evaluates the assignments of an UPDATE from left to right.
-      await runner.query(
-        `UPDATE outbox_lease SET epoch = IF(owner <=> ?, epoch, epoch + 1), owner = ?, expires_at = NOW(3) + INTERVAL ? MICROSECOND
-         WHERE partition_no IN (?) AND (owner IS NULL OR owner = ? OR expires_at < NOW(3))`,
-        [this.owner, this.owner, this.ttlMs * 1000, partitions, this.owner],
-      );
-    } catch (error) {
-      ignoreLostRace(error);
-      return;
+      await runner
+        .query(
+          `UPDATE outbox_lease SET epoch = IF(owner <=> ?, epoch, epoch + 1), owner = ?, expires_at = NOW(3) + INTERVAL ? MICROSECOND
+           WHERE partition_no = ? AND (owner IS NULL OR owner = ? OR expires_at < NOW(3))`,
+          [this.owner, this.owner, this.ttlMs * 1000, partition, this.owner],
+        )
+        .catch(ignoreLostRace);
     }
     const claimed: Array<{ partition_no: number; epoch: string }> = await runner.query(
       'SELECT partition_no, epoch FROM outbox_lease WHERE owner = ? AND partition_no IN (?)',
