@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { waitUntil } from './support/delivery.js';
 import { type Family, parseScrape, seriesKeys, seriesOf, valueOf } from './support/prometheus-scrape.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { createTestApp, useTestApp } from './support/test-app.js';
@@ -13,14 +14,6 @@ async function scrape(http: ReturnType<typeof request>): Promise<Map<string, Fam
   const response = await http.get('/actuator/prometheus').expect(200);
   expect(response.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
   return parseScrape(response.text);
-}
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 const requests = (labels: Record<string, string>) => ({ application: 'ticket-service-test', error: 'none', exception: 'none', ...labels });
@@ -175,10 +168,10 @@ describe('/actuator/prometheus', () => {
     });
 
     it('shows the backlog rising while the broker is cut, then draining to 0 once it is back', async () => {
-      await waitUntil(async () => valueOf(await scrape(http), 'outbox_events_pending') === 0);
+      await waitUntil(async () => valueOf(await scrape(http), 'outbox_events_pending') === 0, 20_000);
       const before = await scrape(http);
       proxy.cut();
-      await waitUntil(async () => valueOf(await scrape(http), 'rabbitmq_connections', { name: 'rabbitConnectionFactory' }) === 0);
+      await waitUntil(async () => valueOf(await scrape(http), 'rabbitmq_connections', { name: 'rabbitConnectionFactory' }) === 0, 20_000);
       for (let i = 0; i < 20; i++) await http.post('/api/tickets').send(buildTicketRequest()).expect(201);
 
       const during = await scrape(http);

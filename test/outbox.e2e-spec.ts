@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { waitUntil } from './support/delivery.js';
 import { EventConsumer } from './support/event-consumer.js';
 import { RabbitMqClient } from '../src/messaging/rabbitmq.client.js';
 import { MAX_ATTEMPTS } from '../src/outbox/outbox.relay.js';
@@ -18,14 +19,6 @@ interface Received {
   eventId: string;
   eventType: string;
   ticketId: number;
-}
-
-async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Asserts every event id arrived exactly once and each ticket's events came in the order given. */

@@ -1,5 +1,5 @@
 import { EventConsumer } from './support/event-consumer.js';
-import { deliveryReport, heldPartitions, received, waitUntil, writeTickets } from './support/delivery.js';
+import { deliveryReport, heldPartitions, received, waitForEvenSplit, waitUntil, writeTickets } from './support/delivery.js';
 import { ServiceProcess } from './support/service-process.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 
@@ -37,7 +37,7 @@ describe('Outbox relay leases across replicas', () => {
 
   it('splits the partitions between two replicas, each holding its fair share and none held twice', async () => {
     const [a, b] = [await start(), await start()];
-    await waitUntil(async () => (await heldPartitions(a.url)).length === 4 && (await heldPartitions(b.url)).length === 4, 10_000, 'a 4/4 split');
+    await waitForEvenSplit([a, b], PARTITIONS, 10_000);
     const [heldByA, heldByB] = [await heldPartitions(a.url), await heldPartitions(b.url)];
     expect([...heldByA, ...heldByB].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
 
@@ -48,7 +48,7 @@ describe('Outbox relay leases across replicas', () => {
 
   it('hands the partitions of a killed replica to the survivor once their leases expire, losing nothing', async () => {
     const [a, b] = [await start(), await start()];
-    await waitUntil(async () => (await heldPartitions(a.url)).length === 4 && (await heldPartitions(b.url)).length === 4, 10_000, 'a 4/4 split');
+    await waitForEvenSplit([a, b], PARTITIONS, 10_000);
 
     // Writes go through b while a is killed mid-stream; a's partitions have events waiting when it dies.
     const writing = writeTickets([b], 60, 5);
@@ -72,7 +72,7 @@ describe('Outbox relay leases across replicas', () => {
       slowBroker.delayMs = 600;
       const a = await start({ RABBITMQ_URL: `amqp://guest:guest@127.0.0.1:${slowBroker.port}` });
       const b = await start();
-      await waitUntil(async () => (await heldPartitions(a.url)).length === 4 && (await heldPartitions(b.url)).length === 4, 15_000, 'a 4/4 split');
+      await waitForEvenSplit([a, b], PARTITIONS, 15_000);
       const heldByA = new Set(await heldPartitions(a.url));
 
       const acknowledged = await writeTickets([a], 40, 0);

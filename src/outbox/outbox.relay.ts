@@ -161,9 +161,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
           await this.leases.ensurePartitions(runner);
           this.partitionsReady = true;
         }
-        // Leases are kept up while the broker is away too, so partitions do not move for an outage. Under load,
-        // when a commit kicks a pass right after the last one, the leases read then are still current.
-        if (Date.now() - this.refreshedAt >= POLL_INTERVAL_MS / 2) await this.refreshLeases(runner);
+        // Leases are kept up while the broker is away too, so partitions do not move for an outage.
+        await this.refreshLeasesIfDue(runner);
         if (!this.client.canPublish()) throw this.client.connectionError() ?? new Error('RabbitMQ is not connected');
         for (;;) {
           this.rerun = false;
@@ -189,7 +188,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  private async refreshLeases(runner: QueryRunner): Promise<void> {
+  /**
+   * At most every half poll interval: under load a commit kicks a pass right after the last one, whose leases are
+   * still current; a long drain (a backlog after an outage) still says it is alive and keeps its share current.
+   */
+  private async refreshLeasesIfDue(runner: QueryRunner): Promise<void> {
+    if (Date.now() - this.refreshedAt < POLL_INTERVAL_MS / 2) return;
     await this.leases.refresh(runner);
     this.refreshedAt = Date.now();
   }
@@ -210,8 +214,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Publishes the oldest pending events of the partitions held; true when there may be more right behind. */
   private async relayBatch(runner: QueryRunner): Promise<boolean> {
-    // A long drain (a backlog after an outage) still says it is alive and keeps its share current.
-    if (Date.now() - this.refreshedAt >= POLL_INTERVAL_MS) await this.refreshLeases(runner);
+    await this.refreshLeasesIfDue(runner);
     const partitions = [...this.leases.publishable().keys()];
     if (partitions.length === 0) return false;
     const events = await this.pendingEvents(runner, partitions);

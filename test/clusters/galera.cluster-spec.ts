@@ -1,6 +1,6 @@
 import { EventConsumer } from '../support/event-consumer.js';
 import { GaleraCluster } from '../support/clusters/galera-cluster.js';
-import { deliveryReport, heldPartitions, received, waitUntil, writeTickets } from '../support/delivery.js';
+import { deliveryReport, heldPartitions, received, waitForEvenSplit, waitUntil, writeTickets } from '../support/delivery.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { reportMeasurement } from './measurements.js';
@@ -68,7 +68,7 @@ describe('Outbox relay on a 3-node MariaDB Galera cluster', () => {
   it('delivers 1,000 writes made through two replicas on two nodes once each, in order, with each partition held by one replica', async () => {
     const a = await replica(0);
     const b = await replica(1);
-    await waitUntil(async () => (await heldPartitions(a.url)).length === 4 && (await heldPartitions(b.url)).length === 4, 20_000, 'a 4/4 split');
+    await waitForEvenSplit([a, b], PARTITIONS, 20_000);
 
     // 500 writes through each replica: 50 tickets each, a create and 9 updates apiece.
     const { result: written, overlaps } = await watchOwners(
@@ -88,7 +88,7 @@ describe('Outbox relay on a 3-node MariaDB Galera cluster', () => {
   it('hands the partitions of a replica killed mid-stream to the other within TTL + 1 s, losing nothing', async () => {
     const a = await replica(0);
     const b = await replica(1);
-    await waitUntil(async () => (await heldPartitions(a.url)).length === 4 && (await heldPartitions(b.url)).length === 4, 20_000, 'a 4/4 split');
+    await waitForEvenSplit([a, b], PARTITIONS, 20_000);
 
     const writing = writeTickets([b], 60, 5, { rotate: false });
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -111,7 +111,7 @@ describe('Outbox relay on a 3-node MariaDB Galera cluster', () => {
       slowBroker.delayMs = 600;
       const a = await replica(0, { RABBITMQ_URL: `amqp://guest:guest@127.0.0.1:${slowBroker.port}` });
       const b = await replica(1);
-      await waitUntil(async () => (await heldPartitions(a.url)).length === 4 && (await heldPartitions(b.url)).length === 4, 20_000, 'a 4/4 split');
+      await waitForEvenSplit([a, b], PARTITIONS, 20_000);
 
       const acknowledged = await writeTickets([a], 40, 0);
       await new Promise((resolve) => setTimeout(resolve, 300));

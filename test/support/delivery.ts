@@ -53,6 +53,13 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, tim
   }
 }
 
+/** Waits until each of the services holds an equal share of the `partitions` outbox partitions. */
+export async function waitForEvenSplit(services: Array<{ url: string }>, partitions: number, timeoutMs: number): Promise<void> {
+  const share = partitions / services.length;
+  const even = async () => (await Promise.all(services.map((service) => heldPartitions(service.url)))).every((held) => held.length === share);
+  await waitUntil(even, timeoutMs, `an even split of ${partitions} partitions`);
+}
+
 /** The outbox partitions a running service publishes for, from its health endpoint. */
 export async function heldPartitions(serviceUrl: string): Promise<number[]> {
   const response = await fetch(`${serviceUrl}/actuator/health/outbox`, { signal: AbortSignal.timeout(3_000) });
