@@ -156,6 +156,33 @@ describe('Idempotency-Key', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
   });
 
+  describe('with a short database deadline', () => {
+    const shortDeadline = useTestApp({ env: { DB_QUERY_TIMEOUT_MS: '300' } });
+
+    it('lets the retry of a request whose write ran past its deadline (503) and rolled back run, instead of answering 409', async () => {
+      const k = key();
+      const body = buildTicketRequest();
+      const writer = shortDeadline.app.get(OutboxWriter);
+      // The write outlives the deadline, then fails and rolls back, as a statement after the deadline does.
+      const record = jest.spyOn(writer, 'record').mockImplementationOnce(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        throw new Error('statement after the deadline');
+      });
+      try {
+        await shortDeadline.http.post('/api/tickets').set('Idempotency-Key', k).send(body).expect(503);
+      } finally {
+        record.mockRestore();
+      }
+      const started = async () =>
+        Number((await shortDeadline.app.get(DataSource).query("SELECT COUNT(*) AS n FROM idempotency_keys WHERE idem_key = ? AND state = 'started'", [k]))[0].n);
+      const deadline = Date.now() + 5_000;
+      while ((await started()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      const retry = await shortDeadline.http.post('/api/tickets').set('Idempotency-Key', k).send(body).expect(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect(await ticketsOf(body.requesterEmail as string)).toBe(1);
+    });
+  });
+
   it('lets a retry run when the first request crashed and left its key started past the timeout', async () => {
     const k = key();
     const body = buildTicketRequest();

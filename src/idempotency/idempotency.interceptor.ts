@@ -1,6 +1,6 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { catchError, from, mergeMap, type Observable, of, throwError } from 'rxjs';
+import { catchError, from, mergeMap, type Observable, of, tap, throwError } from 'rxjs';
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKey, requestHash } from './idempotency-key.js';
 import { type IdempotencyClaim, IdempotencyService } from './idempotency.service.js';
 import { principalOf } from '../security/principal.js';
@@ -45,8 +45,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
           return of(JSON.parse(body));
         }
         (request as Request & { [CLAIM]?: IdempotencyClaim })[CLAIM] = started.claim;
+        const abandon = () => this.idempotency.abandon(started.claim).catch(() => undefined);
         return next.handle().pipe(
-          catchError((error) => from(this.idempotency.abandon(started.claim).catch(() => undefined)).pipe(mergeMap(() => throwError(() => error)))),
+          catchError((error) => from(abandon()).pipe(mergeMap(() => throwError(() => error)))),
+          // The request's database deadline answers 503 by unsubscribing, not by an error: the write then rolls back
+          // at its next statement, and its key must not stay started, or the client's retry would get 409s. A write
+          // that already finished the key keeps it (abandon deletes only a started row with this claim's token).
+          tap({ unsubscribe: () => void abandon() }),
         );
       }),
     );

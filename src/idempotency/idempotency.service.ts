@@ -167,13 +167,14 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
     }
   }
 
-  /** Claims an expired or abandoned key by a conditional update on the token seen, so only one request wins it. */
+  /** Claims an expired or abandoned key by a conditional update on the token and state seen, so only one request wins it. */
   private async takeOver(row: KeyRow, claim: IdempotencyClaim, hash: string, now: Date): Promise<boolean> {
     const { affectedRows }: { affectedRows: number } = await this.dataSource.query(
       `UPDATE idempotency_keys SET request_hash = ?, state = 'started', token = ?, started_at = ?, expires_at = ?,
          status = NULL, body = NULL, location = NULL, etag = NULL
-       WHERE scope = ? AND idem_key = ? AND token = ?`,
-      [hash, claim.token, now, new Date(now.getTime() + this.ttlMs), claim.scope, claim.key, row.token],
+       WHERE scope = ? AND idem_key = ? AND token = ? AND state = ?`,
+      // The state seen too: a request that finished after the read keeps its key (its write stands).
+      [hash, claim.token, now, new Date(now.getTime() + this.ttlMs), claim.scope, claim.key, row.token, row.state],
     );
     return affectedRows === 1;
   }
