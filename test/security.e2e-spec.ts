@@ -57,9 +57,12 @@ describe('Bearer tokens (SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI set
       expect([response.status, response.headers['www-authenticate']]).toEqual([401, 'Bearer']);
     });
 
-    it('lets anyone call the actuator and the API document', async () => {
+    it('lets anyone call the actuator, the API document and the event contract Swagger UI links to', async () => {
       await testApp.http.get('/actuator/health').expect(200);
       await testApp.http.get('/v3/api-docs').expect(200);
+      await testApp.http.get('/asyncapi.yaml').expect(200);
+      await testApp.http.get('/asyncapi.json').expect(200);
+      await testApp.http.get('/asyncapi.yamlx').expect(401);
     });
 
     it('asks for a token on any other path too (deny by default), also in another letter case', async () => {

@@ -9,10 +9,10 @@ export const SCOPES = {
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * What anyone may call without a token: the actuator (probes have no token; health hides its details itself) and
- * the API documents with Swagger UI. Case-insensitive, as Express routes are.
+ * What anyone may call without a token: the actuator (probes have no token; health hides its details itself),
+ * the API documents with Swagger UI, and the event contract it links to. Case-insensitive, as Express routes are.
  */
-const ANONYMOUS = /^\/(?:actuator|v3\/api-docs|swagger-ui)(?:[/.?]|$)/i;
+const ANONYMOUS = /^\/(?:actuator|v3\/api-docs|swagger-ui|asyncapi\.(?:yaml|json)$)(?:[/.?]|$)/i;
 
 export interface ScopeRequirement {
   /** Scopes any one of which admits the request. */

@@ -1,4 +1,3 @@
-import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 
 /**
@@ -7,7 +6,7 @@ import type { Request } from 'express';
  * carried a valid token; absent for anonymous requests (authentication off, or a path that needs none).
  *
  * This is the seam for auditing: a history entry's actor, a comment's default author and the scope of an
- * idempotency key take `principalOf(request)?.subject`, or in a controller the `@AuthenticatedPrincipal()` parameter.
+ * idempotency key take `principalOf(request)?.subject`.
  */
 export interface Principal {
   readonly subject?: string;
@@ -30,8 +29,3 @@ export function setPrincipal(request: Request, principal: Principal): void {
 export function hasScope(principal: Principal | undefined, ...anyOf: string[]): boolean {
   return principal !== undefined && anyOf.some((scope) => principal.scopes.includes(scope));
 }
-
-/** Controller parameter: the request's Principal, or undefined when it is anonymous. */
-export const AuthenticatedPrincipal = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Principal | undefined => principalOf(context.switchToHttp().getRequest<Request>()),
-);
