@@ -62,6 +62,25 @@ describe('CORS (CORS_ALLOWED_ORIGINS set), with bearer tokens on', () => {
   });
 });
 
+describe('CORS behind a proxy that ends TLS (SERVER_FORWARD_HEADERS_STRATEGY=native)', () => {
+  const OWN = 'https://tickets.example.com';
+  const viaProxy = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'tickets.example.com', 'X-Forwarded-For': '203.0.113.9' };
+  const behindProxy = useTestApp({ env: { CORS_ALLOWED_ORIGINS: DESK, SERVER_FORWARD_HEADERS_STRATEGY: 'native' } });
+  const ignoringProxy = useTestApp({ env: { CORS_ALLOWED_ORIGINS: DESK } });
+
+  it("leaves Swagger UI's requests from the service's public https origin alone, and builds actuator links on it", async () => {
+    const response = await behindProxy.http.get('/v3/api-docs').set(viaProxy).set('Origin', OWN).expect(200);
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+    const { body } = await behindProxy.http.get('/actuator').set(viaProxy).expect(200);
+    expect(body._links.self.href).toBe(`${OWN}/actuator`);
+  });
+
+  it('ignores the forwarded scheme and host with the default strategy: that origin is then a foreign one', async () => {
+    const response = await ignoringProxy.http.get('/v3/api-docs').set(viaProxy).set('Origin', OWN);
+    expect(response.status).toBe(403);
+  });
+});
+
 describe('CORS with CORS_ALLOWED_ORIGINS=*', () => {
   const testApp = useTestApp({ env: { CORS_ALLOWED_ORIGINS: '*' } });
 

@@ -13,7 +13,7 @@ export class ActuatorController {
   @Get()
   @ApiActuatorLinks()
   links(@Req() request: Request, @Res({ passthrough: true }) response: Response): { _links: Record<string, Link> } {
-    const baseUrl = `${request.protocol}://${request.get('host') ?? 'localhost'}/actuator`;
+    const baseUrl = `${request.protocol}://${request.host || 'localhost'}/actuator`;
     return actuatorBody(request, response, actuatorLinks(baseUrl, (endpoint) => this.exposure.isExposed(endpoint)));
   }
 }

@@ -26,7 +26,8 @@ export class CorsFilter {
 
   readonly handle = (request: Request, response: Response, next: NextFunction): void => {
     const origin = request.headers.origin;
-    if (origin === undefined || origin === `${request.protocol}://${request.headers.host}`) return next();
+    // Scheme and host as the client used them (behind a trusted proxy, from X-Forwarded-Proto and -Host).
+    if (origin === undefined || origin === `${request.protocol}://${request.host}`) return next();
     const cors = this.cors!;
     const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
     response.vary('Origin');

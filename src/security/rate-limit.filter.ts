@@ -4,7 +4,6 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
 import type { ForwardHeadersStrategy, RateLimitConfig } from '../config/security-config.js';
 import { describeError } from '../health/health-probe.js';
-import { clientAddress } from './client-address.js';
 import { principalOf } from './principal.js';
 import type { RateLimitStore } from './rate-limit.store.js';
 
@@ -26,7 +25,6 @@ const POLICY = '"default"';
 export class RateLimitFilter {
   private readonly logger = new Logger('RateLimit');
   private readonly limit?: RateLimitConfig;
-  private readonly strategy: ForwardHeadersStrategy;
   private storeDown = false;
 
   constructor(
@@ -35,7 +33,6 @@ export class RateLimitFilter {
   ) {
     const security = config.get('security', { infer: true });
     this.limit = security.rateLimit;
-    this.strategy = security.forwardHeadersStrategy;
   }
 
   get enabled(): boolean {
@@ -64,7 +61,8 @@ export class RateLimitFilter {
   private clientKey(request: Request): string {
     const subject = principalOf(request)?.subject;
     if (subject !== undefined) return `sub:${subject}`;
-    return `addr:${clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], this.strategy)}`;
+    // Express's trust proxy (see applySecurity) decides whether X-Forwarded-For may name the client.
+    return `addr:${request.ip ?? request.socket.remoteAddress ?? 'unknown'}`;
   }
 
   /** One warning per outage, not one per request. */

@@ -1,4 +1,6 @@
+import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AppConfig } from '../config/app-config.js';
 import { AuthenticationFilter } from './authentication.filter.js';
 import { AuthorizationFilter } from './authorization.filter.js';
 import { CorsFilter } from './cors.filter.js';
@@ -12,6 +14,7 @@ import { RateLimitFilter } from './rate-limit.filter.js';
  * and requests pass exactly as before.
  */
 export function applySecurity(app: NestExpressApplication): void {
+  trustForwardedHeaders(app);
   const authentication = app.get(AuthenticationFilter);
   const rateLimit = app.get(RateLimitFilter);
   const cors = app.get(CorsFilter);
@@ -19,4 +22,15 @@ export function applySecurity(app: NestExpressApplication): void {
   if (authentication.enabled) app.use(authentication.handle);
   if (rateLimit.enabled) app.use(rateLimit.handle);
   if (authentication.enabled) app.use(app.get(AuthorizationFilter).handle);
+}
+
+/**
+ * SERVER_FORWARD_HEADERS_STRATEGY=native (or framework): a peer that is an internal proxy (loopback, private,
+ * link-local or carrier-grade NAT addresses, as Tomcat's RemoteIpValve trusts by default) may report the client's
+ * address, scheme and host (X-Forwarded-For, -Proto, -Host). Express reads them for `request.ip`, `.protocol` and
+ * `.host`, which the rate limit, CORS and the actuator links use. With `none`, the default, they are ignored.
+ */
+function trustForwardedHeaders(app: NestExpressApplication): void {
+  const strategy = app.get(ConfigService<AppConfig, true>).get('security', { infer: true }).forwardHeadersStrategy;
+  if (strategy !== 'none') app.set('trust proxy', ['loopback', 'linklocal', 'uniquelocal', '100.64.0.0/10']);
 }
