@@ -261,6 +261,6 @@ describe('the Node.js version', () => {
     const readme = read('README.md');
     expect(readme).toContain(`Node.js ${major}.${minor} or newer within ${major}`);
     expect(readme).toContain(`\`engines\` \`${engines}\``);
-    expect(readme).toContain(`CI tests on Node ${/^USE_NODE_VERSION=(.+)$/m.exec(read('scripts/use-node.sh'))![1]}`);
+    expect(readme.replace(/\s+/g, ' ')).toContain(`or on ${/^USE_NODE_VERSION=(.+)$/m.exec(read('scripts/use-node.sh'))![1]} from \`scripts/use-node.sh\``);
   });
 });
