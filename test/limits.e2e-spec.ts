@@ -102,11 +102,18 @@ describe('Request limits and hardening', () => {
       expect(expectSpringError(response, 431, '/api/tickets').message).toMatch(/larger than 16384 bytes/);
     });
 
-    it('answers 413 in the error shape for chunk extensions over 16 KiB', async () => {
-      const { received } = await rawExchange(port, [
-        `POST /api/tickets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
-        `2;ext=${'a'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`,
-      ]);
+    it.each([
+      ['in the same packet as the head', 0],
+      ['in a packet after the head', 100],
+    ])('answers 413 in the error shape, with the path, for chunk extensions over 16 KiB %s', async (_, pauseMs) => {
+      const { received } = await rawExchange(
+        port,
+        [
+          `POST /api/tickets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+          `2;ext=${'a'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`,
+        ],
+        pauseMs,
+      );
       const response = parseRawResponse(received);
       expect(response.status).toBe(413);
       expect(JSON.parse(response.body)).toMatchObject({ status: 413, error: 'Payload Too Large', message: 'Chunk extensions are too large', path: '/api/tickets' });

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { errorPayload } from '../errors/error-response.js';
 
 /** Node links a socket to the response it is writing; its default clientError handler checks the same. */
-type HttpSocket = Socket & { _httpMessage?: { headersSent: boolean } | null };
+type HttpSocket = Socket & { _httpMessage?: { headersSent: boolean; req?: { method?: string; url?: string } } | null };
 
 /** Node's HTTP parser errors that a client causes, with the status Node itself would answer; any other is a 400. */
 const ANSWER_BY_CODE: Record<string, { status: number; message: string }> = {
@@ -22,7 +22,7 @@ export function answerClientErrorsAsJson(server: Server): void {
     // As Node's own handler does: never write into a response that has already started on this connection.
     if (socket.writable && !socket._httpMessage?.headersSent && error.code !== 'ECONNRESET') {
       const { status, message } = ANSWER_BY_CODE[error.code ?? ''] ?? MALFORMED;
-      const { method, path } = requestLine(error.rawPacket);
+      const { method, path } = requestLine(error.rawPacket, socket._httpMessage?.req);
       const payload = errorPayload(path, status, message);
       const body = JSON.stringify(payload.body);
       socket.write(
@@ -34,9 +34,14 @@ export function answerClientErrorsAsJson(server: Server): void {
   });
 }
 
-/** Method and path of the request line as far as it arrived (even when the line itself was too long). */
-function requestLine(rawPacket?: Buffer): { method: string; path: string } {
+/**
+ * Method and path of the request line as far as it arrived (even when the line itself was too long). An error in
+ * the body (chunk extensions over the limit) comes after the head was parsed, and its packet may hold only body
+ * bytes: then the request Node already made of the head says them.
+ */
+function requestLine(rawPacket?: Buffer, parsed?: { method?: string; url?: string }): { method: string; path: string } {
   const start = rawPacket?.subarray(0, 64 * 1024).toString('latin1') ?? '';
   const [, method = '', path = ''] = /^([A-Z]+) (\/[^\s?]*)/.exec(start) ?? [];
+  if (path === '' && parsed?.url) return { method: parsed.method ?? '', path: parsed.url.split('?')[0] };
   return { method, path };
 }
