@@ -7,7 +7,8 @@
 // Prints a table and writes bench/results.json. Options: --duration=<s> (measured seconds per side, default 6),
 // --rounds=<n> (default 3), --warmup=<s> (default 2), --tickets=<n> (default 10000), --service=<main.js>, --growth,
 // --outbox-seconds=<s> (sustained POST load per side in the outbox section, default 30), --outbox-only,
-// --queries (also the list queries on 1,000,000 tickets, see bench/queries.mjs; minutes of seeding), --queries-only.
+// --queries (also the list queries on 1,000,000 tickets, see bench/queries.mjs; minutes of seeding), --queries-only,
+// --only=<scenario name prefixes> (those scenarios alone, e.g. --only='GET by id,POST', without the outbox section).
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +34,10 @@ const OUTBOX_ONLY = process.argv.includes('--outbox-only');
 const SERVICE_MAIN = process.argv.find((a) => a.startsWith('--service='))?.split('=')[1] ?? 'dist/main.js';
 const QUERIES_ONLY = process.argv.includes('--queries-only');
 const QUERIES = QUERIES_ONLY || process.argv.includes('--queries');
+// --only=<name prefix>[,<prefix>…]: just the scenarios whose name starts with one (and the ceiling with "GET by id"),
+// no outbox section.
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.split('=')[1]?.split(',');
+const chosen = (name) => !ONLY || ONLY.some((prefix) => name.startsWith(prefix));
 
 const SERVICE_DB = 'tickets_bench';
 const REFERENCE_DB = 'tickets_bench_conventional';
@@ -75,10 +80,13 @@ async function main() {
 
     const results = [];
     if (!OUTBOX_ONLY) {
-      for (const [index, scenario] of scenarios(SEEDED).entries()) results.push(await compare(service, reference, scenario, index));
-      results.push(await compareCeiling(service));
+      for (const [index, scenario] of scenarios(SEEDED).entries()) {
+        if (chosen(scenario.name)) results.push(await compare(service, reference, scenario, index));
+      }
+      if (chosen('GET by id')) results.push(await compareCeiling(service));
       printTable(results);
     }
+    if (ONLY) return;
     const machine = machineLine();
     const growth = [];
     if (GROWTH) {

@@ -7,13 +7,14 @@ import { JSON_MEDIA_TYPES } from './common/json-content-type.guard.js';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe.js';
 import { serveAsyncApi } from './docs/asyncapi.setup.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
-import { HTTP_LOGGER } from './logging/logging.module.js';
+import { ROOT_LOGGER } from './logging/logging.module.js';
+import { requestLog } from './logging/request-log.js';
 import { applySecurity } from './security/security.setup.js';
 
 /** Everything main.ts applies to the application beyond its modules; e2e tests apply the same. */
 export function setupApp(app: NestExpressApplication): NestExpressApplication {
   // First of all middleware: every request gets its id and its log line, also one the body parser rejects.
-  app.use(app.get(HTTP_LOGGER));
+  app.use(requestLog(app.get(ROOT_LOGGER)));
   app.useLogger(app.get(Logger));
   hardenHttp(app);
   // Before the body parser: a request refused at the door is never parsed.

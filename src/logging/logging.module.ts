@@ -1,30 +1,30 @@
 import { type FactoryProvider, Logger as NestLogger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Logger, LoggerModule } from 'nestjs-pino';
-import { type HttpLogger, pinoHttp } from 'pino-http';
+import { pino, type Logger as PinoLogger } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
-import { pinoHttpOptions } from './pino-http.options.js';
+import { loggerOptions } from './logger-options.js';
 
-/** The pino-http middleware; setupApp mounts it before the body parser, so rejected bodies are logged too. */
-export const HTTP_LOGGER = 'HTTP_LOGGER';
+/** The service's one pino logger: Nest's Logger writes through it, and setupApp mounts its request log (requestLog). */
+export const ROOT_LOGGER = 'ROOT_LOGGER';
 
-const httpLogger: FactoryProvider<HttpLogger> = {
-  provide: HTTP_LOGGER,
+const rootLogger: FactoryProvider<PinoLogger> = {
+  provide: ROOT_LOGGER,
   inject: [ConfigService],
-  useFactory: (config: ConfigService<AppConfig, true>) => pinoHttp(pinoHttpOptions(config.get('log', { infer: true }))),
+  useFactory: (config: ConfigService<AppConfig, true>) => pino(loggerOptions(config.get('log', { infer: true }))),
 };
 
 /**
  * pino behind Nest's Logger: JSON lines in production, human-readable in development (LOG_FORMAT), a line
- * per request. nestjs-pino reuses the request logger that HTTP_LOGGER attached (`useExisting`), so every
- * log made while a request is handled carries its requestId.
+ * per request. nestjs-pino mounts no middleware of its own (`forRoutes: []`): the request id reaches every line
+ * written during a request through the request context (see loggerOptions), not through a logger per request.
  */
 @Module({
   imports: [
     LoggerModule.forRootAsync({
-      providers: [httpLogger],
-      inject: [HTTP_LOGGER],
-      useFactory: (http: HttpLogger) => ({ pinoHttp: { logger: http.logger, wrapSerializers: false }, useExisting: true }),
+      providers: [rootLogger],
+      inject: [ROOT_LOGGER],
+      useFactory: (logger: PinoLogger) => ({ pinoHttp: { logger, wrapSerializers: false }, useExisting: true, forRoutes: [] }),
     }),
   ],
 })

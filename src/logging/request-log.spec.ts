@@ -1,14 +1,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { pinoHttp } from 'pino-http';
+import { type Logger, pino } from 'pino';
 import { parseConfig } from '../config/app-config.js';
-import { pinoHttpOptions } from './pino-http.options.js';
+import { loggerOptions } from './logger-options.js';
+import { requestLog } from './request-log.js';
 import { recordResponseError } from './response-error.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** A real HTTP server behind the production pino-http options, writing its log lines into `lines`. */
+/** The logger of the server started last, as the application would log through it. */
+let appLogger: Logger;
+
+/** A real HTTP server behind the production request log, writing its log lines into `lines`. */
 async function loggedServer(handler: Handler): Promise<{ url: string; lines: Array<Record<string, any>>; server: Server }> {
   const lines: Array<Record<string, any>> = [];
   const sink = new Writable({
@@ -17,8 +21,9 @@ async function loggedServer(handler: Handler): Promise<{ url: string; lines: Arr
       done();
     },
   });
-  const logger = pinoHttp(pinoHttpOptions({ level: 'info', format: 'json' }), sink);
-  const server = createServer((req, res) => logger(req, res, () => handler(req, res)));
+  appLogger = pino(loggerOptions({ level: 'info', format: 'json' }), sink);
+  const log = requestLog(appLogger);
+  const server = createServer((req, res) => log(req, res, () => handler(req, res)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lines, server };
 }
@@ -125,7 +130,7 @@ describe('request logging', () => {
 
   it('adds the requestId to what the application logs while handling the request', async () => {
     const { url, lines } = await start((req, res) => {
-      req.log.info({ context: 'Tickets' }, 'looking up');
+      appLogger.info({ context: 'Tickets' }, 'looking up');
       respond(200)(req, res);
     });
     await fetch(`${url}/`, { headers: { 'X-Request-Id': 'req-7' } });
@@ -137,7 +142,7 @@ describe('request logging', () => {
     const { url, lines } = await start((req, res) => {
       const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'), { code: 'ECONNREFUSED' });
       const error = Object.assign(new TypeError('Query failed', { cause }), { code: 'ER_X', parameters: ['jane@example.com'] });
-      req.log.error({ err: error, message: 'GET "/" failed' });
+      appLogger.error({ err: error, message: 'GET "/" failed' });
       respond(500)(req, res);
     });
     await fetch(`${url}/`);
@@ -167,9 +172,9 @@ describe('logging settings', () => {
   });
 
   it('renders pretty output through pino-pretty and JSON with level names', () => {
-    const pretty = pinoHttpOptions({ level: 'info', format: 'pretty' });
+    const pretty = loggerOptions({ level: 'info', format: 'pretty' });
     expect(pretty.transport).toMatchObject({ target: 'pino-pretty' });
-    const json = pinoHttpOptions({ level: 'info', format: 'json' });
+    const json = loggerOptions({ level: 'info', format: 'json' });
     expect(json.transport).toBeUndefined();
     expect(json.formatters?.level?.('warn', 40)).toEqual({ level: 'warn' });
   });

@@ -1,0 +1,78 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Level, Logger } from 'pino';
+import { runInRequestContext } from '../common/context/request-context.js';
+import { requestId } from './request-id.js';
+import { responseErrorOf } from './response-error.js';
+
+type Request = IncomingMessage & { originalUrl?: string };
+
+const STARTED = Symbol('requestLog.started');
+const REQUEST_ID = Symbol('requestLog.requestId');
+type LoggedResponse = ServerResponse & { [STARTED]: number; [REQUEST_ID]: string };
+
+/** What a request line carries besides time, level and message. */
+interface RequestLine {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  /** On a 4xx/5xx: why (see recordResponseError). */
+  errorMessage?: string;
+  fieldErrors?: string[];
+}
+
+/**
+ * The first middleware: gives the request its id (echoed as X-Request-Id), runs the rest of it in a request
+ * context that carries the id to every log line written meanwhile, and writes one line when the response is done
+ * (time, level, message, requestId, method, path, status, durationMs, and on a 4xx/5xx errorMessage and
+ * fieldErrors). The line is built from plain fields by one call on the root logger: no logger per request.
+ */
+export function requestLog(logger: Logger): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+  function onClose(this: LoggedResponse): void {
+    const status = this.statusCode;
+    const level = levelFor(status);
+    if (!logger.isLevelEnabled(level)) return;
+    const req = this.req as Request;
+    const path = pathOf(req);
+    const line: RequestLine = { requestId: this[REQUEST_ID], method: req.method ?? '', path, status, durationMs: Date.now() - this[STARTED] };
+    // An operator reads why a request failed from its line alone; the cause's stack, where there is one, is on the
+    // error filter's own line.
+    const error = status >= 400 ? responseErrorOf(this) : undefined;
+    if (error?.message) line.errorMessage = printable(error.message);
+    if (error?.fieldErrors?.length) line.fieldErrors = error.fieldErrors.map(printable);
+    logger[level](line, `${req.method} ${path} ${this.writableEnded ? status : 'aborted'}`);
+  }
+
+  return (req, res, next) => {
+    const logged = res as LoggedResponse;
+    logged[STARTED] = Date.now();
+    const id = (logged[REQUEST_ID] = requestId(req, res));
+    // 'close' comes once per response: after 'finish' when it was sent, alone when the client went away first.
+    res.once('close', onClose);
+    runInRequestContext({ requestId: id }, next);
+  };
+}
+
+function levelFor(status: number): Level {
+  if (status >= 500) return 'error';
+  return status >= 400 ? 'warn' : 'info';
+}
+
+/** C0 and C1 control characters and DEL; JSON leaves DEL and C1 unescaped. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * A message can quote what a client sent (a JSON parse error quotes the body around the fault): its control
+ * characters are written as `\uXXXX` text, so that no raw one reaches a log line, where it could drive a terminal.
+ */
+function printable(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The path without its query: filters such as requesterEmail are personal data and stay out of logs. */
+function pathOf(req: Request): string {
+  const url = req.originalUrl ?? req.url ?? '';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
