@@ -2,7 +2,6 @@ import { Body, Controller, Get, Param, Post, Req, Res, UseGuards, UseInterceptor
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
-import { DatabaseDeadlineInterceptor } from '../database/database-deadline.interceptor.js';
 import { parseKeysetPage } from '../tickets/query/keyset-page.js';
 import { TicketIdPipe } from '../tickets/ticket-id.pipe.js';
 import { setPageHeaders } from '../tickets/ticket-page-headers.js';
@@ -17,7 +16,6 @@ const api = commentsApi('v1');
 /** v1: a ticket's comments; the list is a plain array, paged with `limit` like the ticket list. */
 @Controller('api/tickets/:id/comments')
 @api.controller()
-@UseInterceptors(DatabaseDeadlineInterceptor)
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 

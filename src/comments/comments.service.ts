@@ -13,6 +13,7 @@ import { anonymousWrite, type WriteContext } from '../tickets/write-context.js';
 import { CommentVisibility } from './comment-visibility.enum.js';
 import type { CommentRequest } from './dto/comment-request.dto.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
+import { WithinRequestDeadline } from '../database/request-deadline.js';
 
 interface CommentRow {
   id: string | number;
@@ -40,6 +41,7 @@ export class CommentsService {
    * The comment, its COMMENTED history entry, its COMMENT_ADDED event and its idempotency record commit together. The ticket's row lock
    * orders the comment with the ticket's updates and its delete, so its event never overtakes theirs.
    */
+  @WithinRequestDeadline()
   async add(ticketId: string, request: CommentRequest, context: WriteContext = anonymousWrite()): Promise<CommentResponse> {
     const now = new Date();
     const comment = await this.dataSource.transaction(async (manager) => {
@@ -65,6 +67,7 @@ export class CommentsService {
     return comment;
   }
 
+  @WithinRequestDeadline()
   async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<CommentResponse>> {
     const range = keysetSql(page);
     const rows: CommentRow[] = await this.dataSource.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ?${range.sql}`, [
@@ -76,6 +79,7 @@ export class CommentsService {
     return keysetPage(rows.map(commentFromRow), page);
   }
 
+  @WithinRequestDeadline()
   async findOne(ticketId: string, commentId: string): Promise<CommentResponse> {
     const [row]: CommentRow[] = await this.dataSource.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ? AND id = ?`, [
       ticketId,

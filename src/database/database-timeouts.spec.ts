@@ -1,7 +1,15 @@
 import { ConsoleLogger, type LoggerService, Logger, ServiceUnavailableException } from '@nestjs/common';
 import type { AfterQueryEvent, BeforeQueryEvent } from 'typeorm';
 import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
-import { assertDeadlineNotPassed, runWithDeadline } from './request-deadline.js';
+import { runInRequestContext } from '../common/context/request-context.js';
+import {
+  assertDeadlineNotPassed,
+  freeOfRequestDeadline,
+  isPastDeadline,
+  runWithDeadline,
+  setRequestDeadlineBudget,
+  withinRequestDeadline,
+} from './request-deadline.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
 const subscriber = new DatabaseTimeoutsSubscriber();
@@ -27,6 +35,41 @@ describe('request deadline', () => {
       await sleep(20);
       expect(() => before('ROLLBACK')).not.toThrow();
     });
+  });
+});
+
+describe('database work within the request deadline', () => {
+  afterEach(() => setRequestDeadlineBudget(0));
+
+  it('answers the 503 when the budget runs out while the work still waits, and leaves the work be', async () => {
+    setRequestDeadlineBudget(30);
+    let finished = false;
+    const slow = () => sleep(100).then(() => (finished = true));
+    const outcome = runInRequestContext({ requestId: 'r1' }, () => withinRequestDeadline(slow));
+    await expect(outcome).rejects.toThrow('Database did not answer within 30 ms, try again later');
+    await outcome.catch((error: unknown) => expect(isPastDeadline(error)).toBe(true));
+    expect(finished).toBe(false);
+  });
+
+  it('shares one deadline among the pieces of work of a request, starting with the first', async () => {
+    setRequestDeadlineBudget(60);
+    await runInRequestContext({ requestId: 'r2' }, async () => {
+      await withinRequestDeadline(() => sleep(40));
+      await expect(withinRequestDeadline(() => sleep(40))).rejects.toThrow(ServiceUnavailableException);
+      // Past it, a statement is refused before it goes out, but clean-up free of the deadline still runs.
+      expect(() => before('DELETE FROM idempotency_keys')).toThrow(ServiceUnavailableException);
+      freeOfRequestDeadline(() => expect(() => before('DELETE FROM idempotency_keys')).not.toThrow());
+    });
+  });
+
+  it('passes the outcome through in time, and bounds nothing outside a request or with the budget 0', async () => {
+    setRequestDeadlineBudget(1_000);
+    await expect(runInRequestContext({ requestId: 'r3' }, () => withinRequestDeadline(async () => 42))).resolves.toBe(42);
+    await expect(runInRequestContext({ requestId: 'r4' }, () => withinRequestDeadline(() => Promise.reject(new Error('boom'))))).rejects.toThrow('boom');
+    setRequestDeadlineBudget(10);
+    await expect(withinRequestDeadline(() => sleep(30).then(() => 'outside'))).resolves.toBe('outside');
+    setRequestDeadlineBudget(0);
+    await expect(runInRequestContext({ requestId: 'r5' }, () => withinRequestDeadline(() => sleep(30).then(() => 'off')))).resolves.toBe('off');
   });
 });
 

@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { ensureDatabase } from './ensure-database.js';
+import { setRequestDeadlineBudget } from './request-deadline.js';
 import { runMigrations } from './run-migrations.js';
 import { typeOrmOptions } from './typeorm-options.js';
 
@@ -21,4 +22,8 @@ import { typeOrmOptions } from './typeorm-options.js';
     }),
   ],
 })
-export class DatabaseModule {}
+export class DatabaseModule {
+  constructor(config: ConfigService<AppConfig, true>) {
+    setRequestDeadlineBudget(config.get('db.queryTimeoutMs', { infer: true }));
+  }
+}

@@ -1,14 +1,62 @@
 import { ServiceUnavailableException } from '@nestjs/common';
 import { currentRequestContext, runInRequestContext } from '../common/context/request-context.js';
 
-/** Runs `work` (and everything it starts) under a deadline that the request's database work must meet. */
-export function runWithDeadline<T>(budgetMs: number, work: () => T): T {
-  const deadline = { at: Date.now() + budgetMs, budgetMs };
+/**
+ * A request's database work is bounded by DB_QUERY_TIMEOUT_MS as a whole: when the database is slow or unreachable
+ * in a way no driver timeout notices (a connection that waits in the pool queue, several statements that are each
+ * just under the per-query timeout), the client gets a 503 at the deadline instead of a hanging request, and
+ * DatabaseTimeoutsSubscriber stops the abandoned work at its next statement. The deadline starts with the first
+ * piece of database work of a request and is kept in its request context; outside a request (the outbox relay,
+ * start-up) there is none.
+ */
+let budgetMs = 0;
+
+/** DB_QUERY_TIMEOUT_MS; 0 turns the deadline off. Set once by DatabaseModule. */
+export function setRequestDeadlineBudget(ms: number): void {
+  budgetMs = ms;
+}
+
+/** Runs `work` bounded by the request's deadline: past it, the answer is the 503 (the work is left to be stopped). */
+export function withinRequestDeadline<T>(work: () => Promise<T>): Promise<T> {
   const context = currentRequestContext();
-  if (!context) return runInRequestContext({ deadline }, work);
-  // Inside a request the context is the request's own: the deadline joins it rather than nesting another.
-  context.deadline = deadline;
-  return work();
+  if (budgetMs <= 0 || !context) return work();
+  const deadline = (context.deadline ??= { at: Date.now() + budgetMs, budgetMs });
+  const remaining = deadline.at - Date.now();
+  if (remaining <= 0) return Promise.reject(databaseTimeout(deadline.budgetMs));
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(databaseTimeout(deadline.budgetMs)), remaining);
+    work().then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Method decorator: each call of the method runs within the request's deadline (see withinRequestDeadline). */
+export function WithinRequestDeadline(): MethodDecorator {
+  return (_target, _name, descriptor: PropertyDescriptor) => {
+    const method = descriptor.value as (...args: unknown[]) => Promise<unknown>;
+    descriptor.value = function (this: unknown, ...args: unknown[]) {
+      return withinRequestDeadline(() => method.apply(this, args));
+    };
+  };
+}
+
+/** Runs `work` free of the request's deadline, e.g. the clean-up of a request that ran past it. */
+export function freeOfRequestDeadline<T>(work: () => T): T {
+  const context = currentRequestContext();
+  return context?.deadline ? runInRequestContext({ requestId: context.requestId }, work) : work();
+}
+
+/** For tests and work that is not a request's: `work` under a deadline of its own. */
+export function runWithDeadline<T>(budget: number, work: () => T): T {
+  return runInRequestContext({ deadline: { at: Date.now() + budget, budgetMs: budget } }, work);
 }
 
 /** Throws the 503 of a request whose deadline has passed; outside a request (the outbox relay) never. */
@@ -17,6 +65,13 @@ export function assertDeadlineNotPassed(): void {
   if (deadline && Date.now() >= deadline.at) throw databaseTimeout(deadline.budgetMs);
 }
 
-export function databaseTimeout(budgetMs: number): ServiceUnavailableException {
-  return new ServiceUnavailableException(`Database did not answer within ${budgetMs} ms, try again later`);
+const PAST_DEADLINE = Symbol('pastDatabaseDeadline');
+
+export function databaseTimeout(budget: number): ServiceUnavailableException {
+  return Object.assign(new ServiceUnavailableException(`Database did not answer within ${budget} ms, try again later`), { [PAST_DEADLINE]: true });
+}
+
+/** Whether `error` is the 503 of a request past its deadline, whose work may still be running. */
+export function isPastDeadline(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && PAST_DEADLINE in error;
 }

@@ -1,6 +1,5 @@
 import { Controller, Get, Param, Req, Res, UseInterceptors } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { DatabaseDeadlineInterceptor } from '../database/database-deadline.interceptor.js';
 import { parseKeysetPage } from '../tickets/query/keyset-page.js';
 import { TicketIdPipe } from '../tickets/ticket-id.pipe.js';
 import { setPageHeaders } from '../tickets/ticket-page-headers.js';
@@ -13,7 +12,6 @@ const api = historyApi('v1');
 /** v1: a ticket's history as a plain array; with `limit`, a page of it with a Link header to the next. */
 @Controller('api/tickets/:id/history')
 @api.controller()
-@UseInterceptors(DatabaseDeadlineInterceptor)
 export class HistoryController {
   constructor(private readonly history: HistoryService) {}
 

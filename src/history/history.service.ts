@@ -6,6 +6,7 @@ import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import type { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
 import type { HistoryAction } from './history-action.js';
 import type { FieldChange } from './ticket-changes.js';
+import { WithinRequestDeadline } from '../database/request-deadline.js';
 
 /** An entry to record: everything but the id the database assigns. */
 export type HistoryEntry = Omit<HistoryEntryResponse, 'id'>;
@@ -35,6 +36,7 @@ export class HistoryService {
     ]);
   }
 
+  @WithinRequestDeadline()
   async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<HistoryEntryResponse>> {
     const range = keysetSql(page);
     const rows: HistoryRow[] = await this.dataSource.query(

@@ -1,6 +1,7 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { catchError, from, mergeMap, type Observable, of, tap, throwError } from 'rxjs';
+import { catchError, from, mergeMap, type Observable, of, throwError } from 'rxjs';
+import { isPastDeadline } from '../database/request-deadline.js';
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKey, requestHash } from './idempotency-key.js';
 import { type IdempotencyClaim, IdempotencyService } from './idempotency.service.js';
 import { principalOf } from '../security/principal.js';
@@ -46,12 +47,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
         }
         (request as Request & { [CLAIM]?: IdempotencyClaim })[CLAIM] = started.claim;
         const abandon = () => this.idempotency.abandon(started.claim).catch(() => undefined);
+        // A write that already finished the key keeps it (abandon deletes only a started row with this claim's token).
         return next.handle().pipe(
-          catchError((error) => from(abandon()).pipe(mergeMap(() => throwError(() => error)))),
-          // The request's database deadline answers 503 by unsubscribing, not by an error: the write then rolls back
-          // at its next statement, and its key must not stay started, or the client's retry would get 409s. A write
-          // that already finished the key keeps it (abandon deletes only a started row with this claim's token).
-          tap({ unsubscribe: () => void abandon() }),
+          catchError((error) => {
+            // Past the database deadline the write may still hold the key's row until it rolls back: the 503 does
+            // not wait for that. Any other failure is over, and its key is given up before the answer, so that
+            // a corrected retry finds it free.
+            if (isPastDeadline(error)) {
+              void abandon();
+              return throwError(() => error);
+            }
+            return from(abandon()).pipe(mergeMap(() => throwError(() => error)));
+          }),
         );
       }),
     );

@@ -11,6 +11,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
+import { freeOfRequestDeadline, WithinRequestDeadline } from '../database/request-deadline.js';
 
 /**
  * A started key whose request has not finished after this long is taken to be a crashed one, and the next
@@ -86,6 +87,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
    * (replay), 409 while it is still running, 422 for a different request. An expired key, or one started by a
    * request that crashed, is claimed anew.
    */
+  @WithinRequestDeadline()
   async start(scope: string, key: string, hash: string, locationOf: (id: number) => string): Promise<IdempotencyStart> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = new Date();
@@ -143,11 +145,13 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
 
   /** The request failed (a 4xx or a rolled-back write): nothing is stored, so a corrected retry with the key runs. */
   async abandon(claim: IdempotencyClaim): Promise<void> {
-    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND token = ? AND state = 'started'`, [
+    // Also, and above all, for a request that ran past its database deadline: the write rolls back at its next
+    // statement, and a key left started would answer the client's retries with 409 until it expires.
+    await freeOfRequestDeadline(() => this.dataSource.query(`DELETE FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND token = ? AND state = 'started'`, [
       claim.scope,
       claim.key,
       claim.token,
-    ]);
+    ]));
   }
 
   /**

@@ -1,4 +1,5 @@
 import { PreconditionFailedException } from '@nestjs/common';
+import type { Response } from 'express';
 
 interface Versioned {
   id: number | string;
@@ -12,6 +13,15 @@ interface Versioned {
  */
 export function ticketEtag(ticket: Versioned): string {
   return `"${ticket.id}-${ticket.updatedAt.getTime()}"`;
+}
+
+/**
+ * Sends the ticket's own ETag with a response that carries it, in place of Express's hash of the body, so a client
+ * can send it back in If-Match. Express still answers If-None-Match with 304 against it.
+ */
+export function withEtag<T extends Versioned>(response: Response, ticket: T): T {
+  response.setHeader('ETag', ticketEtag(ticket));
+  return ticket;
 }
 
 /**

@@ -2,36 +2,34 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, P
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
-import { DatabaseDeadlineInterceptor } from '../database/database-deadline.interceptor.js';
 import { TicketPatch } from './dto/ticket-patch.dto.js';
 import { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 import { parseTicketQuery } from './query/ticket-query.js';
-import { TicketEtagInterceptor } from './ticket-etag.interceptor.js';
 import { TicketIdPipe } from './ticket-id.pipe.js';
 import { setPageHeaders } from './ticket-page-headers.js';
 import { TicketsService } from './tickets.service.js';
 import { ticketsApi } from './tickets.openapi.js';
 import { writeContext } from './write-context.js';
+import { withEtag } from './ticket-etag.js';
 
 const COLLECTION = '/api/tickets';
 const api = ticketsApi('v1');
 
 @Controller('api/tickets')
 @api.tickets()
-@UseInterceptors(DatabaseDeadlineInterceptor)
 export class TicketsController {
   constructor(private readonly tickets: TicketsService) {}
 
   @Post()
   @api.create()
   @UseGuards(JsonContentTypeGuard)
-  // Outermost: a replay answers the stored response, ETag included, without running the rest.
-  @UseInterceptors(IdempotencyInterceptor, TicketEtagInterceptor)
+  // A replay answers the stored response, ETag included, without running the handler.
+  @UseInterceptors(IdempotencyInterceptor)
   async create(@Body() request: TicketRequest, @Req() http: Request, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
     const ticket = await this.tickets.create(request, writeContext(http));
     response.setHeader('Location', `${COLLECTION}/${ticket.id}`);
-    return ticket;
+    return withEtag(response, ticket);
   }
 
   /** A plain array as ever; with `limit`, one page of it, with Link and X-Total-Count headers. */
@@ -45,36 +43,35 @@ export class TicketsController {
 
   @Get(':id')
   @api.get()
-  @UseInterceptors(TicketEtagInterceptor)
-  findOne(@Param('id', TicketIdPipe) id: string): Promise<TicketResponse> {
-    return this.tickets.findOne(id);
+  async findOne(@Param('id', TicketIdPipe) id: string, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
+    return withEtag(response, await this.tickets.findOne(id));
   }
 
   @Put(':id')
   @api.replace()
   @UseGuards(JsonContentTypeGuard)
-  @UseInterceptors(TicketEtagInterceptor)
-  replace(
+  async replace(
     @Param('id', TicketIdPipe) id: string,
     @Body() request: TicketRequest,
     @Req() http: Request,
+    @Res({ passthrough: true }) response: Response,
     @Headers('if-match') ifMatch?: string,
   ): Promise<TicketResponse> {
-    return this.tickets.replace(id, request, ifMatch, writeContext(http));
+    return withEtag(response, await this.tickets.replace(id, request, ifMatch, writeContext(http)));
   }
 
   /** A JSON merge patch (application/merge-patch+json, or application/json). */
   @Patch(':id')
   @api.patch()
   @UseGuards(JsonContentTypeGuard)
-  @UseInterceptors(TicketEtagInterceptor)
-  patch(
+  async patch(
     @Param('id', TicketIdPipe) id: string,
     @Body() patch: TicketPatch,
     @Req() http: Request,
+    @Res({ passthrough: true }) response: Response,
     @Headers('if-match') ifMatch?: string,
   ): Promise<TicketResponse> {
-    return this.tickets.patch(id, patch, ifMatch, writeContext(http));
+    return withEtag(response, await this.tickets.patch(id, patch, ifMatch, writeContext(http)));
   }
 
   @Delete(':id')

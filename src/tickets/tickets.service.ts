@@ -19,6 +19,7 @@ import { anonymousWrite, type WriteContext } from './write-context.js';
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
+import { WithinRequestDeadline } from '../database/request-deadline.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -50,6 +51,7 @@ export class TicketsService {
   ) {}
 
   /** The ticket row, its history entry, its CREATED event and its idempotency record commit together. */
+  @WithinRequestDeadline()
   async create(request: TicketRequest, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     const now = new Date();
     const fields = newTicket(request, now);
@@ -73,6 +75,7 @@ export class TicketsService {
    * page, on a second connection at the same time, so a paged request costs the slower of the two
    * statements rather than both; the two are not one snapshot, so a write in between can make them differ by it.
    */
+  @WithinRequestDeadline()
   async list(query: TicketQuery): Promise<TicketPage> {
     const listing = ticketListSql(query);
     const counting = query.page?.withTotal ? ticketCountSql(query) : undefined;
@@ -86,6 +89,7 @@ export class TicketsService {
     return { items, nextCursor: encodeCursor(query.fingerprint, query.sort, items.at(-1)!), total };
   }
 
+  @WithinRequestDeadline()
   async findOne(id: string): Promise<TicketResponse> {
     const [row]: TicketRow[] = await this.dataSource.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ?`, [id]);
     if (!row) throw ticketNotFound(id);
@@ -93,11 +97,13 @@ export class TicketsService {
   }
 
   /** With `ifMatch`, the update only happens while the ticket is still the version the client names (412 otherwise). */
+  @WithinRequestDeadline()
   replace(id: string, request: TicketRequest, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     return this.update(id, ifMatch, context, (current, now) => replaceTicket(current, request, now));
   }
 
   /** A JSON merge patch: the same rules, lock, If-Match, event and history as a full replacement. */
+  @WithinRequestDeadline()
   patch(id: string, patch: TicketPatch, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     return this.update(id, ifMatch, context, (current, now) => patchTicket(current, patch, now));
   }
@@ -132,6 +138,7 @@ export class TicketsService {
    * Deletes the ticket (its comments and history go with it, by foreign key) and records a DELETED event
    * carrying its last state, in one transaction. DELETED goes to its own routing key, never to the v1 binding.
    */
+  @WithinRequestDeadline()
   async remove(id: string, ifMatch?: string): Promise<void> {
     const now = new Date();
     // The version check and the delete share the row lock, so no update can slip in between them.

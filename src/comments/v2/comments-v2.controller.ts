@@ -2,7 +2,6 @@ import { Body, Controller, Get, Param, Post, Req, Res, UseGuards, UseInterceptor
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../../common/json-content-type.guard.js';
-import { DatabaseDeadlineInterceptor } from '../../database/database-deadline.interceptor.js';
 import { parseKeysetPage } from '../../tickets/query/keyset-page.js';
 import { TicketIdPipe } from '../../tickets/ticket-id.pipe.js';
 import { setPageHeaders } from '../../tickets/ticket-page-headers.js';
@@ -18,7 +17,6 @@ const api = commentsApi('v2');
 /** v2: a ticket's comments; the list is a page envelope (50 by default); problem+json errors. */
 @Controller('api/v2/tickets/:id/comments')
 @api.controller()
-@UseInterceptors(DatabaseDeadlineInterceptor)
 export class CommentsV2Controller {
   constructor(private readonly comments: CommentsService) {}
 

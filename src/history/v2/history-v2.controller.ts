@@ -1,6 +1,5 @@
 import { Controller, Get, Param, Req, Res, UseInterceptors } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { DatabaseDeadlineInterceptor } from '../../database/database-deadline.interceptor.js';
 import { parseKeysetPage } from '../../tickets/query/keyset-page.js';
 import { TicketIdPipe } from '../../tickets/ticket-id.pipe.js';
 import { setPageHeaders } from '../../tickets/ticket-page-headers.js';
@@ -13,7 +12,6 @@ const api = historyApi('v2');
 /** v2: a ticket's history a page at a time, in an envelope; problem+json errors. */
 @Controller('api/v2/tickets/:id/history')
 @api.controller()
-@UseInterceptors(DatabaseDeadlineInterceptor)
 export class HistoryV2Controller {
   constructor(private readonly history: HistoryService) {}
 

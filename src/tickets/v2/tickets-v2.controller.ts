@@ -2,18 +2,17 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, P
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../../common/json-content-type.guard.js';
-import { DatabaseDeadlineInterceptor } from '../../database/database-deadline.interceptor.js';
 import type { TicketPageResponse } from '../dto/ticket-page-response.dto.js';
 import { TicketPatch } from '../dto/ticket-patch.dto.js';
 import { TicketRequest } from '../dto/ticket-request.dto.js';
 import type { TicketResponse } from '../dto/ticket-response.dto.js';
 import { parseTicketQuery } from '../query/ticket-query.js';
-import { TicketEtagInterceptor } from '../ticket-etag.interceptor.js';
 import { TicketIdPipe } from '../ticket-id.pipe.js';
 import { setPageHeaders } from '../ticket-page-headers.js';
 import { TicketsService } from '../tickets.service.js';
 import { ticketsApi } from '../tickets.openapi.js';
 import { writeContext } from '../write-context.js';
+import { withEtag } from '../ticket-etag.js';
 
 const COLLECTION = '/api/v2/tickets';
 const api = ticketsApi('v2');
@@ -25,19 +24,18 @@ const api = ticketsApi('v2');
  */
 @Controller('api/v2/tickets')
 @api.tickets()
-@UseInterceptors(DatabaseDeadlineInterceptor)
 export class TicketsV2Controller {
   constructor(private readonly tickets: TicketsService) {}
 
   @Post()
   @api.create()
   @UseGuards(JsonContentTypeGuard)
-  // Outermost: a replay answers the stored response, ETag included, without running the rest.
-  @UseInterceptors(IdempotencyInterceptor, TicketEtagInterceptor)
+  // A replay answers the stored response, ETag included, without running the handler.
+  @UseInterceptors(IdempotencyInterceptor)
   async create(@Body() request: TicketRequest, @Req() http: Request, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
     const ticket = await this.tickets.create(request, writeContext(http));
     response.setHeader('Location', `${COLLECTION}/${ticket.id}`);
-    return ticket;
+    return withEtag(response, ticket);
   }
 
   @Get()
@@ -50,35 +48,34 @@ export class TicketsV2Controller {
 
   @Get(':id')
   @api.get()
-  @UseInterceptors(TicketEtagInterceptor)
-  findOne(@Param('id', TicketIdPipe) id: string): Promise<TicketResponse> {
-    return this.tickets.findOne(id);
+  async findOne(@Param('id', TicketIdPipe) id: string, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
+    return withEtag(response, await this.tickets.findOne(id));
   }
 
   @Put(':id')
   @api.replace()
   @UseGuards(JsonContentTypeGuard)
-  @UseInterceptors(TicketEtagInterceptor)
-  replace(
+  async replace(
     @Param('id', TicketIdPipe) id: string,
     @Body() request: TicketRequest,
     @Req() http: Request,
+    @Res({ passthrough: true }) response: Response,
     @Headers('if-match') ifMatch?: string,
   ): Promise<TicketResponse> {
-    return this.tickets.replace(id, request, ifMatch, writeContext(http));
+    return withEtag(response, await this.tickets.replace(id, request, ifMatch, writeContext(http)));
   }
 
   @Patch(':id')
   @api.patch()
   @UseGuards(JsonContentTypeGuard)
-  @UseInterceptors(TicketEtagInterceptor)
-  patch(
+  async patch(
     @Param('id', TicketIdPipe) id: string,
     @Body() patch: TicketPatch,
     @Req() http: Request,
+    @Res({ passthrough: true }) response: Response,
     @Headers('if-match') ifMatch?: string,
   ): Promise<TicketResponse> {
-    return this.tickets.patch(id, patch, ifMatch, writeContext(http));
+    return withEtag(response, await this.tickets.patch(id, patch, ifMatch, writeContext(http)));
   }
 
   @Delete(':id')
