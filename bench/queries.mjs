@@ -1,6 +1,7 @@
 // The list queries on 1,000,000 tickets (`npm run bench -- --queries`, or --queries-only): pages of a queue,
 // shallow and 10,000 tickets deep, with and without the total, and full-text search pages (whole words and a
-// prefix), each measured with autocannon against the service. The tickets are written by bulk SQL (MariaDB's SEQUENCE engine), not HTTP.
+// prefix), each measured with autocannon against the service. The tickets and their words are written by bulk SQL
+// (MariaDB's SEQUENCE engine), not HTTP.
 import autocannon from 'autocannon';
 import { removeBrokerObjects } from './broker.mjs';
 import { dropDatabases } from './seed.mjs';
