@@ -11,6 +11,7 @@ import { AddOutboxRoutingKey1763900014000 } from './migrations/1763900014000-Add
 import { CreateTicketHistory1763900014001 } from './migrations/1763900014001-CreateTicketHistory.js';
 import { CreateTicketComments1763900014002 } from './migrations/1763900014002-CreateTicketComments.js';
 import { CreateIdempotencyKeys1763900014003 } from './migrations/1763900014003-CreateIdempotencyKeys.js';
+import { CreateTicketWords1763900015000 } from './migrations/1763900015000-CreateTicketWords.js';
 import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -37,6 +38,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       CreateTicketHistory1763900014001,
       CreateTicketComments1763900014002,
       CreateIdempotencyKeys1763900014003,
+      CreateTicketWords1763900015000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; the CLI runs them on `migration:run`.

@@ -54,9 +54,10 @@ export const ApiTicketQueryParameters = (dialect: QueryDialect) =>
       name: 'q',
       required: false,
       description:
-        'Full-text search in title and description: every word of 3 or more characters must start a word of the ticket ' +
-        '(words shorter than 3 characters and stop words such as "the" are ignored; no operators)',
-      schema: { type: 'string', maxLength: SEARCH_MAX_LENGTH, example: 'vpn disconnect' },
+        'Full-text search in title and description: every word of 3 or more characters must be a word of the ticket, ' +
+        'in any case and with or without accents; a * directly after a word matches the words starting with it (print*). ' +
+        'Words shorter than 3 characters and stop words such as "the" are ignored; no other operators',
+      schema: { type: 'string', maxLength: SEARCH_MAX_LENGTH, example: 'vpn disconnects' },
     }),
     ApiQuery({
       name: 'sort',

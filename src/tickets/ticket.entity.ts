@@ -2,13 +2,13 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { TicketPriority } from './ticket-priority.enum.js';
 import { TicketStatus } from './ticket-status.enum.js';
 
-// The list queries' indexes (migration AddTicketQueryIndexes): one per common queue, and full-text search.
+// The list queries' indexes (migration AddTicketQueryIndexes): one per common queue. Full-text search has its own
+// table, ticket_words (migration CreateTicketWords).
 @Entity({ name: 'tickets' })
 @Index('idx_tickets_status_updated', ['status', 'updatedAt', 'id'])
 @Index('idx_tickets_assignee_status', ['assignedTo', 'status', 'id'])
 @Index('idx_tickets_requester_created', ['requesterEmail', 'createdAt', 'id'])
 @Index('idx_tickets_priority_status', ['priority', 'status', 'id'])
-@Index('ftx_tickets_title_description', ['title', 'description'], { fulltext: true })
 export class Ticket {
   // bigint comes back from mysql2 as a string; the response mapper turns it into a number.
   @PrimaryGeneratedColumn({ type: 'bigint' })

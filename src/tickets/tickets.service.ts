@@ -19,6 +19,7 @@ import { anonymousWrite, type WriteContext } from './write-context.js';
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
+import { writeTicketWords } from './query/ticket-words.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
@@ -50,7 +51,7 @@ export class TicketsService {
     private readonly idempotency: IdempotencyService,
   ) {}
 
-  /** The ticket row, its history entry, its CREATED event and its idempotency record commit together. */
+  /** The ticket row, its search words, its history entry, its CREATED event and its idempotency record commit together. */
   @WithinRequestDeadline()
   async create(request: TicketRequest, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     const now = new Date();
@@ -62,6 +63,7 @@ export class TicketsService {
         [fields.title, fields.description, fields.status, fields.priority, fields.requesterEmail, fields.assignedTo, now, now, null],
       );
       const ticket = { id: Number(insertId), ...fields };
+      await writeTicketWords(manager, ticket.id, null, ticket);
       await this.recordWrite(manager, context, HistoryAction.CREATED, null, ticket, now);
       await this.idempotency.finishCreated(manager, context.idempotency, ticket, ticketEtag(ticket));
       return ticket;
@@ -127,6 +129,7 @@ export class TicketsService {
         [updated.title, updated.description, updated.status, updated.priority, updated.requesterEmail, updated.assignedTo,
           updated.updatedAt, updated.resolvedAt, id],
       );
+      await writeTicketWords(manager, id, current, updated);
       await this.recordWrite(manager, context, HistoryAction.UPDATED, current, updated, now);
       return updated;
     });
@@ -135,7 +138,7 @@ export class TicketsService {
   }
 
   /**
-   * Deletes the ticket (its comments and history go with it, by foreign key) and records a DELETED event
+   * Deletes the ticket (its comments, history and search words go with it, by foreign key) and records a DELETED event
    * carrying its last state, in one transaction. DELETED goes to its own routing key, never to the v1 binding.
    */
   @WithinRequestDeadline()

@@ -4,6 +4,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Indexes for the list queries: a FULLTEXT index for `q`, and one composite index per common queue, each
  * ending in id so that the queue is read in its order (ties by id) without a sort. idx_tickets_status and
  * idx_tickets_requester_email stay: they are (status, id) and (requester_email, id) for the lists sorted by id.
+ * (The FULLTEXT index was replaced later by a word index of the service's own: migration CreateTicketWords.)
  */
 export class AddTicketQueryIndexes1763900013000 implements MigrationInterface {
   name = 'AddTicketQueryIndexes1763900013000';

@@ -1,5 +1,6 @@
 import { TICKET_COLUMNS } from '../ticket-row.js';
 import type { TicketFilters, TicketQuery } from './ticket-query.js';
+import type { SearchTerm } from './ticket-search.js';
 import { SORT_COLUMNS, type SortField, type SortKey } from './ticket-sort.js';
 
 export interface SqlStatement {
@@ -25,18 +26,82 @@ const QUEUE_INDEXES: ReadonlyArray<{ name: string; equal: ReadonlyArray<keyof Ti
 
 /** The page (or, unpaged, every match) of a query, one row more than the limit to tell whether a next page exists. */
 export function ticketListSql(query: TicketQuery): SqlStatement {
-  const conditions = filterConditions(query.filters);
+  const search = searchSql(query.filters.search, 'page');
+  const conditions = [...search.conditions, ...filterConditions(query.filters)];
   if (query.page?.after) conditions.push(afterCondition(query.sort, query.page.after));
   const where = whereClause(conditions);
   const order = query.sort.map(({ field, descending }) => `${SORT_COLUMNS[field].column} ${descending ? 'DESC' : 'ASC'}`).join(', ');
   const limit = query.page ? ` LIMIT ${query.page.limit + 1}` : '';
-  return { sql: `SELECT ${TICKET_COLUMNS} FROM tickets${indexHint(query)}${where.sql} ORDER BY ${order}${limit}`, params: where.params };
+  const from = search.words ? `${search.words.sql} STRAIGHT_JOIN tickets ON tickets.id = w0.ticket_id` : `tickets${indexHint(query)}`;
+  return {
+    sql: `SELECT ${TICKET_COLUMNS} FROM ${from}${where.sql} ORDER BY ${order}${limit}`,
+    params: [...(search.words?.params ?? []), ...where.params],
+  };
 }
 
-/** How many tickets match the filters, whatever the page. */
+/**
+ * How many tickets match the filters, whatever the page. A search by words alone is counted in the word index
+ * without reading a ticket (every word row has its ticket, by foreign key).
+ */
 export function ticketCountSql(query: TicketQuery): SqlStatement {
-  const where = whereClause(filterConditions(query.filters));
-  return { sql: `SELECT COUNT(*) AS total FROM tickets${where.sql}`, params: where.params };
+  const search = searchSql(query.filters.search, 'count');
+  const filters = filterConditions(query.filters);
+  if (search.words && filters.length === 0) {
+    const where = whereClause(search.conditions);
+    return { sql: `SELECT COUNT(*) AS total FROM ${search.words.sql}${where.sql}`, params: [...search.words.params, ...where.params] };
+  }
+  const terms = query.filters.search;
+  if (!search.words && terms && filters.length === 0) {
+    const [first, ...others] = terms;
+    const where = whereClause([{ sql: 'w0.word LIKE ?', params: [likePrefix(first.word)] }, ...others.map((term) => inWords('w0.ticket_id', term))]);
+    return { sql: `SELECT COUNT(DISTINCT w0.ticket_id) AS total FROM ticket_words w0${where.sql}`, params: where.params };
+  }
+  const where = whereClause([...search.conditions, ...filters]);
+  const from = search.words ? `${search.words.sql} STRAIGHT_JOIN tickets ON tickets.id = w0.ticket_id` : 'tickets';
+  return { sql: `SELECT COUNT(*) AS total FROM ${from}${where.sql}`, params: [...(search.words?.params ?? []), ...where.params] };
+}
+
+/**
+ * The search of `q` in the word index (ticket_words, primary key (word, ticket_id)). With at least one whole word,
+ * the statement reads from the index: w0 is the first whole word, every other whole word is joined on the same
+ * ticket by its primary key, and the ticket comes last by id (STRAIGHT_JOIN: for a page by id the optimizer
+ * would otherwise walk the tickets in id order and look each one up in the words, which reads the whole table
+ * for a word of a few tickets, or of old ones only). The optimizer starts from the word with the fewest
+ * tickets (its range estimate) and, as all of them equal tickets.id, reads that word's tickets in id order:
+ * a page sorted by id stops after limit + 1 matches, without a sort (test/ticket-query-plans.e2e-spec.ts).
+ * Other sorts read every match and sort them; filters other than `q` are checked on each matching ticket.
+ * A prefix word (`print*`) is then checked per candidate ticket on the page (its words by (ticket_id, word)),
+ * and by a semi-join when counting. A search of prefixes only has no word to read in ticket order: it collects
+ * the tickets of each prefix (as many as the prefix matches) and sorts them.
+ */
+function searchSql(terms: SearchTerm[] | null | undefined, purpose: 'page' | 'count'): { words?: SqlStatement; conditions: Condition[] } {
+  if (terms === undefined) return { conditions: [] };
+  if (terms === null) return { conditions: [{ sql: 'FALSE', params: [] }] };
+  const exact = terms.filter((term) => !term.prefix);
+  const prefixes = terms.filter((term) => term.prefix);
+  if (exact.length === 0) return { conditions: prefixes.map((term) => inWords('tickets.id', term)) };
+  const joins = exact.slice(1).map((term, i) => ` JOIN ticket_words w${i + 1} ON w${i + 1}.word = ? AND w${i + 1}.ticket_id = w0.ticket_id`);
+  const conditions: Condition[] = [{ sql: 'w0.word = ?', params: [exact[0].word] }];
+  for (const term of prefixes) {
+    conditions.push(
+      purpose === 'page'
+        ? // A scalar subquery, so that it is checked on each ticket read in order (a semi-join would collect every ticket of the prefix first).
+          { sql: '(SELECT 1 FROM ticket_words p WHERE p.ticket_id = w0.ticket_id AND p.word LIKE ? LIMIT 1) IS NOT NULL', params: [likePrefix(term.word)] }
+        : inWords('w0.ticket_id', term),
+    );
+  }
+  return { words: { sql: `ticket_words w0${joins.join('')}`, params: exact.slice(1).map((term) => term.word) }, conditions };
+}
+
+function inWords(column: string, term: SearchTerm): Condition {
+  return term.prefix
+    ? { sql: `${column} IN (SELECT ticket_id FROM ticket_words WHERE word LIKE ?)`, params: [likePrefix(term.word)] }
+    : { sql: `${column} IN (SELECT ticket_id FROM ticket_words WHERE word = ?)`, params: [term.word] };
+}
+
+/** A LIKE pattern for the words starting with `word` (`_`, the only wildcard a word can hold, taken literally). */
+function likePrefix(word: string): string {
+  return `${word.replace(/[\\%_]/g, '\\$&')}%`;
 }
 
 function filterConditions(filters: TicketFilters): Condition[] {
@@ -54,8 +119,6 @@ function filterConditions(filters: TicketFilters): Condition[] {
   time('created_at', '<', filters.createdBefore);
   time('updated_at', '>=', filters.updatedAfter);
   time('updated_at', '<', filters.updatedBefore);
-  if (filters.search === null) conditions.push({ sql: 'FALSE', params: [] });
-  if (filters.search) conditions.push({ sql: 'MATCH (title, description) AGAINST (? IN BOOLEAN MODE)', params: [filters.search] });
   return conditions;
 }
 

@@ -6,7 +6,7 @@ import { TicketStatusFilterPipe } from '../ticket-status-filter.pipe.js';
 import { parseInstant } from './query-instant.js';
 import { type QueryDialect, QueryParameters } from './query-parameters.js';
 import { type CursorPosition, decodeCursor, queryFingerprint } from './ticket-cursor.js';
-import { searchExpression } from './ticket-search.js';
+import { type SearchTerm, searchTerms } from './ticket-search.js';
 import { DEFAULT_SORT, parseSort, SORT_FIELDS, type SortKey } from './ticket-sort.js';
 
 export type { QueryDialect } from './query-parameters.js';
@@ -21,8 +21,8 @@ export interface TicketFilters {
   createdBefore?: number;
   updatedAfter?: number;
   updatedBefore?: number;
-  /** The full-text expression of `q`; null when `q` held no searchable word, so that nothing matches. */
-  search?: string | null;
+  /** The words of `q` (every one required); null when `q` held no searchable word, so that nothing matches. */
+  search?: SearchTerm[] | null;
 }
 
 export interface TicketPageRequest {
@@ -117,7 +117,8 @@ function readFilters(params: QueryParameters): TicketFilters {
     if (codePointLength(q) > SEARCH_MAX_LENGTH) {
       params.problem('q', 'Size', 'java.lang.String', `size must be between 0 and ${SEARCH_MAX_LENGTH}`, q, [SEARCH_MAX_LENGTH, 0]);
     } else {
-      filters.search = searchExpression(q);
+      const terms = searchTerms(q);
+      filters.search = terms.length > 0 ? terms : null;
     }
   }
   return filters;
