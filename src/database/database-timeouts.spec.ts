@@ -6,7 +6,6 @@ import {
   assertDeadlineNotPassed,
   freeOfRequestDeadline,
   isPastDeadline,
-  runWithDeadline,
   setRequestDeadlineBudget,
   withinRequestDeadline,
 } from './request-deadline.js';
@@ -14,6 +13,9 @@ import { NestTypeOrmLogger } from './typeorm-logger.js';
 
 const subscriber = new DatabaseTimeoutsSubscriber();
 const before = (query: string) => subscriber.beforeQuery({ query } as BeforeQueryEvent);
+/** `work` in a request context whose deadline is `budget` ms away. */
+const runWithDeadline = <T>(budget: number, work: () => T) =>
+  runInRequestContext({ requestId: 'r0', deadline: { at: Date.now() + budget, budgetMs: budget } }, work);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('request deadline', () => {

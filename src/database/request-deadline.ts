@@ -54,11 +54,6 @@ export function freeOfRequestDeadline<T>(work: () => T): T {
   return context?.deadline ? runInRequestContext({ requestId: context.requestId }, work) : work();
 }
 
-/** For tests and work that is not a request's: `work` under a deadline of its own. */
-export function runWithDeadline<T>(budget: number, work: () => T): T {
-  return runInRequestContext({ deadline: { at: Date.now() + budget, budgetMs: budget } }, work);
-}
-
 /** Throws the 503 of a request whose deadline has passed; outside a request (the outbox relay) never. */
 export function assertDeadlineNotPassed(): void {
   const deadline = currentRequestContext()?.deadline;

@@ -128,6 +128,18 @@ describe('request logging', () => {
     expect(lines[0].errorMessage).toBe('JSON parse error: "\\u001b[31m\\u007f\\u0085\\u000ax" is not valid JSON');
   });
 
+  it('writes the line of a request whose client went away before the answer, as aborted', async () => {
+    const { url, lines } = await start(() => undefined);
+    const client = new AbortController();
+    const request = fetch(`${url}/api/tickets/7`, { signal: client.signal, headers: { 'X-Request-Id': 'gone-1' } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    client.abort();
+    await request.catch(() => undefined);
+    await waitForLines(lines, 1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ requestId: 'gone-1', method: 'GET', path: '/api/tickets/7', message: 'GET /api/tickets/7 aborted' });
+  });
+
   it('adds the requestId to what the application logs while handling the request', async () => {
     const { url, lines } = await start((req, res) => {
       appLogger.info({ context: 'Tickets' }, 'looking up');
