@@ -8,7 +8,9 @@
 // --rounds=<n> (default 3), --warmup=<s> (default 2), --tickets=<n> (default 10000), --service=<main.js>, --growth,
 // --outbox-seconds=<s> (sustained POST load per side in the outbox section, default 30), --outbox-only,
 // --queries (also the list queries on 1,000,000 tickets, see bench/queries.mjs; minutes of seeding), --queries-only,
-// --only=<scenario name prefixes> (those scenarios alone, e.g. --only='GET by id,POST', without the outbox section).
+// --only=<scenario name prefixes> (those scenarios alone, e.g. --only='GET by id,POST', without the outbox section),
+// --against=<main.js> (another build of the service, e.g. one of an earlier commit built into .earlier-build/ at the root,
+// in place of the conventional service: whether a change pays off, measured alternating in one run).
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -38,11 +40,13 @@ const QUERIES = QUERIES_ONLY || process.argv.includes('--queries');
 // no outbox section.
 const ONLY = process.argv.find((a) => a.startsWith('--only='))?.split('=')[1]?.split(',');
 const chosen = (name) => !ONLY || ONLY.some((prefix) => name.startsWith(prefix));
+const AGAINST = process.argv.find((a) => a.startsWith('--against='))?.split('=')[1];
 
 const SERVICE_DB = 'tickets_bench';
 const REFERENCE_DB = 'tickets_bench_conventional';
 const BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench.exchange', RABBITMQ_QUEUE: 'ticket.bench.queue', RABBITMQ_ROUTING_KEY: 'ticket.bench' };
 const CONVENTIONAL_QUEUE = 'ticket.bench.conventional.queue';
+const EARLIER_BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench.earlier.exchange', RABBITMQ_QUEUE: 'ticket.bench.earlier.queue', RABBITMQ_ROUTING_KEY: 'ticket.bench.earlier' };
 const SERVICE_PORT = 18080;
 const REFERENCE_PORT = 18081;
 const DIRECT_PORT = 18082;
@@ -65,16 +69,13 @@ async function main() {
   const service = await startProcess('service', [SERVICE_MAIN], { cwd: root, port: SERVICE_PORT, env: { DB_DATABASE: SERVICE_DB, ...BROKER } });
   let reference;
   try {
-    await cloneSchema(admin, SERVICE_DB, REFERENCE_DB);
-    // The timestamps as the conventional service's @CreateDateColumn/@UpdateDateColumn expect them (what its
-    // schema synchronisation would create): filled in by the database.
-    await admin.query(
-      `ALTER TABLE \`${REFERENCE_DB}\`.tickets MODIFY created_at datetime(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
-       MODIFY updated_at datetime(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3)`,
-    );
-    // The conventional service publishes with the stock ClientRMQ to a queue of its own (no exchange binding).
-    const referenceEnv = { DB_DATABASE: REFERENCE_DB, RABBITMQ_QUEUE: CONVENTIONAL_QUEUE };
-    reference = await startProcess('conventional', ['bench/.conventional-build/main.js'], { cwd: root, port: REFERENCE_PORT, env: referenceEnv });
+    if (AGAINST) {
+      // Another build of the service: it makes its own schema.
+      reference = await startProcess('earlier build', [AGAINST], { cwd: root, port: REFERENCE_PORT, env: { DB_DATABASE: REFERENCE_DB, ...EARLIER_BROKER } });
+    } else {
+      await cloneSchema(admin, SERVICE_DB, REFERENCE_DB);
+      reference = await startConventional(admin);
+    }
     for (const db of [SERVICE_DB, REFERENCE_DB]) await seedTickets(admin, db, SEEDED);
     console.log(`Seeded ${SEEDED} tickets in each database; ${WARMUP_S} s warm-up and ${DURATION_S} s measured per target and scenario.\n`);
 
@@ -83,7 +84,7 @@ async function main() {
       for (const [index, scenario] of scenarios(SEEDED).entries()) {
         if (chosen(scenario.name)) results.push(await compare(service, reference, scenario, index));
       }
-      if (chosen('GET by id')) results.push(await compareCeiling(service));
+      if (chosen('GET by id') && !AGAINST) results.push(await compareCeiling(service));
       printTable(results);
     }
     if (ONLY) return;
@@ -110,7 +111,20 @@ async function main() {
     await admin.end();
     await removeBrokerObjects(BROKER);
     await removeQueue(CONVENTIONAL_QUEUE);
+    if (AGAINST) await removeBrokerObjects(EARLIER_BROKER);
   }
+}
+
+async function startConventional(admin) {
+  // The timestamps as the conventional service's @CreateDateColumn/@UpdateDateColumn expect them (what its
+  // schema synchronisation would create): filled in by the database.
+  await admin.query(
+    `ALTER TABLE \`${REFERENCE_DB}\`.tickets MODIFY created_at datetime(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+     MODIFY updated_at datetime(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3)`,
+  );
+  // The conventional service publishes with the stock ClientRMQ to a queue of its own (no exchange binding).
+  const env = { DB_DATABASE: REFERENCE_DB, RABBITMQ_QUEUE: CONVENTIONAL_QUEUE };
+  return startProcess('conventional', ['bench/.conventional-build/main.js'], { cwd: root, port: REFERENCE_PORT, env });
 }
 
 function machineLine() {

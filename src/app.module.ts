@@ -4,6 +4,7 @@ import { SpringErrorFilter } from './common/errors/spring-error.filter.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { configModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { DocsRoutes } from './docs/docs-routes.js';
 import { HealthModule } from './health/health.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MessagingModule } from './messaging/messaging.module.js';
@@ -23,6 +24,6 @@ import { TicketsModule } from './tickets/tickets.module.js';
     HealthModule,
     ObservabilityModule,
   ],
-  providers: [{ provide: APP_FILTER, useClass: SpringErrorFilter }],
+  providers: [{ provide: APP_FILTER, useClass: SpringErrorFilter }, DocsRoutes],
 })
 export class AppModule {}

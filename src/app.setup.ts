@@ -1,31 +1,44 @@
+import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AppConfig } from './config/app-config.js';
 import { Logger } from 'nestjs-pino';
 import { hardenHttp } from './common/http/http-hardening.js';
-import { checkJsonBody } from './common/http/json-body-limits.js';
+import { jsonBody } from './common/http/json-body-limits.js';
+import { inOneLayer } from './common/http/one-layer.js';
 import { REQUEST_LIMITS } from './common/http/request-limits.js';
 import { JSON_MEDIA_TYPES } from './common/json-content-type.guard.js';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe.js';
 import { serveAsyncApi } from './docs/asyncapi.setup.js';
+import { DocsRoutes } from './docs/docs-routes.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { ROOT_LOGGER } from './logging/logging.module.js';
 import { requestLog } from './logging/request-log.js';
-import { applySecurity } from './security/security.setup.js';
+import { securityFilters } from './security/security.setup.js';
 
 /** Everything main.ts applies to the application beyond its modules; e2e tests apply the same. */
 export function setupApp(app: NestExpressApplication): NestExpressApplication {
-  // First of all middleware: every request gets its id and its log line, also one the body parser rejects.
-  app.use(requestLog(app.get(ROOT_LOGGER)));
   app.useLogger(app.get(Logger));
-  hardenHttp(app);
-  // Before the body parser: a request refused at the door is never parsed.
-  applySecurity(app);
-  app.useBodyParser('json', { limit: REQUEST_LIMITS.bodyBytes, type: JSON_MEDIA_TYPES });
-  app.use(checkJsonBody);
+  // The middleware of every request, in this order, as one layer: first of all, its id and its log line (also
+  // for one refused further on); the security headers and limits; the security filters, before the body parser,
+  // so that a request refused at the door is never parsed; the body.
+  app.use(
+    inOneLayer(
+      requestLog(app.get(ROOT_LOGGER), app.get(ConfigService<AppConfig, true>).get('log.format', { infer: true })),
+      ...hardenHttp(app),
+      ...securityFilters(app),
+      jsonBody({ limit: REQUEST_LIMITS.bodyBytes, type: JSON_MEDIA_TYPES }),
+    ),
+  );
   app.useGlobalPipes(new RequestValidationPipe());
   app.disable('x-powered-by');
+  // No weak ETag hashed over every body (a list of 10,000 tickets is megabytes): the ETag of a ticket is its own
+  // (see withEtag), and Express still answers If-None-Match with 304 against it.
+  app.set('etag', false);
   // process.exit(0) once closed: a graceful stop on SIGTERM/SIGINT is a success, not a death by signal (143).
   app.enableShutdownHooks([], { useProcessExit: true });
-  setupOpenApi(app);
-  serveAsyncApi(app);
+  app.get(DocsRoutes).mountAfterApi(() => {
+    setupOpenApi(app);
+    serveAsyncApi(app);
+  });
   return app;
 }

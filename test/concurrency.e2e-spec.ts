@@ -82,6 +82,18 @@ describe('Concurrent writes', () => {
     }
   });
 
+  it('updates the words of neighbouring tickets side by side without a deadlock: concurrent PUTs of 30 tickets all answer 200', async () => {
+    const tickets = await Promise.all(Array.from({ length: 30 }, () => createTicket()));
+    for (let round = 0; round < 4; round++) {
+      const responses = await Promise.all(
+        tickets.map((ticket, i) =>
+          http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ title: `Round ${round} words${i} shared${round}`, description: `Changed text ${round} ${i}` })),
+        ),
+      );
+      expect(responses.map((response) => response.status)).toEqual(Array(30).fill(200));
+    }
+  });
+
   it('creates 50 tickets at once, each with its own id, all stored', async () => {
     const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => http.post('/api/tickets').send(buildTicketRequest({ title: `parallel ${i}` }))));
     expect(responses.map((response) => response.status)).toEqual(Array(50).fill(201));

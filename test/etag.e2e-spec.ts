@@ -24,6 +24,13 @@ describe('ETag and If-Match (optimistic concurrency)', () => {
     expect((await testApp.http.get(`/api/tickets/${ticket.id}`)).headers.etag).toBe(again.headers.etag);
   });
 
+  it('sends no ETag of its own on a list or the health endpoint (no hash over every body)', async () => {
+    await createTicket();
+    for (const path of ['/api/tickets', '/api/v2/tickets', '/actuator/health']) {
+      expect({ path, etag: (await testApp.http.get(path)).headers.etag }).toEqual({ path, etag: undefined });
+    }
+  });
+
   it('POST answers the ETag of the version it wrote', async () => {
     const { ticket, etag } = await createTicket();
     expect((await testApp.http.get(`/api/tickets/${ticket.id}`)).headers.etag).toBe(etag);

@@ -64,6 +64,16 @@ describe('Tickets API', () => {
       const response = await testApp.http.get(`/api/tickets/${ticket.id}`).expect(200).expect('Content-Type', /application\/json/);
       expect(response.body).toEqual(ticket);
     });
+
+    it('answers each of many concurrent reads (read together in batches) with its own ticket, or 404', async () => {
+      const tickets = await Promise.all(Array.from({ length: 12 }, (_, i) => create({ title: `batched read ${i}` })));
+      const ids = [...tickets.map((ticket) => ticket.id), 987654321, ...tickets.map((ticket) => ticket.id).reverse()];
+      const responses = await Promise.all(ids.map((id) => testApp.http.get(`/api/tickets/${id}`)));
+      const byId = new Map(tickets.map((ticket) => [ticket.id, ticket]));
+      expect(responses.map((response) => [response.status, response.status === 200 ? response.body : null])).toEqual(
+        ids.map((id) => (byId.has(id) ? [200, byId.get(id)] : [404, null])),
+      );
+    });
   });
 
   describe('PUT /api/tickets/{id}', () => {

@@ -14,6 +14,7 @@ import { CommentVisibility } from './comment-visibility.enum.js';
 import type { CommentRequest } from './dto/comment-request.dto.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
+import { inTransaction } from '../database/transaction.js';
 
 interface CommentRow {
   id: string | number;
@@ -44,23 +45,23 @@ export class CommentsService {
   @WithinRequestDeadline()
   async add(ticketId: string, request: CommentRequest, context: WriteContext = anonymousWrite()): Promise<CommentResponse> {
     const now = new Date();
-    const comment = await this.dataSource.transaction(async (manager) => {
-      await assertTicketExists(manager, ticketId, true);
+    const comment = await inTransaction(this.dataSource, async (transaction) => {
+      await assertTicketExists(transaction, ticketId, true);
       const fields = { body: request.body, author: request.author ?? context.actor ?? null, visibility: request.visibility ?? CommentVisibility.PUBLIC };
-      const { insertId }: { insertId: number | string } = await manager.query(
+      const { insertId } = (await transaction.query(
         'INSERT INTO ticket_comments (ticket_id, body, author, visibility, created_at) VALUES (?, ?, ?, ?, ?)',
         [ticketId, fields.body, fields.author, fields.visibility, now],
-      );
+      )) as { insertId: number | string };
       const comment: CommentResponse = { id: Number(insertId), ticketId: Number(ticketId), ...fields, createdAt: now };
-      await this.history.record(manager, {
+      await this.history.record(transaction.later, {
         ticketId: comment.ticketId,
         occurredAt: now,
         actor: context.actor,
         action: HistoryAction.COMMENTED,
         changes: { comment: { from: null, to: comment.id } },
       });
-      await this.outbox.record(manager, commentAddedEvent(comment.ticketId, comment, now));
-      await this.idempotency.finishCreated(manager, context.idempotency, comment, null);
+      await this.outbox.record(transaction.later, commentAddedEvent(comment.ticketId, comment, now));
+      await this.idempotency.finishCreated(transaction, context.idempotency, comment, null);
       return comment;
     });
     this.relay.kick();

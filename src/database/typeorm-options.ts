@@ -53,6 +53,6 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
     enableQueryTimeout: db.queryTimeoutMs > 0,
     maxQueryExecutionTime: db.queryTimeoutMs || undefined,
     // trace: mysql2 would capture a stack trace for every statement, only to decorate the rare error with it.
-    extra: { connectionLimit: 20, enableKeepAlive: true, trace: false },
+    extra: { connectionLimit: 20, enableKeepAlive: true, trace: false, multipleStatements: true },
   };
 }

@@ -9,9 +9,18 @@ export class HttpDrain {
   private readonly inFlight = new Set<ServerResponse>();
   private draining = false;
   private onIdle?: () => void;
+  /** One listener for every response ('close' comes once per response), rather than a closure per request. */
+  private readonly untrack: (this: ServerResponse) => void;
 
   constructor(private readonly server: Server) {
     server.on('request', (_, response: ServerResponse) => this.track(response));
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const drain = this;
+    this.untrack = function () {
+      drain.inFlight.delete(this);
+      if (drain.draining) drain.server.closeIdleConnections();
+      if (drain.inFlight.size === 0) drain.onIdle?.();
+    };
   }
 
   get pending(): number {
@@ -42,11 +51,7 @@ export class HttpDrain {
   private track(response: ServerResponse): void {
     if (this.draining) closeAfter(response);
     this.inFlight.add(response);
-    response.once('close', () => {
-      this.inFlight.delete(response);
-      if (this.draining) this.server.closeIdleConnections();
-      if (this.inFlight.size === 0) this.onIdle?.();
-    });
+    response.on('close', this.untrack);
   }
 }
 

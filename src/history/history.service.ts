@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { type KeysetPage, type KeysetPageRequest, keysetPage, keysetSql } from '../tickets/query/keyset-page.js';
 import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import type { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
 import type { HistoryAction } from './history-action.js';
 import type { FieldChange } from './ticket-changes.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
+import type { Queryable } from '../database/statement-batch.js';
 
 /** An entry to record: everything but the id the database assigns. */
 export type HistoryEntry = Omit<HistoryEntryResponse, 'id'>;
@@ -26,7 +27,7 @@ export class HistoryService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** In the caller's transaction, so the entry commits or rolls back with the write it describes. */
-  async record(manager: EntityManager, entry: HistoryEntry): Promise<void> {
+  async record(manager: Queryable, entry: HistoryEntry): Promise<void> {
     await manager.query('INSERT INTO ticket_history (ticket_id, occurred_at, actor, action, changes) VALUES (?, ?, ?, ?, ?)', [
       entry.ticketId,
       entry.occurredAt,

@@ -9,7 +9,8 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
+import { QueryFailedError, type DataSource } from 'typeorm';
+import type { Queryable } from '../database/statement-batch.js';
 import type { AppConfig } from '../config/app-config.js';
 import { freeOfRequestDeadline, WithinRequestDeadline } from '../database/request-deadline.js';
 
@@ -128,17 +129,17 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
    * In the write's transaction: the response becomes the key's, and commits with the write or not at all. A claim
    * that was taken over meanwhile (its request ran past STARTED_TIMEOUT_MS) fails the write with a 409.
    */
-  async finish(manager: EntityManager, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
-    const { affectedRows }: { affectedRows: number } = await manager.query(
+  async finish(manager: Queryable, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+    const { affectedRows } = (await manager.query(
       `UPDATE idempotency_keys SET state = 'finished', status = ?, body = ?, location = ?, etag = ?
        WHERE scope = ? AND idem_key = ? AND token = ? AND state = 'started'`,
       [response.status, response.body, response.location, response.etag, claim.scope, claim.key, claim.token],
-    );
+    )) as { affectedRows: number };
     if (affectedRows !== 1) throw new ConflictException(`Idempotency-Key "${claim.key}" was taken over by another request`);
   }
 
   /** A create's 201 (its body, Location and ETag) as the key's response, when the request holds a key. */
-  async finishCreated(manager: EntityManager, claim: IdempotencyClaim | undefined, created: { id: number }, etag: string | null): Promise<void> {
+  async finishCreated(manager: Queryable, claim: IdempotencyClaim | undefined, created: { id: number }, etag: string | null): Promise<void> {
     if (!claim) return;
     await this.finish(manager, claim, { status: 201, body: JSON.stringify(created), location: claim.locationOf(created.id), etag });
   }

@@ -21,10 +21,15 @@ export class ObservabilityModule implements OnApplicationBootstrap, OnApplicatio
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly recorder: HttpServerRequestsRecorder,
+    private readonly exposure: ActuatorExposure,
   ) {}
 
-  /** The recorder listens ahead of Express, so every request is timed, whatever answers it. */
+  /**
+   * The recorder listens ahead of Express, so every request is timed, whatever answers it. Only while
+   * /actuator/prometheus is exposed: series nobody can read would cost every request for nothing.
+   */
   onApplicationBootstrap(): void {
+    if (!this.exposure.isExposed('prometheus')) return;
     const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
     server?.prependListener('request', this.recorder.onRequest);
   }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { currentTraceContext } from '../observability/tracing/trace-context.js';
 import { type OutboxTicketEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
+import type { Queryable } from '../database/statement-batch.js';
 
 /** Records an event in the caller's transaction, so it commits or rolls back with the write it describes. */
 @Injectable()
@@ -14,7 +14,7 @@ export class OutboxWriter {
     this.partitions = config.get('outbox.partitions', { infer: true });
   }
 
-  async record(manager: EntityManager, event: OutboxTicketEvent): Promise<void> {
+  async record(manager: Queryable, event: OutboxTicketEvent): Promise<void> {
     // Plain SQL: the repository's insert would read the row back for its column defaults, one more round
     // trip inside every write's transaction.
     // The routing key is stored per row (null: the configured one), so one partition can carry events of

@@ -61,7 +61,7 @@ export class RateLimitFilter {
   private clientKey(request: Request): string {
     const subject = principalOf(request)?.subject;
     if (subject !== undefined) return `sub:${subject}`;
-    // Express's trust proxy (see applySecurity) decides whether X-Forwarded-For may name the client.
+    // Express's trust proxy (see securityFilters) decides whether X-Forwarded-For may name the client.
     return `addr:${request.ip ?? request.socket.remoteAddress ?? 'unknown'}`;
   }
 

@@ -11,7 +11,7 @@ import { MemoryRateLimitStore, RedisRateLimitStore } from './rate-limit.store.js
 
 /**
  * The request's way in, before validation and controllers: where a browser may call from (CORS), who it is (authentication), what it may do
- * (authorization), how often it may (rate limit). Mounted by applySecurity(), only for what is switched on.
+ * (authorization), how often it may (rate limit). Mounted by setupApp (securityFilters()), only for what is switched on.
  */
 @Module({
   imports: [RedisModule],

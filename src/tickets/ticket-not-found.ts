@@ -1,18 +1,16 @@
 import { NotFoundException } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Queryable } from '../database/statement-batch.js';
 
 /** The one message for an unknown ticket, on the ticket and on its sub-resources alike (decision 1). */
 export function ticketNotFound(id: string | number): NotFoundException {
   return new NotFoundException(`Ticket not found with id: ${id}`);
 }
 
-type Queryable = Pick<EntityManager, 'query'>;
-
 /**
  * Throws 404 unless the ticket exists. With `lock`, the ticket's row stays locked until the caller's transaction
  * ends, which orders a sub-resource's write (a comment) with the ticket's own updates and with its delete.
  */
 export async function assertTicketExists(db: Queryable, id: string, lock = false): Promise<void> {
-  const rows: unknown[] = await db.query(`SELECT id FROM tickets WHERE id = ?${lock ? ' FOR UPDATE' : ''}`, [id]);
+  const rows = (await db.query(`SELECT id FROM tickets WHERE id = ?${lock ? ' FOR UPDATE' : ''}`, [id])) as unknown[];
   if (rows.length === 0) throw ticketNotFound(id);
 }

@@ -9,6 +9,7 @@ import { parseTicketQuery } from './query/ticket-query.js';
 import { TicketIdPipe } from './ticket-id.pipe.js';
 import { setPageHeaders } from './ticket-page-headers.js';
 import { TicketsService } from './tickets.service.js';
+import type { ListedTicket } from './ticket-row.js';
 import { ticketsApi } from './tickets.openapi.js';
 import { writeContext } from './write-context.js';
 import { withEtag } from './ticket-etag.js';
@@ -35,7 +36,7 @@ export class TicketsController {
   /** A plain array as ever; with `limit`, one page of it, with Link and X-Total-Count headers. */
   @Get()
   @api.list()
-  async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<TicketResponse[]> {
+  async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<ListedTicket[]> {
     const page = await this.tickets.list(parseTicketQuery(request.query, 'v1'));
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
     return page.items;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { HistoryAction } from '../history/history-action.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { HistoryService } from '../history/history.service.js';
@@ -11,7 +11,7 @@ import type { TicketPatch } from './dto/ticket-patch.dto.js';
 import type { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 import { ticketEvent } from './events/ticket-event.js';
-import { TICKET_COLUMNS, type TicketRow, ticketFromRow } from './ticket-row.js';
+import { type ListedTicket, listedTicketFromRow, TICKET_COLUMNS, type TicketRow, type TicketTextRow, ticketFromRow } from './ticket-row.js';
 import { assertIfMatch, ticketEtag } from './ticket-etag.js';
 import { newTicket, patchTicket, replaceTicket, type TicketState } from './ticket.rules.js';
 import { ticketNotFound } from './ticket-not-found.js';
@@ -21,10 +21,14 @@ import type { TicketQuery } from './query/ticket-query.js';
 import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
 import { writeTicketWords } from './query/ticket-words.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
+import { PooledStatement } from '../database/pooled-statement.js';
+import { inTransaction } from '../database/transaction.js';
+import type { Queryable } from '../database/statement-batch.js';
+import { BatchedLookup } from '../database/batched-lookup.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
-  items: TicketResponse[];
+  items: ListedTicket[];
   /** Where the next page starts; null on the last page. */
   nextCursor: string | null;
   /** How many tickets match the filters; null when not asked for (or unpaged). */
@@ -49,23 +53,29 @@ export class TicketsService {
     private readonly relay: OutboxRelay,
     private readonly history: HistoryService,
     private readonly idempotency: IdempotencyService,
+    private readonly statement: PooledStatement,
   ) {}
+
+  private readonly byId = new BatchedLookup<TicketRow>(async (ids) => {
+    const rows = await this.statement.rows<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id IN (?)`, [ids]);
+    return new Map(rows.map((row) => [String(row.id), row]));
+  });
 
   /** The ticket row, its search words, its history entry, its CREATED event and its idempotency record commit together. */
   @WithinRequestDeadline()
   async create(request: TicketRequest, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     const now = new Date();
     const fields = newTicket(request, now);
-    const ticket = await this.dataSource.transaction(async (manager) => {
-      const { insertId }: WriteResult = await manager.query(
+    const ticket = await inTransaction(this.dataSource, async (transaction) => {
+      const { insertId } = (await transaction.query(
         `INSERT INTO tickets (title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [fields.title, fields.description, fields.status, fields.priority, fields.requesterEmail, fields.assignedTo, now, now, null],
-      );
+      )) as WriteResult;
       const ticket = { id: Number(insertId), ...fields };
-      await writeTicketWords(manager, ticket.id, null, ticket);
-      await this.recordWrite(manager, context, HistoryAction.CREATED, null, ticket, now);
-      await this.idempotency.finishCreated(manager, context.idempotency, ticket, ticketEtag(ticket));
+      await writeTicketWords(transaction.later, ticket.id, null, ticket);
+      await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now);
+      await this.idempotency.finishCreated(transaction, context.idempotency, ticket, ticketEtag(ticket));
       return ticket;
     });
     this.relay.kick();
@@ -82,18 +92,19 @@ export class TicketsService {
     const listing = ticketListSql(query);
     const counting = query.page?.withTotal ? ticketCountSql(query) : undefined;
     const [rows, counted] = await Promise.all([
-      this.dataSource.query(listing.sql, listing.params) as Promise<TicketRow[]>,
-      counting && (this.dataSource.query(counting.sql, counting.params) as Promise<Array<{ total: number | string }>>),
+      this.statement.rows<TicketTextRow>(listing.sql, listing.params, { dateStrings: true }),
+      counting && this.statement.rows<{ total: number | string }>(counting.sql, counting.params),
     ]);
     const total = counted ? Number(counted[0].total) : null;
-    if (!query.page || rows.length <= query.page.limit) return { items: rows.map(ticketFromRow), nextCursor: null, total };
-    const items = rows.slice(0, query.page.limit).map(ticketFromRow);
+    if (!query.page || rows.length <= query.page.limit) return { items: rows.map(listedTicketFromRow), nextCursor: null, total };
+    const items = rows.slice(0, query.page.limit).map(listedTicketFromRow);
     return { items, nextCursor: encodeCursor(query.fingerprint, query.sort, items.at(-1)!), total };
   }
 
+  /** By id, read in batches with the reads of other requests (see BatchedLookup). */
   @WithinRequestDeadline()
   async findOne(id: string): Promise<TicketResponse> {
-    const [row]: TicketRow[] = await this.dataSource.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ?`, [id]);
+    const row = await this.byId.get(id);
     if (!row) throw ticketNotFound(id);
     return ticketFromRow(row);
   }
@@ -117,20 +128,20 @@ export class TicketsService {
     apply: (current: TicketResponse, now: Date) => TicketResponse,
   ): Promise<TicketResponse> {
     const now = new Date();
-    const ticket = await this.dataSource.transaction(async (manager) => {
+    const ticket = await inTransaction(this.dataSource, async (transaction) => {
       // The row lock serialises concurrent updates of one ticket, so resolvedAt is set once and
       // the ticket's events are recorded in the order the updates commit.
-      const current = await this.findForUpdate(manager, id);
+      const current = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, current);
       const updated = apply(current, now);
-      await manager.query(
+      await transaction.later.query(
         `UPDATE tickets SET title = ?, description = ?, status = ?, priority = ?, requester_email = ?, assigned_to = ?,
          updated_at = ?, resolved_at = ? WHERE id = ?`,
         [updated.title, updated.description, updated.status, updated.priority, updated.requesterEmail, updated.assignedTo,
           updated.updatedAt, updated.resolvedAt, id],
       );
-      await writeTicketWords(manager, id, current, updated);
-      await this.recordWrite(manager, context, HistoryAction.UPDATED, current, updated, now);
+      await writeTicketWords(transaction.later, id, current, updated);
+      await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now);
       return updated;
     });
     this.relay.kick();
@@ -145,24 +156,24 @@ export class TicketsService {
   async remove(id: string, ifMatch?: string): Promise<void> {
     const now = new Date();
     // The version check and the delete share the row lock, so no update can slip in between them.
-    await this.dataSource.transaction(async (manager) => {
-      const last = await this.findForUpdate(manager, id);
+    await inTransaction(this.dataSource, async (transaction) => {
+      const last = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, last);
-      await manager.query('DELETE FROM tickets WHERE id = ?', [id]);
-      await this.outbox.record(manager, ticketEvent('DELETED', last, now));
+      await transaction.later.query('DELETE FROM tickets WHERE id = ?', [id]);
+      await this.outbox.record(transaction.later, ticketEvent('DELETED', last, now));
     });
     this.relay.kick();
   }
 
-  private async findForUpdate(manager: EntityManager, id: string): Promise<TicketResponse> {
-    const [row]: TicketRow[] = await manager.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ? FOR UPDATE`, [id]);
+  private async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse> {
+    const [row] = (await transaction.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ? FOR UPDATE`, [id])) as TicketRow[];
     if (!row) throw ticketNotFound(id);
     return ticketFromRow(row);
   }
 
   /** The write's history entry (what changed) and its event, in the write's transaction. */
   private async recordWrite(
-    manager: EntityManager,
+    manager: Queryable,
     context: WriteContext,
     action: HistoryAction.CREATED | HistoryAction.UPDATED,
     before: TicketState | null,

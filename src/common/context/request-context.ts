@@ -21,3 +21,8 @@ export function runInRequestContext<T>(context: RequestContext, work: () => T): 
 export function currentRequestContext(): RequestContext | undefined {
   return contexts.getStore();
 }
+
+/** Runs `work`, and what it schedules, outside any request's context (work shared by several requests). */
+export function outsideRequestContext<T>(work: () => T): T {
+  return contexts.exit(work);
+}

@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import { json, type RequestHandler } from 'express';
 import { REQUEST_LIMITS } from './request-limits.js';
 
 /** An unpaired UTF-16 surrogate: a `u` regex only matches one that is not half of a pair. */
@@ -30,8 +30,17 @@ export function jsonBodyProblem(body: unknown, maxDepth: number): string | undef
   return undefined;
 }
 
-/** Refuses JSON bodies that parse but cannot be taken (see jsonBodyProblem) with a 400, as malformed JSON. */
-export function checkJsonBody(req: Request, _res: Response, next: NextFunction): void {
-  const problem = jsonBodyProblem(req.body, REQUEST_LIMITS.jsonDepth);
-  next(problem ? new BadRequestException(`JSON parse error: ${problem}`) : undefined);
+/**
+ * Express's JSON body parser for the given media types and size limit, which then refuses bodies that parse but
+ * cannot be taken (see jsonBodyProblem) with a 400, as malformed JSON.
+ */
+export function jsonBody(options: { limit: number; type: string[] }): RequestHandler {
+  const parse = json(options);
+  return (req, res, next) => {
+    parse(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      const problem = jsonBodyProblem(req.body, REQUEST_LIMITS.jsonDepth);
+      next(problem ? new BadRequestException(`JSON parse error: ${problem}`) : undefined);
+    });
+  };
 }

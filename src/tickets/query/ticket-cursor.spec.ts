@@ -1,10 +1,10 @@
-import type { TicketResponse } from '../dto/ticket-response.dto.js';
 import { TicketPriority } from '../ticket-priority.enum.js';
+import type { ListedTicket } from '../ticket-row.js';
 import { TicketStatus } from '../ticket-status.enum.js';
 import { decodeCursor, encodeCursor, queryFingerprint } from './ticket-cursor.js';
 import { parseSort } from './ticket-sort.js';
 
-const ticket: TicketResponse = {
+const ticket: ListedTicket = {
   id: 42,
   title: 't',
   description: 'd',
@@ -12,8 +12,8 @@ const ticket: TicketResponse = {
   priority: TicketPriority.HIGH,
   requesterEmail: 'a@b.c',
   assignedTo: null,
-  createdAt: new Date('2026-01-01T10:00:00.000Z'),
-  updatedAt: new Date('2026-01-02T10:00:00.123Z'),
+  createdAt: '2026-01-01T10:00:00.000Z',
+  updatedAt: '2026-01-02T10:00:00.123Z',
   resolvedAt: null,
 };
 const sort = parseSort('-priority,updatedAt').keys;
@@ -23,7 +23,7 @@ describe('ticket cursors', () => {
   it('carry the sort key values of the last ticket, its id last, and nothing readable at a glance', () => {
     const cursor = encodeCursor(fingerprint, sort, ticket);
     expect(cursor).toMatch(/^[\w-]+\.[\w-]{16}$/);
-    expect(decodeCursor(cursor, fingerprint, sort)).toEqual(['HIGH', ticket.updatedAt.getTime(), 42]);
+    expect(decodeCursor(cursor, fingerprint, sort)).toEqual(['HIGH', Date.parse('2026-01-02T10:00:00.123Z'), 42]);
   });
 
   it('are refused when altered: an edited payload, a cut check, another check, garbage', () => {

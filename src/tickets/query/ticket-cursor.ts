@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { TicketResponse } from '../dto/ticket-response.dto.js';
+import type { ListedTicket } from '../ticket-row.js';
 import { SORT_COLUMNS, type SortKey } from './ticket-sort.js';
 
 /** A cursor position: the sort key values of the last ticket of a page, ending with its id. */
@@ -15,7 +15,7 @@ export type CursorProblem = 'unreadable' | 'other-query';
  * the values are bound as parameters and compared with the sort keys, nothing else.
  * The fingerprint ties a cursor to the filters and sort it came from, so it cannot continue another query.
  */
-export function encodeCursor(fingerprint: string, sort: readonly SortKey[], last: TicketResponse): string {
+export function encodeCursor(fingerprint: string, sort: readonly SortKey[], last: ListedTicket): string {
   return encodePosition(fingerprint, sort.map((key) => cursorValue(last, key)));
 }
 
@@ -59,9 +59,10 @@ function check(payload: string): string {
   return createHash('sha256').update(`ticket-cursor\n${payload}`).digest('base64url').slice(0, 16);
 }
 
-function cursorValue(ticket: TicketResponse, key: SortKey): number | string {
+/** The ticket's value of a sort key as a cursor holds it: a timestamp as epoch milliseconds. */
+function cursorValue(ticket: ListedTicket, key: SortKey): number | string {
   const value = ticket[key.field];
-  return value instanceof Date ? value.getTime() : value;
+  return SORT_COLUMNS[key.field].kind === 'time' ? Date.parse(value as string) : value;
 }
 
 function fits(key: SortKey, value: unknown): boolean {

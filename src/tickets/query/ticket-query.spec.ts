@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { ValidationFailedException } from '../../common/errors/validation-failed.exception.js';
-import type { TicketResponse } from '../dto/ticket-response.dto.js';
+import type { ListedTicket } from '../ticket-row.js';
 import { encodeCursor } from './ticket-cursor.js';
 import { parseTicketQuery, type QueryDialect } from './ticket-query.js';
 
@@ -14,7 +14,7 @@ function problems(raw: Record<string, unknown>, dialect: QueryDialect = 'v1'): A
   return [];
 }
 
-const ticket = { id: 7, updatedAt: new Date('2026-01-01T00:00:00.000Z') } as TicketResponse;
+const ticket = { id: 7, updatedAt: '2026-01-01T00:00:00.000Z' } as ListedTicket;
 
 describe('parseTicketQuery', () => {
   describe('v1', () => {
@@ -77,7 +77,7 @@ describe('parseTicketQuery', () => {
       const first = parseTicketQuery({ status: 'OPEN,CLOSED', sort: '-updatedAt', limit: '5' }, 'v2');
       const cursor = encodeCursor(first.fingerprint, first.sort, ticket);
       const next = parseTicketQuery({ status: ['CLOSED', 'OPEN'], sort: '-updatedAt', limit: '9', cursor }, 'v2');
-      expect(next.page?.after).toEqual([ticket.updatedAt.getTime(), 7]);
+      expect(next.page?.after).toEqual([Date.parse(ticket.updatedAt), 7]);
     });
 
     it('from another query, or altered, are a 400 on cursor', () => {

@@ -2,14 +2,13 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, P
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../../common/json-content-type.guard.js';
-import type { TicketPageResponse } from '../dto/ticket-page-response.dto.js';
 import { TicketPatch } from '../dto/ticket-patch.dto.js';
 import { TicketRequest } from '../dto/ticket-request.dto.js';
 import type { TicketResponse } from '../dto/ticket-response.dto.js';
 import { parseTicketQuery } from '../query/ticket-query.js';
 import { TicketIdPipe } from '../ticket-id.pipe.js';
 import { setPageHeaders } from '../ticket-page-headers.js';
-import { TicketsService } from '../tickets.service.js';
+import { type TicketPage, TicketsService } from '../tickets.service.js';
 import { ticketsApi } from '../tickets.openapi.js';
 import { writeContext } from '../write-context.js';
 import { withEtag } from '../ticket-etag.js';
@@ -40,7 +39,7 @@ export class TicketsV2Controller {
 
   @Get()
   @api.list()
-  async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<TicketPageResponse> {
+  async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<TicketPage> {
     const page = await this.tickets.list(parseTicketQuery(request.query, 'v2'));
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
     return page;

@@ -1,9 +1,11 @@
-// `npm run build && node bench/security.mjs`: what the opt-in protections cost on GET by id (64 connections).
-// Three builds of the same dist/main.js run side by side on one database: everything off (the default), bearer
-// tokens on (RS256, keys from a local issuer this script serves), and bearer tokens plus a rate limit counted in
-// Redis (127.0.0.1:6379; a limit too high to be reached, so every request pays one Redis round trip). Rounds
-// alternate between them, so none always runs on the warmer side. Options: --duration=<s> (default 6),
-// --rounds=<n> (default 3), --warmup=<s> (default 2). Prints a table and writes bench/results-security.json.
+// `npm run build && node bench/features.mjs`: what the opt-in features cost on GET by id (64 connections) when
+// switched on. The same dist/main.js runs side by side on one database: everything off (the default), metrics
+// exposed (/actuator/prometheus: every request is timed), tracing on (sampling 0.1, spans sent to a local OTLP sink
+// this script serves), bearer tokens on (RS256, keys from a local issuer this script serves), and bearer tokens plus
+// a rate limit counted in Redis (127.0.0.1:6379; a limit too high to be reached, so every request pays one Redis
+// round trip). Rounds alternate between them, so none always runs on the warmer side. Options: --duration=<s>
+// (default 6), --rounds=<n> (default 3), --warmup=<s> (default 2). Prints a table and writes
+// bench/results-features.json.
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -21,18 +23,19 @@ const DURATION_S = arg('duration', 6);
 const WARMUP_S = arg('warmup', 2);
 const ROUNDS = arg('rounds', 3);
 const SEEDED = 10_000;
-const DATABASE = 'tickets_bench_security';
+const DATABASE = 'tickets_bench_features';
 const BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench-security.exchange', RABBITMQ_QUEUE: 'ticket.bench-security.queue', RABBITMQ_ROUTING_KEY: 'ticket.bench' };
-const PORTS = [18090, 18091, 18092];
+const PORTS = [18090, 18091, 18092, 18093, 18094];
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** A local OpenID provider: discovery document and key set, one RS256 key. */
+/** A local OpenID provider (discovery document and key set, one RS256 key) that also takes OTLP spans. */
 async function startIssuer() {
   const { publicKey, privateKey } = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256', use: 'sig' };
   const server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
     if (req.url === '/.well-known/openid-configuration') res.end(JSON.stringify({ issuer: url, jwks_uri: `${url}/jwks` }));
+    else if (req.url === '/v1/traces') req.resume().on('end', () => res.end('{}'));
     else res.end(JSON.stringify({ keys: [jwk] }));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -61,8 +64,11 @@ async function main() {
   const issuer = await startIssuer();
   const jwt = { SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI: issuer.url, SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUDIENCES: 'ticket-service' };
   const rateLimit = { SPRING_DATA_REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_REQUESTS: '1000000000', RATE_LIMIT_KEY_PREFIX: `bench:${randomBytes(4).toString('hex')}:` };
+  const tracing = { MANAGEMENT_TRACING_ENABLED: 'true', MANAGEMENT_OTLP_TRACING_ENDPOINT: `${issuer.url}/v1/traces` };
   const configurations = [
     { name: 'everything off (default)', env: {}, headers: {} },
+    { name: 'metrics exposed', env: { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,info,prometheus' }, headers: {} },
+    { name: 'tracing on (sampling 0.1)', env: tracing, headers: {}, args: ['--import=./dist/observability/tracing.register.js'] },
     { name: 'bearer tokens', env: jwt, headers: { authorization: `Bearer ${issuer.token}` } },
     { name: 'bearer tokens + rate limit in Redis', env: { ...jwt, ...rateLimit }, headers: { authorization: `Bearer ${issuer.token}` } },
   ];
@@ -71,7 +77,7 @@ async function main() {
     await dropDatabases(admin, [DATABASE]);
     for (const [index, configuration] of configurations.entries()) {
       const env = { DB_DATABASE: DATABASE, LOG_LEVEL: 'warn', ...BROKER, ...configuration.env };
-      targets.push(await startProcess(configuration.name, ['dist/main.js'], { cwd: root, port: PORTS[index], env }));
+      targets.push(await startProcess(configuration.name, [...(configuration.args ?? []), 'dist/main.js'], { cwd: root, port: PORTS[index], env }));
       if (index === 0) await seedTickets(admin, DATABASE, SEEDED);
     }
     for (const [index, target] of targets.entries()) await load(target, WARMUP_S, configurations[index].headers);
@@ -89,7 +95,7 @@ async function main() {
     console.log('|---|---|---|---|---|---|---|');
     for (const r of results) console.log(`| ${r.name} | ${r.rps} | ${(r.rps / base).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.cpuUsPerRequest} | ${r.non2xx} |`);
     const machine = `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}, Node ${process.version}`;
-    await writeFile(new URL('results-security.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), machine, results }, null, 2));
+    await writeFile(new URL('results-features.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), machine, results }, null, 2));
   } finally {
     await Promise.all(targets.map((target) => target.stop()));
     await issuer.close();

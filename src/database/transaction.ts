@@ -1,0 +1,69 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DataSource, QueryRunner } from 'typeorm';
+import { type Queryable, StatementBatch } from './statement-batch.js';
+
+/**
+ * A transaction's statements. `query` sends one and answers its result; the first goes out together with START
+ * TRANSACTION. `later` takes the statements whose results nobody reads: they go out together, before COMMIT. COMMIT
+ * goes alone, so that it is never sent once the request's deadline has passed (DatabaseTimeoutsSubscriber checks
+ * before each round trip): a write the client got a 503 for must not commit later.
+ */
+export interface Transaction extends Queryable {
+  readonly later: Queryable;
+}
+
+/** InnoDB's ER_LOCK_DEADLOCK: it rolled the whole transaction back to break a deadlock. */
+const DEADLOCK = 1213;
+const ATTEMPTS = 5;
+
+/**
+ * Runs `work` in a transaction, and again (up to five attempts in all, after a few random milliseconds, so that
+ * the two sides of a deadlock do not meet again at once) when InnoDB chose it to break a deadlock: InnoDB rolls
+ * such a transaction back whole, and asks for exactly this. Updates of neighbouring tickets can
+ * deadlock on the gaps of the search index they write; the client should not get a 503 for that. `work` must hold
+ * nothing outside the transaction that a second run would repeat.
+ */
+export async function inTransaction<T>(dataSource: DataSource, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runTransaction(dataSource.createQueryRunner(), work);
+    } catch (error) {
+      if (attempt === ATTEMPTS || !isDeadlock(error)) throw error;
+    }
+    await sleep(Math.random() * 5 * attempt);
+  }
+}
+
+/**
+ * One run of `work` on a connection of TypeORM's pool, through its query runner (its statement timeout, the
+ * deadline rules of DatabaseTimeoutsSubscriber, its error types). A failure sends ROLLBACK, which always goes out.
+ */
+async function runTransaction<T>(runner: QueryRunner, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+  let begun = false;
+  const later = new StatementBatch();
+  const transaction: Transaction = {
+    later,
+    query: async (sql: string, params: unknown[] = []) => {
+      if (begun) return runner.query(sql, params);
+      begun = true;
+      const [, result] = (await runner.query(`START TRANSACTION;\n${sql}`, params)) as [unknown, unknown];
+      return result;
+    },
+  };
+  try {
+    const result = await work(transaction);
+    await later.run(transaction);
+    await runner.query('COMMIT');
+    return result;
+  } catch (error) {
+    await runner.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    await runner.release();
+  }
+}
+
+function isDeadlock(error: unknown): boolean {
+  const driverError = (error as { driverError?: { errno?: number } }).driverError;
+  return (driverError?.errno ?? (error as { errno?: number }).errno) === DEADLOCK;
+}
