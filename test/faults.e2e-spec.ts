@@ -132,16 +132,27 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
   });
 
   it('does not carry out later a write it answered 503 to', async () => {
-    // Each statement answers within the per-statement timeout, but the whole transaction does not.
+    // Each round trip answers within the per-statement timeout, but the deadline passes during the second of an
+    // update's three (SELECT … FOR UPDATE, its statements, COMMIT): COMMIT must not go out.
     proxy.delayMs = DB_TIMEOUT_MS / 3;
     const title = `abandoned ${Date.now()}`;
-    expect503(await timed({ method: 'POST', path: '/api/tickets', headers: JSON_TYPE, body: JSON.stringify(buildTicketRequest({ title })) }), {
-      method: 'POST',
-      path: '/api/tickets',
-    });
+    const request = { method: 'PUT', path: `/api/tickets/${seeded.id}`, headers: JSON_TYPE, body: JSON.stringify(buildTicketRequest({ title })) };
+    expect503(await timed(request), request);
     await sleep(4 * DB_TIMEOUT_MS);
     const [rows] = await db.query<any[]>('SELECT id FROM tickets WHERE title = ?', [title]);
     expect(rows).toEqual([]);
+  });
+
+  it('answers a write whose COMMIT went out before the deadline with what the COMMIT did, even when it answers after', async () => {
+    // A create's three round trips (the INSERT, its other statements, COMMIT) take longer than the deadline
+    // together; COMMIT goes out before it and commits after it.
+    proxy.delayMs = DB_TIMEOUT_MS / 5;
+    const title = `committed late ${Date.now()}`;
+    const response = await timed({ method: 'POST', path: '/api/tickets', headers: JSON_TYPE, body: JSON.stringify(buildTicketRequest({ title })) });
+    expect(response.status).toBe(201);
+    expect(response.ms).toBeGreaterThan(DB_TIMEOUT_MS);
+    const [rows] = await db.query<any[]>('SELECT id FROM tickets WHERE title = ?', [title]);
+    expect(rows).toEqual([{ id: JSON.parse(response.body).id }]);
   });
 
   it('recovers by itself, without a restart, once the database is back', async () => {

@@ -7,6 +7,7 @@ import {
   freeOfRequestDeadline,
   isPastDeadline,
   setRequestDeadlineBudget,
+  untilCommitted,
   withinRequestDeadline,
 } from './request-deadline.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
@@ -51,6 +52,20 @@ describe('database work within the request deadline', () => {
     await expect(outcome).rejects.toThrow('Database did not answer within 30 ms, try again later');
     await outcome.catch((error: unknown) => expect(isPastDeadline(error)).toBe(true));
     expect(finished).toBe(false);
+  });
+
+  it('waits for a COMMIT that is out when the deadline passes, and answers with its outcome', async () => {
+    setRequestDeadlineBudget(30);
+    const commitsLate = () => untilCommitted(() => sleep(80).then(() => 'committed'));
+    await expect(runInRequestContext({ requestId: 'r3' }, () => withinRequestDeadline(commitsLate))).resolves.toBe('committed');
+    const failsLate = () => untilCommitted(() => sleep(80).then(() => Promise.reject(new Error('connection lost'))));
+    await expect(runInRequestContext({ requestId: 'r4' }, () => withinRequestDeadline(failsLate))).rejects.toThrow('connection lost');
+    // Before and after the COMMIT, the deadline holds as ever.
+    const workAfterCommit = async () => {
+      await untilCommitted(async () => undefined);
+      await sleep(80);
+    };
+    await expect(runInRequestContext({ requestId: 'r5' }, () => withinRequestDeadline(workAfterCommit))).rejects.toThrow(ServiceUnavailableException);
   });
 
   it('shares one deadline among the pieces of work of a request, starting with the first', async () => {

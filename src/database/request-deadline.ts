@@ -16,7 +16,10 @@ export function setRequestDeadlineBudget(ms: number): void {
   budgetMs = ms;
 }
 
-/** Runs `work` bounded by the request's deadline: past it, the answer is the 503 (the work is left to be stopped). */
+/**
+ * Runs `work` bounded by the request's deadline: past it, the answer is the 503 (the work is left to be stopped);
+ * but while a COMMIT is out (see untilCommitted), the answer waits for it.
+ */
 export function withinRequestDeadline<T>(work: () => Promise<T>): Promise<T> {
   const context = currentRequestContext();
   if (budgetMs <= 0 || !context) return work();
@@ -24,7 +27,9 @@ export function withinRequestDeadline<T>(work: () => Promise<T>): Promise<T> {
   const remaining = deadline.at - Date.now();
   if (remaining <= 0) return Promise.reject(databaseTimeout(deadline.budgetMs));
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(databaseTimeout(deadline.budgetMs)), remaining);
+    const timer = setTimeout(() => {
+      if (!deadline.committing) reject(databaseTimeout(deadline.budgetMs));
+    }, remaining);
     work().then(
       (value) => {
         clearTimeout(timer);
@@ -46,6 +51,23 @@ export function WithinRequestDeadline(): MethodDecorator {
       return withinRequestDeadline(() => method.apply(this, args));
     };
   };
+}
+
+/**
+ * Sends a COMMIT (`commit`, which must not go out past the deadline: DatabaseTimeoutsSubscriber) and has the request
+ * wait for its answer even when the deadline passes meanwhile: once COMMIT is out only its answer says whether the
+ * write happened, and a 503 for a write that then commits would tell the client it did not. The wait is bounded
+ * by the statement timeout, as every statement's.
+ */
+export async function untilCommitted<T>(commit: () => Promise<T>): Promise<T> {
+  const deadline = currentRequestContext()?.deadline;
+  if (!deadline) return commit();
+  deadline.committing = true;
+  try {
+    return await commit();
+  } finally {
+    deadline.committing = false;
+  }
 }
 
 /** Runs `work` free of the request's deadline, e.g. the clean-up of a request that ran past it. */

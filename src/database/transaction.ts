@@ -1,12 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { untilCommitted } from './request-deadline.js';
 import { type Queryable, StatementBatch } from './statement-batch.js';
 
 /**
  * A transaction's statements. `query` sends one and answers its result; the first goes out together with START
  * TRANSACTION. `later` takes the statements whose results nobody reads: they go out together, before COMMIT. COMMIT
  * goes alone, so that it is never sent once the request's deadline has passed (DatabaseTimeoutsSubscriber checks
- * before each round trip): a write the client got a 503 for must not commit later.
+ * before each round trip): a write the client got a 503 for must not commit later. Once COMMIT is out, the request
+ * waits for its answer (untilCommitted).
  */
 export interface Transaction extends Queryable {
   readonly later: Queryable;
@@ -53,7 +55,7 @@ async function runTransaction<T>(runner: QueryRunner, work: (transaction: Transa
   try {
     const result = await work(transaction);
     await later.run(transaction);
-    await runner.query('COMMIT');
+    await untilCommitted(() => runner.query('COMMIT'));
     return result;
   } catch (error) {
     await runner.query('ROLLBACK').catch(() => undefined);
