@@ -1,5 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
+import { plainToInstance } from 'class-transformer';
+import { DataSource } from 'typeorm';
+import { TicketRequest } from '../src/tickets/dto/ticket-request.dto.js';
+import { TicketsService } from '../src/tickets/tickets.service.js';
+import { EventConsumer } from './support/event-consumer.js';
 import { createTestApp } from './support/test-app.js';
 import { buildTicketRequest, type TicketRequestBody } from './support/ticket-factory.js';
 
@@ -31,6 +36,12 @@ describe('Concurrent writes', () => {
   afterAll(async () => {
     await app.close();
   });
+
+  /** COMMITs the database has run, from all its clients. */
+  async function commits(): Promise<number> {
+    const [row] = await app.get(DataSource).query("SHOW GLOBAL STATUS LIKE 'Com_commit'");
+    return Number(row.Value);
+  }
 
   async function createTicket(): Promise<Ticket> {
     return (await http.post('/api/tickets').send(buildTicketRequest({ status: 'OPEN' })).expect(201)).body;
@@ -101,5 +112,29 @@ describe('Concurrent writes', () => {
     expect(new Set(ids).size).toBe(50);
     const listed = new Set((await http.get('/api/tickets').expect(200)).body.map((t: Ticket) => t.id));
     expect(ids.every((id) => listed.has(id))).toBe(true);
+  });
+
+  it('writes creates that arrive together in one transaction: each stored as sent under its own id, with its history, search words and event', async () => {
+    const consumer = await EventConsumer.start();
+    try {
+      const run = `batch${Date.now()}`;
+      const bodies = Array.from({ length: 50 }, (_, i) => buildTicketRequest({ title: `parallel ${run}x${i}`, assignedTo: run }));
+      // Handed in within one turn of the event loop, as requests read in one round of I/O are: one transaction.
+      const tickets = app.get(TicketsService);
+      const commitsBefore = await commits();
+      const created = JSON.parse(JSON.stringify(await Promise.all(bodies.map((body) => tickets.create(plainToInstance(TicketRequest, body))))));
+      expect(await commits()).toBeLessThan(commitsBefore + 10);
+      expect(new Set(created.map((ticket: Ticket) => ticket.id)).size).toBe(50);
+      created.forEach((ticket: Ticket, i: number) => expect(clientFields(ticket)).toEqual(clientFields(bodies[i])));
+      for (const [i, ticket] of (created as Ticket[]).entries()) {
+        expect((await http.get(`/api/tickets/${ticket.id}`).expect(200)).body).toEqual(ticket);
+        expect((await http.get(`/api/tickets?q=${run}x${i}`).expect(200)).body.map((found: Ticket) => found.id)).toEqual([ticket.id]);
+        expect((await http.get(`/api/tickets/${ticket.id}/history`).expect(200)).body.map((entry: { action: string }) => entry.action)).toEqual(['CREATED']);
+      }
+      await consumer.waitFor(() => created.every((ticket) => consumer.forTicket(ticket.id).length === 1));
+      for (const ticket of created) expect(consumer.bodies().find((event) => event.ticketId === ticket.id)?.ticket).toEqual(ticket);
+    } finally {
+      await consumer.stop();
+    }
   });
 });

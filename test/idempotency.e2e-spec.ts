@@ -32,8 +32,12 @@ describe('Idempotency-Key', () => {
   const db = () => testApp.app.get(DataSource);
   const key = () => `key-${randomUUID()}`;
   const ticketsOf = async (email: string) => Number((await db().query('SELECT COUNT(*) AS n FROM tickets WHERE requester_email = ?', [email]))[0].n);
-  /** Once a later ticket's event arrived, every earlier event has too (events go out in commit order). */
-  const settle = async () => {
+  /**
+   * Waits for the ticket's `events` events, then for a later ticket's, so that an event published twice would be
+   * in as well. (A later ticket's event alone proves nothing: another outbox partition can go out first.)
+   */
+  const settle = async (ticketId: number, events: number) => {
+    await everything.waitFor(() => everything.forTicket(ticketId).length >= events);
     const marker = (await http().post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
     await consumer.waitFor(() => consumer.forTicket(marker.id).length === 1);
     await everything.waitFor(() => everything.forTicket(marker.id).length === 1);
@@ -62,7 +66,7 @@ describe('Idempotency-Key', () => {
 
     expect(await ticketsOf(String(body.requesterEmail))).toBe(1);
     expect((await http().get(`/api/tickets/${first.body.id}/history`).expect(200)).body).toEqual(historyBefore);
-    await settle();
+    await settle(first.body.id, 1);
     expect(consumer.typesFor(first.body.id)).toEqual(['CREATED']);
   });
 
@@ -123,7 +127,7 @@ describe('Idempotency-Key', () => {
       else expect({ status: response.status, problem: expectSpringError(asHttpResponse(response), 409).message }).toEqual({ status: 409, problem: expect.stringMatching(/still being processed/) });
     }
     expect(await ticketsOf(String(body.requesterEmail))).toBe(1);
-    await settle();
+    await settle(created[0].body.id, 1);
     expect(consumer.typesFor(created[0].body.id)).toEqual(['CREATED']);
   });
 
@@ -209,7 +213,7 @@ describe('Idempotency-Key', () => {
     }
     expect((await http().get(`/api/tickets/${ticket.id}/comments`).expect(200)).body).toHaveLength(2);
     expect((await http().get(`/api/tickets/${ticket.id}/history`).expect(200)).body.map((e: Json) => e.action)).toEqual(['CREATED', 'COMMENTED', 'COMMENTED']);
-    await settle();
+    await settle(ticket.id, 3);
     expect(everything.typesFor(ticket.id)).toEqual(['CREATED', 'COMMENT_ADDED', 'COMMENT_ADDED']);
   });
 

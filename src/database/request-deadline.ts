@@ -1,5 +1,5 @@
 import { ServiceUnavailableException } from '@nestjs/common';
-import { currentRequestContext, runInRequestContext } from '../common/context/request-context.js';
+import { currentRequestContext, type Deadline, runInRequestContext } from '../common/context/request-context.js';
 
 /**
  * A request's database work is bounded by DB_QUERY_TIMEOUT_MS as a whole: when the database is slow or unreachable
@@ -41,6 +41,17 @@ export function withinRequestDeadline<T>(work: () => Promise<T>): Promise<T> {
       },
     );
   });
+}
+
+/**
+ * The deadline of database work shared by several requests: the earliest of theirs, counting a fresh one for a
+ * request whose deadline has not started yet; none when deadlines are off.
+ */
+export function earliestDeadline(deadlines: ReadonlyArray<Deadline | undefined>): Deadline | undefined {
+  if (budgetMs <= 0) return undefined;
+  let earliest: Deadline = { at: Date.now() + budgetMs, budgetMs };
+  for (const deadline of deadlines) if (deadline && deadline.at < earliest.at) earliest = deadline;
+  return earliest;
 }
 
 /** Method decorator: each call of the method runs within the request's deadline (see withinRequestDeadline). */

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { untilCommitted } from './request-deadline.js';
+import { isPastDeadline, untilCommitted } from './request-deadline.js';
 import { type Queryable, StatementBatch } from './statement-batch.js';
 
 /**
- * A transaction's statements. `query` sends one and answers its result; the first goes out together with START
+ * A transaction's statements. `query` sends one and answers its result (several: the list of their results); the first goes out together with START
  * TRANSACTION. `later` takes the statements whose results nobody reads: they go out together, before COMMIT. COMMIT
  * goes alone, so that it is never sent once the request's deadline has passed (DatabaseTimeoutsSubscriber checks
  * before each round trip): a write the client got a 503 for must not commit later. Once COMMIT is out, the request
@@ -48,14 +48,18 @@ async function runTransaction<T>(runner: QueryRunner, work: (transaction: Transa
     query: async (sql: string, params: unknown[] = []) => {
       if (begun) return runner.query(sql, params);
       begun = true;
-      const [, result] = (await runner.query(`START TRANSACTION;\n${sql}`, params)) as [unknown, unknown];
-      return result;
+      // One result per statement, a list of them for several (mysql2's answer to several statements).
+      const [, ...results] = (await runner.query(`START TRANSACTION;\n${sql}`, params)) as unknown[];
+      return results.length === 1 ? results[0] : results;
     },
   };
   try {
     const result = await work(transaction);
     await later.run(transaction);
-    await untilCommitted(() => runner.query('COMMIT'));
+    await untilCommitted(() => runner.query('COMMIT')).catch((error: unknown) => {
+      // Refused before it went out (past the deadline), COMMIT did nothing; otherwise nobody knows what it did.
+      throw isPastDeadline(error) ? error : Object.assign(error as object, { [COMMIT_OUTCOME_UNKNOWN]: true });
+    });
     return result;
   } catch (error) {
     await runner.query('ROLLBACK').catch(() => undefined);
@@ -63,6 +67,13 @@ async function runTransaction<T>(runner: QueryRunner, work: (transaction: Transa
   } finally {
     await runner.release();
   }
+}
+
+const COMMIT_OUTCOME_UNKNOWN = Symbol('commitOutcomeUnknown');
+
+/** Whether `error` failed a transaction's COMMIT once it was out: whether it committed is unknown. */
+export function isCommitOutcomeUnknown(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && COMMIT_OUTCOME_UNKNOWN in error;
 }
 
 function isDeadlock(error: unknown): boolean {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
-import { currentTraceContext } from '../observability/tracing/trace-context.js';
+import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
 import { type OutboxTicketEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
 import type { Queryable } from '../database/statement-batch.js';
 
@@ -14,13 +14,13 @@ export class OutboxWriter {
     this.partitions = config.get('outbox.partitions', { infer: true });
   }
 
-  async record(manager: Queryable, event: OutboxTicketEvent): Promise<void> {
+  /** `trace`: the trace the event continues; by default the current one (a write made for several requests names each's). */
+  async record(manager: Queryable, event: OutboxTicketEvent, trace: TraceHeaders | undefined = currentTraceContext()): Promise<void> {
     // Plain SQL: the repository's insert would read the row back for its column defaults, one more round
     // trip inside every write's transaction.
     // The routing key is stored per row (null: the configured one), so one partition can carry events of
     // several kinds, each to its own key, in order. The request's trace context travels with the event, so its
     // publish joins the request's trace (NULL untraced).
-    const trace = currentTraceContext();
     await manager.query(
       `INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at, routing_key, traceparent, tracestate)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -25,6 +25,8 @@ import { PooledStatement } from '../database/pooled-statement.js';
 import { inTransaction } from '../database/transaction.js';
 import type { Queryable } from '../database/statement-batch.js';
 import { BatchedLookup } from '../database/batched-lookup.js';
+import { BatchedWrites } from '../database/batched-writes.js';
+import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -39,6 +41,17 @@ interface WriteResult {
   insertId: number | string;
   affectedRows: number;
 }
+
+/** A create as its request hands it to the transaction that writes it, maybe with those of other requests. */
+interface NewTicket {
+  fields: Omit<TicketResponse, 'id'>;
+  now: Date;
+  context: WriteContext;
+  trace: TraceHeaders | undefined;
+}
+
+const INSERT_TICKET = `INSERT INTO tickets (title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * Tickets in plain SQL on TypeORM's connections (its transactions, timeouts and error types), mapped once from
@@ -61,25 +74,32 @@ export class TicketsService {
     return new Map(rows.map((row) => [String(row.id), row]));
   });
 
+  /** Creates arriving together are written in one transaction (see BatchedWrites), within the request's deadline. */
+  private readonly creates = new BatchedWrites<NewTicket, TicketResponse>((tickets) => this.insertAll(tickets));
+
   /** The ticket row, its search words, its history entry, its CREATED event and its idempotency record commit together. */
-  @WithinRequestDeadline()
   async create(request: TicketRequest, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     const now = new Date();
-    const fields = newTicket(request, now);
-    const ticket = await inTransaction(this.dataSource, async (transaction) => {
-      const { insertId } = (await transaction.query(
-        `INSERT INTO tickets (title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [fields.title, fields.description, fields.status, fields.priority, fields.requesterEmail, fields.assignedTo, now, now, null],
-      )) as WriteResult;
-      const ticket = { id: Number(insertId), ...fields };
-      await writeTicketWords(transaction.later, ticket.id, null, ticket);
-      await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now);
-      await this.idempotency.finishCreated(transaction, context.idempotency, ticket, ticketEtag(ticket));
-      return ticket;
-    });
+    const ticket = await this.creates.write({ fields: newTicket(request, now), now, context, trace: currentTraceContext() });
     this.relay.kick();
     return ticket;
+  }
+
+  private insertAll(pending: NewTicket[]): Promise<TicketResponse[]> {
+    return inTransaction(this.dataSource, async (transaction) => {
+      const inserted = (await transaction.query(
+        pending.map(() => INSERT_TICKET).join(';\n'),
+        pending.flatMap(({ fields, now }) => [fields.title, fields.description, fields.status, fields.priority, fields.requesterEmail, fields.assignedTo, now, now, null]),
+      )) as WriteResult | WriteResult[];
+      const tickets = (Array.isArray(inserted) ? inserted : [inserted]).map(({ insertId }, i) => ({ id: Number(insertId), ...pending[i].fields }));
+      for (const [i, ticket] of tickets.entries()) {
+        const { context, now, trace } = pending[i];
+        await writeTicketWords(transaction.later, ticket.id, null, ticket);
+        await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace);
+        await this.idempotency.finishCreated(transaction, context.idempotency, ticket, ticketEtag(ticket));
+      }
+      return tickets;
+    });
   }
 
   /**
@@ -179,8 +199,9 @@ export class TicketsService {
     before: TicketState | null,
     ticket: TicketResponse,
     now: Date,
+    trace = currentTraceContext(),
   ): Promise<void> {
     await this.history.record(manager, { ticketId: ticket.id, occurredAt: now, actor: context.actor, action, changes: ticketChanges(before, ticket) });
-    await this.outbox.record(manager, ticketEvent(action, ticket, now));
+    await this.outbox.record(manager, ticketEvent(action, ticket, now), trace);
   }
 }

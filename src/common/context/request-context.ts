@@ -5,7 +5,14 @@ export interface RequestContext {
   /** The request's id (X-Request-Id); absent for work that is not a request's. */
   readonly requestId?: string;
   /** When the request's database work must be done (see request-deadline.ts). */
-  deadline?: { at: number; budgetMs: number; committing?: boolean };
+  deadline?: Deadline;
+}
+
+export interface Deadline {
+  at: number;
+  budgetMs: number;
+  /** A COMMIT is out: the request waits for its answer, deadline or not (see untilCommitted). */
+  committing?: boolean;
 }
 
 /**

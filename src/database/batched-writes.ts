@@ -1,0 +1,67 @@
+import { currentRequestContext, outsideRequestContext, type RequestContext, runInRequestContext } from '../common/context/request-context.js';
+import { earliestDeadline, withinRequestDeadline } from './request-deadline.js';
+import { isCommitOutcomeUnknown } from './transaction.js';
+
+interface Pending<Job, Result> {
+  job: Job;
+  context: RequestContext | undefined;
+  resolve(result: Result): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Writes of many requests in one transaction: the jobs handed in while the event loop handles one round of I/O are
+ * written together right after it, up to `maxJobs` a transaction. Under load one transaction, with its three round
+ * trips and its one COMMIT, then carries the writes of every request that arrived in that round; a lone request
+ * waits for nothing. Every job's result is committed when its promise resolves.
+ *
+ * The jobs of a transaction share one deadline, the earliest of theirs: none of them is answered 503 while the
+ * others commit. When the transaction fails before COMMIT went out (one job's conflict or bad value, say), every job
+ * is written again alone, so that each gets its own outcome; when the connection failed with COMMIT out, nobody
+ * knows whether it committed, and every job gets that error, as a lone write would.
+ */
+export class BatchedWrites<Job, Result> {
+  private pending: Array<Pending<Job, Result>> = [];
+  private scheduled = false;
+
+  constructor(
+    /** Writes the jobs in one transaction: their results, in order. */
+    private readonly writeAll: (jobs: Job[]) => Promise<Result[]>,
+    private readonly maxJobs = 50,
+  ) {}
+
+  write(job: Job): Promise<Result> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ job, context: currentRequestContext(), resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        outsideRequestContext(() => setImmediate(this.flush));
+      }
+    });
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    for (let start = 0; start < batch.length; start += this.maxJobs) void this.run(batch.slice(start, start + this.maxJobs));
+  };
+
+  private async run(batch: Array<Pending<Job, Result>>): Promise<void> {
+    try {
+      const results = await this.together(batch);
+      batch.forEach((pending, i) => pending.resolve(results[i]));
+    } catch (error) {
+      if (batch.length === 1 || isCommitOutcomeUnknown(error)) for (const pending of batch) pending.reject(error);
+      else for (const pending of batch) void this.run([pending]);
+    }
+  }
+
+  /** The jobs' transaction, within the earliest of their deadlines (each job's request keeps it from then on). */
+  private together(batch: Array<Pending<Job, Result>>): Promise<Result[]> {
+    const deadline = earliestDeadline(batch.map((pending) => pending.context?.deadline));
+    for (const pending of batch) if (pending.context && !pending.context.deadline) pending.context.deadline = deadline;
+    const context = batch.length === 1 && batch[0].context ? batch[0].context : { deadline };
+    return runInRequestContext(context, () => withinRequestDeadline(() => this.writeAll(batch.map((pending) => pending.job))));
+  }
+}
