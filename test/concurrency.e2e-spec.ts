@@ -122,11 +122,11 @@ describe('Concurrent writes', () => {
       // Handed in within one turn of the event loop, as requests read in one round of I/O are: one transaction.
       const tickets = app.get(TicketsService);
       const commitsBefore = await commits();
-      const created = JSON.parse(JSON.stringify(await Promise.all(bodies.map((body) => tickets.create(plainToInstance(TicketRequest, body))))));
+      const created: Ticket[] = JSON.parse(JSON.stringify(await Promise.all(bodies.map((body) => tickets.create(plainToInstance(TicketRequest, body))))));
       expect(await commits()).toBeLessThan(commitsBefore + 10);
-      expect(new Set(created.map((ticket: Ticket) => ticket.id)).size).toBe(50);
-      created.forEach((ticket: Ticket, i: number) => expect(clientFields(ticket)).toEqual(clientFields(bodies[i])));
-      for (const [i, ticket] of (created as Ticket[]).entries()) {
+      expect(new Set(created.map((ticket) => ticket.id)).size).toBe(50);
+      created.forEach((ticket, i) => expect(clientFields(ticket)).toEqual(clientFields(bodies[i])));
+      for (const [i, ticket] of created.entries()) {
         expect((await http.get(`/api/tickets/${ticket.id}`).expect(200)).body).toEqual(ticket);
         expect((await http.get(`/api/tickets?q=${run}x${i}`).expect(200)).body.map((found: Ticket) => found.id)).toEqual([ticket.id]);
         expect((await http.get(`/api/tickets/${ticket.id}/history`).expect(200)).body.map((entry: { action: string }) => entry.action)).toEqual(['CREATED']);

@@ -1,4 +1,4 @@
-import { outsideRequestContext } from '../common/context/request-context.js';
+import { EndOfRound } from './end-of-round.js';
 
 interface Waiter<Row> {
   resolve(row: Row | undefined): void;
@@ -16,7 +16,7 @@ interface Waiter<Row> {
  */
 export class BatchedLookup<Row> {
   private pending = new Map<string, Array<Waiter<Row>>>();
-  private scheduled = false;
+  private readonly endOfRound = new EndOfRound(() => this.flush());
 
   constructor(
     /** Reads the rows of `keys`; a key without a row is simply absent from the result. */
@@ -29,20 +29,16 @@ export class BatchedLookup<Row> {
       const waiting = this.pending.get(key);
       if (waiting) waiting.push({ resolve, reject });
       else this.pending.set(key, [{ resolve, reject }]);
-      if (!this.scheduled) {
-        this.scheduled = true;
-        outsideRequestContext(() => setImmediate(this.flush));
-      }
+      this.endOfRound.request();
     });
   }
 
-  private readonly flush = (): void => {
-    this.scheduled = false;
+  private flush(): void {
     const batch = this.pending;
     this.pending = new Map();
     const keys = [...batch.keys()];
     for (let start = 0; start < keys.length; start += this.maxKeys) this.read(keys.slice(start, start + this.maxKeys), batch);
-  };
+  }
 
   private read(keys: string[], batch: Map<string, Array<Waiter<Row>>>): void {
     this.load(keys).then(

@@ -1,4 +1,4 @@
-import { currentRequestContext, runInRequestContext } from '../common/context/request-context.js';
+import { currentRequestContext, type RequestContext, runInRequestContext } from '../common/context/request-context.js';
 import { BatchedWrites } from './batched-writes.js';
 import { setRequestDeadlineBudget } from './request-deadline.js';
 import { inTransaction, isCommitOutcomeUnknown } from './transaction.js';
@@ -52,7 +52,7 @@ describe('BatchedWrites', () => {
       seen.push(currentRequestContext()?.deadline);
       return jobs;
     });
-    const fresh = { requestId: 'b' } as { requestId: string; deadline?: unknown };
+    const fresh: RequestContext = { requestId: 'b' };
     await Promise.all([
       runInRequestContext({ requestId: 'a', deadline: early }, () => writes.write(1)),
       runInRequestContext(fresh, () => writes.write(2)),

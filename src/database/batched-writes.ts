@@ -1,4 +1,5 @@
-import { currentRequestContext, outsideRequestContext, type RequestContext, runInRequestContext } from '../common/context/request-context.js';
+import { currentRequestContext, type RequestContext, runInRequestContext } from '../common/context/request-context.js';
+import { EndOfRound } from './end-of-round.js';
 import { earliestDeadline, withinRequestDeadline } from './request-deadline.js';
 import { isCommitOutcomeUnknown } from './transaction.js';
 
@@ -22,7 +23,7 @@ interface Pending<Job, Result> {
  */
 export class BatchedWrites<Job, Result> {
   private pending: Array<Pending<Job, Result>> = [];
-  private scheduled = false;
+  private readonly endOfRound = new EndOfRound(() => this.flush());
 
   constructor(
     /** Writes the jobs in one transaction: their results, in order. */
@@ -33,19 +34,15 @@ export class BatchedWrites<Job, Result> {
   write(job: Job): Promise<Result> {
     return new Promise((resolve, reject) => {
       this.pending.push({ job, context: currentRequestContext(), resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        outsideRequestContext(() => setImmediate(this.flush));
-      }
+      this.endOfRound.request();
     });
   }
 
-  private readonly flush = (): void => {
-    this.scheduled = false;
+  private flush(): void {
     const batch = this.pending;
     this.pending = [];
     for (let start = 0; start < batch.length; start += this.maxJobs) void this.run(batch.slice(start, start + this.maxJobs));
-  };
+  }
 
   private async run(batch: Array<Pending<Job, Result>>): Promise<void> {
     try {
