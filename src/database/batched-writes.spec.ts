@@ -60,6 +60,18 @@ describe('BatchedWrites', () => {
     expect(seen).toEqual([early]);
     expect(fresh.deadline).toBe(early);
   });
+
+  it('gives jobs of no request no deadline', async () => {
+    setRequestDeadlineBudget(1_000);
+    const seen: unknown[] = [];
+    const writes = new BatchedWrites<number, number>(async (jobs) => {
+      seen.push(currentRequestContext());
+      return jobs;
+    });
+    await Promise.all([writes.write(1), writes.write(2)]);
+    await writes.write(3);
+    expect(seen).toEqual([undefined, undefined]);
+  });
 });
 
 /** The error of a transaction whose COMMIT went out and never got its answer. */

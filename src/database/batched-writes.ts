@@ -54,11 +54,16 @@ export class BatchedWrites<Job, Result> {
     }
   }
 
-  /** The jobs' transaction, within the earliest of their deadlines (each job's request keeps it from then on). */
+  /**
+   * The jobs' transaction, within the earliest of their requests' deadlines, which becomes the deadline of those
+   * whose deadline had not started. A lone job runs in its request's context; jobs of no request have no deadline.
+   */
   private together(batch: Array<Pending<Job, Result>>): Promise<Result[]> {
-    const deadline = earliestDeadline(batch.map((pending) => pending.context?.deadline));
-    for (const pending of batch) if (pending.context && !pending.context.deadline) pending.context.deadline = deadline;
-    const context = batch.length === 1 && batch[0].context ? batch[0].context : { deadline };
-    return runInRequestContext(context, () => withinRequestDeadline(() => this.writeAll(batch.map((pending) => pending.job))));
+    const jobs = batch.map((pending) => pending.job);
+    const requests = batch.flatMap((pending) => (pending.context ? [pending.context] : []));
+    const deadline = earliestDeadline(requests.map((request) => request.deadline));
+    for (const request of requests) request.deadline ??= deadline;
+    const context = batch.length === 1 ? batch[0].context : deadline && { deadline };
+    return context ? runInRequestContext(context, () => withinRequestDeadline(() => this.writeAll(jobs))) : this.writeAll(jobs);
   }
 }

@@ -44,13 +44,13 @@ export function withinRequestDeadline<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The deadline of database work shared by several requests: the earliest of theirs, counting a fresh one for a
- * request whose deadline has not started yet; none when deadlines are off.
+ * The deadline of database work shared by several requests (their deadlines, undefined for one that has not
+ * started): the earliest, counting one starting now for those; none for no request, or when deadlines are off.
  */
 export function earliestDeadline(deadlines: ReadonlyArray<Deadline | undefined>): Deadline | undefined {
-  if (budgetMs <= 0) return undefined;
-  let earliest: Deadline = { at: Date.now() + budgetMs, budgetMs };
-  for (const deadline of deadlines) if (deadline && deadline.at < earliest.at) earliest = deadline;
+  if (budgetMs <= 0 || deadlines.length === 0) return undefined;
+  let earliest: Deadline | undefined = deadlines.includes(undefined) ? { at: Date.now() + budgetMs, budgetMs } : undefined;
+  for (const deadline of deadlines) if (deadline && (!earliest || deadline.at < earliest.at)) earliest = deadline;
   return earliest;
 }
 

@@ -4,11 +4,11 @@ import { isPastDeadline, untilCommitted } from './request-deadline.js';
 import { type Queryable, StatementBatch } from './statement-batch.js';
 
 /**
- * A transaction's statements. `query` sends one and answers its result (several: the list of their results); the first goes out together with START
- * TRANSACTION. `later` takes the statements whose results nobody reads: they go out together, before COMMIT. COMMIT
- * goes alone, so that it is never sent once the request's deadline has passed (DatabaseTimeoutsSubscriber checks
- * before each round trip): a write the client got a 503 for must not commit later. Once COMMIT is out, the request
- * waits for its answer (untilCommitted).
+ * A transaction's statements. `query` sends one and answers its result (several: the list of their results); the
+ * first goes out together with START TRANSACTION. `later` takes the statements whose results nobody reads: they go
+ * out together, before COMMIT. COMMIT goes alone, so that it is never sent once the request's deadline has passed
+ * (DatabaseTimeoutsSubscriber checks before each round trip): a write the client got a 503 for must not commit
+ * later. Once COMMIT is out, the request waits for its answer (untilCommitted).
  */
 export interface Transaction extends Queryable {
   readonly later: Queryable;
