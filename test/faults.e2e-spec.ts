@@ -155,6 +155,25 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
     expect(rows).toEqual([{ id: JSON.parse(response.body).id }]);
   });
 
+  it('answers 503 at the deadline to a write with an Idempotency-Key, without waiting to give the key up, and frees the key', async () => {
+    // The key's claim and the create's first round trip take longer than the deadline together.
+    proxy.delayMs = DB_TIMEOUT_MS / 3;
+    const key = `deadline-${Date.now()}`;
+    const body = JSON.stringify(buildTicketRequest({ title: key }));
+    const request = { method: 'POST', path: '/api/tickets', headers: { ...JSON_TYPE, 'idempotency-key': key }, body };
+    const response = await timed(request);
+    expect503(response, request);
+    // Giving the key up is one more round trip through the slow proxy (2 × DB_TIMEOUT_MS / 3): not waited for.
+    expect(response.ms).toBeLessThan(DB_TIMEOUT_MS + DB_TIMEOUT_MS / 2);
+    proxy.delayMs = 0;
+    await sleep(2 * DB_TIMEOUT_MS);
+    const retry = await client.send(request);
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    const [rows] = await db.query<any[]>('SELECT id FROM tickets WHERE title = ?', [key]);
+    expect(rows).toEqual([{ id: JSON.parse(retry.body).id }]);
+  });
+
   it('recovers by itself, without a restart, once the database is back', async () => {
     proxy.cut();
     expect((await client.send({ method: 'GET', path: '/api/tickets' })).status).toBe(503);
