@@ -1,8 +1,8 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { HistoryAction } from '../history/history-action.js';
-import { HistoryService } from '../history/history.service.js';
+import { HistoryAction } from '../tickets/history-action.js';
+import { recordHistory } from '../tickets/history-entry.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
@@ -34,7 +34,6 @@ export class CommentsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
     private readonly relay: OutboxRelay,
-    private readonly history: HistoryService,
     private readonly idempotency: IdempotencyService,
   ) {}
 
@@ -53,7 +52,7 @@ export class CommentsService {
         [ticketId, fields.body, fields.author, fields.visibility, now],
       )) as { insertId: number | string };
       const comment: CommentResponse = { id: Number(insertId), ticketId: Number(ticketId), ...fields, createdAt: now };
-      await this.history.record(transaction.later, {
+      await recordHistory(transaction.later, {
         ticketId: comment.ticketId,
         occurredAt: now,
         actor: context.actor,

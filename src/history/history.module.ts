@@ -6,6 +6,5 @@ import { HistoryV2Controller } from './v2/history-v2.controller.js';
 @Module({
   controllers: [HistoryController, HistoryV2Controller],
   providers: [HistoryService],
-  exports: [HistoryService],
 })
 export class HistoryModule {}

@@ -4,13 +4,9 @@ import type { DataSource } from 'typeorm';
 import { type KeysetPage, type KeysetPageRequest, keysetPage, keysetSql } from '../tickets/query/keyset-page.js';
 import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import type { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
-import type { HistoryAction } from './history-action.js';
-import type { FieldChange } from './ticket-changes.js';
+import type { HistoryAction } from '../tickets/history-action.js';
+import type { FieldChange } from '../tickets/ticket-changes.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
-import type { Queryable } from '../database/statement-batch.js';
-
-/** An entry to record: everything but the id the database assigns. */
-export type HistoryEntry = Omit<HistoryEntryResponse, 'id'>;
 
 interface HistoryRow {
   id: string | number;
@@ -21,21 +17,10 @@ interface HistoryRow {
   changes: string;
 }
 
-/** A ticket's audit trail: recorded in each write's own transaction, read oldest first. */
+/** A ticket's audit trail, read oldest first; each write records its entry in its own transaction (recordHistory). */
 @Injectable()
 export class HistoryService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /** In the caller's transaction, so the entry commits or rolls back with the write it describes. */
-  async record(manager: Queryable, entry: HistoryEntry): Promise<void> {
-    await manager.query('INSERT INTO ticket_history (ticket_id, occurred_at, actor, action, changes) VALUES (?, ?, ?, ?, ?)', [
-      entry.ticketId,
-      entry.occurredAt,
-      entry.actor,
-      entry.action,
-      JSON.stringify(entry.changes),
-    ]);
-  }
 
   @WithinRequestDeadline()
   async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<HistoryEntryResponse>> {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { HistoryAction } from '../history/history-action.js';
+import { HistoryAction } from './history-action.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
-import { HistoryService } from '../history/history.service.js';
-import { ticketChanges } from '../history/ticket-changes.js';
+import { recordHistory } from './history-entry.js';
+import { ticketChanges } from './ticket-changes.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import type { TicketPatch } from './dto/ticket-patch.dto.js';
@@ -64,7 +64,6 @@ export class TicketsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
     private readonly relay: OutboxRelay,
-    private readonly history: HistoryService,
     private readonly idempotency: IdempotencyService,
     private readonly statement: PooledStatement,
   ) {}
@@ -201,7 +200,7 @@ export class TicketsService {
     now: Date,
     trace = currentTraceContext(),
   ): Promise<void> {
-    await this.history.record(manager, { ticketId: ticket.id, occurredAt: now, actor: context.actor, action, changes: ticketChanges(before, ticket) });
+    await recordHistory(manager, { ticketId: ticket.id, occurredAt: now, actor: context.actor, action, changes: ticketChanges(before, ticket) });
     await this.outbox.record(manager, ticketEvent(action, ticket, now), trace);
   }
 }

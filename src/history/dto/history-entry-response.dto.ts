@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { HistoryAction } from '../history-action.js';
-import type { FieldChange } from '../ticket-changes.js';
+import { HistoryAction } from '../../tickets/history-action.js';
+import type { FieldChange } from '../../tickets/ticket-changes.js';
 
 /** One entry of a ticket's audit trail. */
 export class HistoryEntryResponse {

@@ -1,5 +1,5 @@
-import { TicketPriority } from '../tickets/ticket-priority.enum.js';
-import { TicketStatus } from '../tickets/ticket-status.enum.js';
+import { TicketPriority } from './ticket-priority.enum.js';
+import { TicketStatus } from './ticket-status.enum.js';
 import { ticketChanges } from './ticket-changes.js';
 
 type Fields = Parameters<typeof ticketChanges>[1];

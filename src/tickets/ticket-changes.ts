@@ -1,4 +1,4 @@
-import type { TicketResponse } from '../tickets/dto/ticket-response.dto.js';
+import type { TicketResponse } from './dto/ticket-response.dto.js';
 
 /** One changed field: its value before and after the write, as the API serves them (timestamps as ISO strings). */
 export interface FieldChange {
