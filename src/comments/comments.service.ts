@@ -6,7 +6,7 @@ import { recordHistory } from '../tickets/history-entry.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
-import { commentAddedEvent } from '../tickets/events/ticket-event.js';
+import { commentAddedEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
 import { type KeysetPage, type KeysetPageRequest, keysetPage, keysetSql } from '../tickets/query/keyset-page.js';
 import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import { anonymousWrite, type WriteContext } from '../tickets/write-context.js';
@@ -59,7 +59,7 @@ export class CommentsService {
         action: HistoryAction.COMMENTED,
         changes: { comment: { from: null, to: comment.id } },
       });
-      await this.outbox.record(transaction.later, commentAddedEvent(comment.ticketId, comment, now));
+      await this.outbox.record(transaction.later, commentAddedEvent(comment.ticketId, comment, now), routingKeyOf('COMMENT_ADDED'));
       await this.idempotency.finishCreated(transaction, context.idempotency, comment, null);
       return comment;
     });

@@ -2,8 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
-import { type OutboxTicketEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
 import type { Queryable } from '../database/statement-batch.js';
+
+/** What the outbox needs of an event; the event's JSON, all of it, is the message's body. */
+export interface OutboxEvent {
+  eventId: string;
+  eventType: string;
+  occurredAt: Date;
+  /** Its ticket's events share a partition, and so go out in the order they were recorded. */
+  ticketId: number;
+}
 
 /** Records an event in the caller's transaction, so it commits or rolls back with the write it describes. */
 @Injectable()
@@ -14,8 +22,11 @@ export class OutboxWriter {
     this.partitions = config.get('outbox.partitions', { infer: true });
   }
 
-  /** `trace`: the trace the event continues; by default the current one (a write made for several requests names each's). */
-  async record(manager: Queryable, event: OutboxTicketEvent, trace: TraceHeaders | undefined = currentTraceContext()): Promise<void> {
+  /**
+   * `routingKey`: null for the configured RABBITMQ_ROUTING_KEY. `trace`: the trace the event continues; by default the
+   * current one (a write made for several requests names each's).
+   */
+  async record(manager: Queryable, event: OutboxEvent, routingKey: string | null, trace: TraceHeaders | undefined = currentTraceContext()): Promise<void> {
     // Plain SQL: the repository's insert would read the row back for its column defaults, one more round
     // trip inside every write's transaction.
     // The routing key is stored per row (null: the configured one), so one partition can carry events of
@@ -31,7 +42,7 @@ export class OutboxWriter {
         event.ticketId % this.partitions,
         JSON.stringify(event),
         event.occurredAt,
-        routingKeyOf(event.eventType),
+        routingKey,
         trace?.traceparent ?? null,
         trace?.tracestate ?? null,
       ],

@@ -10,7 +10,7 @@ import { OutboxWriter } from '../outbox/outbox.writer.js';
 import type { TicketPatch } from './dto/ticket-patch.dto.js';
 import type { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
-import { ticketEvent } from './events/ticket-event.js';
+import { routingKeyOf, ticketEvent } from './events/ticket-event.js';
 import { type ListedTicket, listedTicketFromRow, TICKET_COLUMNS, type TicketRow, type TicketTextRow, ticketFromRow } from './ticket-row.js';
 import { assertIfMatch, ticketEtag } from './ticket-etag.js';
 import { newTicket, patchTicket, replaceTicket, type TicketState } from './ticket.rules.js';
@@ -179,7 +179,7 @@ export class TicketsService {
       const last = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, last);
       await transaction.later.query('DELETE FROM tickets WHERE id = ?', [id]);
-      await this.outbox.record(transaction.later, ticketEvent('DELETED', last, now));
+      await this.outbox.record(transaction.later, ticketEvent('DELETED', last, now), routingKeyOf('DELETED'));
     });
     this.relay.kick();
   }
@@ -201,6 +201,6 @@ export class TicketsService {
     trace = currentTraceContext(),
   ): Promise<void> {
     await recordHistory(manager, { ticketId: ticket.id, occurredAt: now, actor: context.actor, action, changes: ticketChanges(before, ticket) });
-    await this.outbox.record(manager, ticketEvent(action, ticket, now), trace);
+    await this.outbox.record(manager, ticketEvent(action, ticket, now), routingKeyOf(action), trace);
   }
 }
