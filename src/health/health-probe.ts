@@ -1,4 +1,5 @@
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import { describeError } from '../common/errors/describe-error.js';
 
 export interface ProbeOutcome {
   up: boolean;
@@ -42,11 +43,4 @@ export async function probe<Key extends string>(
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** `<ErrorClass>: <message>`, the form Spring gives a failed component's `error` detail. */
-export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const name = error.name !== 'Error' ? error.name : error.constructor.name;
-  return `${name}: ${error.message}`;
 }

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
-import { describeError } from '../health/health-probe.js';
+import { describeError } from '../common/errors/describe-error.js';
 import { BearerTokenException, IssuerUnavailableException } from './bearer-token.exception.js';
 import { resolveBearerToken } from './bearer-token.resolver.js';
 import { JwtVerifier } from './jwt-verifier.js';

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
 import type { ForwardHeadersStrategy, RateLimitConfig } from '../config/security-config.js';
-import { describeError } from '../health/health-probe.js';
+import { describeError } from '../common/errors/describe-error.js';
 import { principalOf } from './principal.js';
 import type { RateLimitStore } from './rate-limit.store.js';
 
