@@ -5,6 +5,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { CreateTicketWords1763900015000 } from '../src/database/migrations/1763900015000-CreateTicketWords.js';
 import { OutboxWriter } from '../src/outbox/outbox.writer.js';
+import { writeTicketWords } from '../src/tickets/query/ticket-words.js';
 import { createTestApp, useTestApp } from './support/test-app.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
 import { type ApiVersion, listTickets, walkPages } from './support/ticket-lists.js';
@@ -115,6 +116,28 @@ describe('Full-text search', () => {
     // A write that leaves title and description as they were does not touch the words.
     await testApp.http.patch(`/api/tickets/${ticket.id}`).set('Content-Type', 'application/merge-patch+json').send({ status: 'RESOLVED' }).expect(200);
     expect(await words(ticket.id)).toEqual(['broken', 'plotter', tag, 'roller', 'worn'].sort());
+  });
+
+  it('locks only the rows of the words an update loses: other tickets\' words can be written meanwhile', async () => {
+    const losing = await create(`Scanner lost ${tag}`, 'Feeds nothing');
+    const other = await create(`Monitor flickers ${tag}`, 'Blinks');
+    const runner = db().createQueryRunner();
+    const elsewhere = db().createQueryRunner();
+    await runner.connect();
+    await elsewhere.connect();
+    try {
+      await runner.query('START TRANSACTION');
+      // One word lost, as a PUT that changes one word of the title: its row alone is locked until COMMIT.
+      await writeTicketWords(runner, losing.id, losing, { ...losing, title: `Scanner ${tag}` });
+      await elsewhere.query('SET SESSION innodb_lock_wait_timeout = 1');
+      await elsewhere.query('INSERT INTO ticket_words (word, ticket_id) VALUES (?, ?), (?, ?)', ['aardvark', other.id, 'zzzz', other.id]);
+      await runner.query('ROLLBACK');
+      expect(await words(losing.id)).toEqual(['feeds', 'lost', 'nothing', 'scanner', tag].sort());
+    } finally {
+      await elsewhere.query('DELETE FROM ticket_words WHERE ticket_id = ? AND word IN (?, ?)', [other.id, 'aardvark', 'zzzz']);
+      await runner.release();
+      await elsewhere.release();
+    }
   });
 
   it('deletes the words with their ticket', async () => {
