@@ -19,7 +19,7 @@ import { anonymousWrite, type WriteContext } from './write-context.js';
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
-import { writeTicketWords } from './query/ticket-words.js';
+import { insertTicketWords, writeTicketWords } from './query/ticket-words.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
 import { PooledStatement } from '../database/pooled-statement.js';
 import { inTransaction } from '../database/transaction.js';
@@ -37,9 +37,8 @@ export interface TicketPage {
   total: number | null;
 }
 
-interface WriteResult {
+interface InsertResult {
   insertId: number | string;
-  affectedRows: number;
 }
 
 /** A create as its request hands it to the transaction that writes it, maybe with those of other requests. */
@@ -89,11 +88,11 @@ export class TicketsService {
       const inserted = (await transaction.query(
         pending.map(() => INSERT_TICKET).join(';\n'),
         pending.flatMap(({ fields, now }) => [fields.title, fields.description, fields.status, fields.priority, fields.requesterEmail, fields.assignedTo, now, now, null]),
-      )) as WriteResult | WriteResult[];
+      )) as InsertResult | InsertResult[];
       const tickets = (Array.isArray(inserted) ? inserted : [inserted]).map(({ insertId }, i) => ({ id: Number(insertId), ...pending[i].fields }));
+      await insertTicketWords(transaction.later, tickets);
       for (const [i, ticket] of tickets.entries()) {
         const { context, now, trace } = pending[i];
-        await writeTicketWords(transaction.later, ticket.id, null, ticket);
         await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace);
         await this.idempotency.finishCreated(transaction, context.idempotency, ticket, ticketEtag(ticket));
       }

@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { HistoryAction } from '../../tickets/history-action.js';
+import type { HistoryEntry } from '../../tickets/history-entry.js';
 import type { FieldChange } from '../../tickets/ticket-changes.js';
 
 /** One entry of a ticket's audit trail. */
-export class HistoryEntryResponse {
+export class HistoryEntryResponse implements HistoryEntry {
   @ApiProperty({ description: 'Increases with every entry', type: 'integer', format: 'int64', example: 7 })
   id: number;
 
