@@ -5,7 +5,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { CreateTicketWords1763900015000 } from '../src/database/migrations/1763900015000-CreateTicketWords.js';
 import { OutboxWriter } from '../src/outbox/outbox.writer.js';
-import { writeTicketWords } from '../src/tickets/query/ticket-words.js';
+import { updateTicketWords } from '../src/tickets/query/ticket-words.js';
 import { createTestApp, useTestApp } from './support/test-app.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
 import { type ApiVersion, listTickets, walkPages } from './support/ticket-lists.js';
@@ -128,7 +128,7 @@ describe('Full-text search', () => {
     try {
       await runner.query('START TRANSACTION');
       // One word lost, as a PUT that changes one word of the title: its row alone is locked until COMMIT.
-      await writeTicketWords(runner, losing.id, losing, { ...losing, title: `Scanner ${tag}` });
+      await updateTicketWords(runner, losing.id, losing, { ...losing, title: `Scanner ${tag}` });
       await elsewhere.query('SET SESSION innodb_lock_wait_timeout = 1');
       await elsewhere.query('INSERT INTO ticket_words (word, ticket_id) VALUES (?, ?), (?, ?)', ['aardvark', other.id, 'zzzz', other.id]);
       await runner.query('ROLLBACK');

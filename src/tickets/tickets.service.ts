@@ -19,7 +19,7 @@ import { anonymousWrite, type WriteContext } from './write-context.js';
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
-import { insertTicketWords, writeTicketWords } from './query/ticket-words.js';
+import { insertTicketWords, updateTicketWords } from './query/ticket-words.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
 import { PooledStatement } from '../database/pooled-statement.js';
 import { inTransaction } from '../database/transaction.js';
@@ -158,7 +158,7 @@ export class TicketsService {
         [updated.title, updated.description, updated.status, updated.priority, updated.requesterEmail, updated.assignedTo,
           updated.updatedAt, updated.resolvedAt, id],
       );
-      await writeTicketWords(transaction.later, id, current, updated);
+      await updateTicketWords(transaction.later, id, current, updated);
       await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now);
       return updated;
     });
