@@ -15,7 +15,7 @@ import { listeningMessage, serviceUrls } from './service-urls.js';
 // Before its next full collection V8 lets the old generation grow to up to 4× what was live after the last one (the
 // factor follows how fast collecting is); under large lists (10,000 tickets are several MB of rows and JSON per
 // request) that is hundreds of MB of garbage held at once. A fixed 2× keeps the peak well below, for a few % of a
-// large list's speed (see README, Performance).
+// large list's speed (see docs/performance.md, Memory).
 v8.setFlagsFromString('--heap-growing-percent=100');
 
 async function bootstrap(): Promise<void> {

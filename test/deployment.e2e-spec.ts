@@ -63,11 +63,10 @@ const withDefaults = (value: unknown) => String(value).replace(/\$\{\w+:-([^}]*)
 const documented = new Set([...read('.env.example').matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map(([, name]) => name));
 
 describe('Configuration documentation', () => {
-  it('names every variable the configuration reads in .env.example and in the README configuration table', () => {
+  it('names every variable the configuration reads in .env.example and in docs/configuration.md', () => {
     const names = [...read('src/config/app-config.ts').matchAll(/read\.\w+\('([A-Z][A-Z0-9_]+)'/g)].map(([, name]) => name);
     expect(names).toContain('IDEMPOTENCY_TTL_HOURS');
-    const readme = read('README.md');
-    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## API'));
+    const table = read('docs/configuration.md');
     expect(names.filter((name) => !documented.has(name) && !['PORT', 'RABBITMQ_ADDRESSES'].includes(name))).toEqual([]);
     expect(names.filter((name) => !table.includes(`\`${name}\``))).toEqual([]);
   });

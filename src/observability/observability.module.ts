@@ -11,7 +11,7 @@ import { PrometheusController } from './metrics/prometheus.controller.js';
 import { HTTP_SERVER_REQUESTS } from './metrics/http-server-requests.provider.js';
 import { activeTracing } from './tracing/trace-context.js';
 
-/** Metrics (/actuator/prometheus) and, when turned on, tracing; see README "Metrics and tracing". */
+/** Metrics (/actuator/prometheus) and, when turned on, tracing; see docs/observability.md. */
 @Module({
   imports: [OutboxModule],
   controllers: [PrometheusController],

@@ -19,7 +19,7 @@ export interface ReceivedEvent {
 
 /**
  * `expected` maps each ticket to how many writes were acknowledged for it (steps 0..n-1). Consumers de-duplicate
- * by eventId, as the README tells them to; what is left must be each ticket's steps in order, none missing.
+ * by eventId, as docs/events.md tells them to; what is left must be each ticket's steps in order, none missing.
  */
 export function deliveryReport(received: ReceivedEvent[], expected: Map<number, number>): DeliveryReport {
   const seen = new Set<string>();
