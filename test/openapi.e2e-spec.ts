@@ -60,8 +60,9 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         expect(statuses('post', collection)).toEqual(['201', '400', '409', '413', '415', '422', '500', '503']);
         expect(statuses('get', collection)).toEqual(['200', '400', '500', '503']);
         expect(statuses('get', one)).toEqual(['200', '304', '400', '404', '500', '503']);
-        expect(statuses('put', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
-        expect(statuses('patch', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
+        expect(statuses('put', one)).toEqual(['200', '400', '404', '409', '412', '413', '415', '500', '503']);
+        expect(statuses('patch', one)).toEqual(['200', '400', '404', '409', '412', '413', '415', '500', '503']);
+        expect(statuses('get', `${one}/transitions`)).toEqual(['200', '400', '404', '500', '503']);
         expect(statuses('delete', one)).toEqual(['204', '400', '404', '412', '500', '503']);
         expect(statuses('get', `${one}/history`)).toEqual(['200', '400', '404', '500', '503']);
         expect(statuses('post', `${one}/comments`)).toEqual(['201', '400', '404', '409', '413', '415', '422', '500', '503']);
@@ -73,12 +74,16 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       expect(statuses('get', '/actuator/info')).toEqual(['200', '404']);
       const errorSchema = contract.document.components.schemas.SpringErrorResponse;
       const problemSchema = contract.document.components.schemas.ProblemDetailResponse;
+      // A problem type of its own has a schema of its own, which extends ProblemDetailResponse's.
+      const transitionSchema = contract.document.components.schemas.InvalidTransitionProblemResponse;
+      expect(Object.keys(transitionSchema.properties as object)).toEqual(expect.arrayContaining([...Object.keys(problemSchema.properties as object), 'from', 'to', 'allowed']));
       for (const [path, item] of Object.entries(contract.document.paths)) {
         for (const operation of Object.values(item)) {
           for (const [status, response] of Object.entries(operation.responses)) {
             const healthBody = path.startsWith('/actuator/health') && status === '503';
             if (Number(status) < 400 || healthBody) continue;
-            if (path.startsWith('/api/v2/')) expect(response.content).toEqual({ 'application/problem+json': expect.objectContaining({ schema: problemSchema }) });
+            const schema = path === V2_ONE && status === '409' ? transitionSchema : problemSchema;
+            if (path.startsWith('/api/v2/')) expect(response.content).toEqual({ 'application/problem+json': expect.objectContaining({ schema }) });
             else expect(response.content?.['application/json']?.schema).toEqual(errorSchema);
           }
         }
@@ -130,7 +135,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const v2 = (await http.get('/v3/api-docs/v2').expect(200)).body;
       expect(Object.keys(v1.paths)).toContain(COLLECTION);
       expect(Object.keys(v1.paths).some((path) => path.startsWith('/api/v2'))).toBe(false);
-      expect(Object.keys(v2.paths).sort()).toEqual([V2_COLLECTION, V2_ONE, `${V2_ONE}/comments`, `${V2_ONE}/comments/{commentId}`, `${V2_ONE}/history`]);
+      expect(Object.keys(v2.paths).sort()).toEqual([V2_COLLECTION, V2_ONE, `${V2_ONE}/comments`, `${V2_ONE}/comments/{commentId}`, `${V2_ONE}/history`, `${V2_ONE}/transitions`]);
       expect(Object.keys(v2.paths).every((path) => path.startsWith('/api/v2/'))).toBe(true);
       await OpenApiContract.from(v2);
       await http.get('/v3/api-docs/v3').expect(404);
@@ -307,6 +312,30 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         contract.expectResponse('get', comments, await http.get(`${collection}/999999999/comments`).expect(404));
         contract.expectResponse('get', `${comments}/{commentId}`, await http.get(created.headers.location).expect(200));
         contract.expectResponse('get', `${comments}/{commentId}`, await http.get(`${path}/999999999`).expect(404));
+      }
+    });
+
+    it('GET transitions (v1 and v2): 200, 400 and 404', async () => {
+      for (const [collection, path] of [[COLLECTION, `${ONE}/transitions`], [V2_COLLECTION, `${V2_ONE}/transitions`]]) {
+        const id = (await http.post(collection).send(buildTicketRequest()).expect(201)).body.id;
+        contract.expectResponse('get', path, await http.get(`${collection}/${id}/transitions`).expect(200));
+        contract.expectResponse('get', path, await http.get(`${collection}/abc/transitions`).expect(400));
+        contract.expectResponse('get', path, await http.get(`${collection}/999999999/transitions`).expect(404));
+      }
+    });
+
+    it('PUT and PATCH (v1 and v2) with TICKET_WORKFLOW=strict: 409 for a move the workflow does not allow', async () => {
+      const strict = await createTestApp({ env: { TICKET_WORKFLOW: 'strict' } });
+      try {
+        const strictHttp = request(strict.getHttpServer());
+        for (const [collection, path] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
+          const one = `${collection}/${(await strictHttp.post(collection).send(buildTicketRequest({ status: 'OPEN' })).expect(201)).body.id}`;
+          contract.expectResponse('put', path, await strictHttp.put(one).send(buildTicketRequest({ status: 'CLOSED' })).expect(409));
+          contract.expectResponse('patch', path, await strictHttp.patch(one).send({ status: 'RESOLVED' }).expect(409));
+          contract.expectResponse('get', `${path}/transitions`, await strictHttp.get(`${one}/transitions`).expect(200));
+        }
+      } finally {
+        await strict.close();
       }
     });
 

@@ -15,6 +15,7 @@ describe('parseConfig', () => {
         queueArguments: {},
       },
       outbox: { partitions: 8, leaseTtlMs: 10_000 },
+      tickets: { workflow: 'open' },
       management: { probesEnabled: false, readinessInclude: ['readinessState', 'db'], exposure: ['health', 'info'] },
     });
   });
@@ -39,6 +40,10 @@ describe('parseConfig', () => {
     });
   });
 
+  it('reads the strict ticket workflow', () => {
+    expect(parseConfig({ TICKET_WORKFLOW: 'strict' }).tickets.workflow).toBe('strict');
+  });
+
   it('splits comma-separated lists and drops empty items', () => {
     expect(parseConfig({ MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: ' health, info,,metrics ' }).management.exposure).toEqual([
       'health',
@@ -61,6 +66,7 @@ describe('parseConfig', () => {
     ['RABBITMQ_ADDRESSES', 'http://node1'],
     ['OUTBOX_PARTITIONS', '0'],
     ['OUTBOX_LEASE_TTL_MS', '100'],
+    ['TICKET_WORKFLOW', 'STRICT'],
   ])('stops with a message naming %s when it is %p', (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`^${name} `));

@@ -37,6 +37,10 @@ export interface AppConfig {
     /** How long a key (and the response it replays) is kept before the background purge removes it. */
     ttlHours: number;
   };
+  tickets: {
+    /** `open`: any status may follow any other (the original's behaviour); `strict`: only the moves of the spec's table. */
+    workflow: TicketWorkflow;
+  };
   management: {
     probesEnabled: boolean;
     readinessInclude: string[];
@@ -78,6 +82,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** `json`: one JSON object per line, for log platforms; `pretty`: human-readable, for development. */
 const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export const TICKET_WORKFLOWS = ['open', 'strict'] as const;
+export type TicketWorkflow = (typeof TICKET_WORKFLOWS)[number];
 
 const QUEUE_TYPES = ['classic', 'quorum'] as const;
 export type QueueType = (typeof QUEUE_TYPES)[number];
@@ -126,6 +133,9 @@ export function parseConfig(env: Env): AppConfig {
     },
     idempotency: {
       ttlHours: read.intBetween('IDEMPOTENCY_TTL_HOURS', 24, 1, 8760),
+    },
+    tickets: {
+      workflow: read.oneOf('TICKET_WORKFLOW', 'open', TICKET_WORKFLOWS),
     },
     management: {
       probesEnabled: read.bool(

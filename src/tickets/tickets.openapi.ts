@@ -12,8 +12,10 @@ import {
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
-import { ApiErrorResponse, ApiProblemResponse, type ErrorExample } from '../common/errors/api-error-response.decorator.js';
+import { ApiErrorResponse, ApiProblemResponse, ApiTypedProblemResponse, type ErrorExample } from '../common/errors/api-error-response.decorator.js';
 import { mapError } from '../common/errors/error-mapping.js';
+import { InvalidTransitionProblemResponse } from './dto/invalid-transition-problem-response.dto.js';
+import { TicketTransitionsResponse } from './dto/ticket-transitions-response.dto.js';
 import { ApiIdempotencyKey, idempotentReplayedHeader } from '../idempotency/idempotency.openapi.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { TicketPageResponse } from './dto/ticket-page-response.dto.js';
@@ -25,6 +27,7 @@ import { TicketIdPipe } from './ticket-id.pipe.js';
 import type { QueryDialect } from './query/ticket-query.js';
 import { ApiTicketQueryParameters, queryErrorExamples } from './ticket-query.openapi.js';
 import { TicketStatus } from './ticket-status.enum.js';
+import { assertTransition } from './ticket-workflow.js';
 
 /*
  * The OpenAPI description of the tickets controllers, one decorator per operation, for each version: v1 with
@@ -33,10 +36,16 @@ import { TicketStatus } from './ticket-status.enum.js';
  */
 
 function messageOf(run: () => unknown): string {
+  return rejectionOf(run).message;
+}
+
+/** The message (and problem type, if any) of the error `run` is expected to throw. */
+function rejectionOf(run: () => unknown): Pick<ErrorExample, 'message' | 'problem'> & { message: string } {
   try {
     run();
   } catch (error) {
-    return mapError(error).message ?? '';
+    const { message = '', problem } = mapError(error);
+    return { message, ...(problem && { problem }) };
   }
   throw new Error('expected the example input to be rejected');
 }
@@ -163,6 +172,19 @@ export function ticketsApi(version: QueryDialect) {
       }),
     );
 
+  /** The 409 of a status move that TICKET_WORKFLOW=strict does not allow (v2 names from, to and allowed). */
+  const invalidTransition = () => {
+    const example: ErrorExample = {
+      summary: 'Status move the workflow does not allow',
+      path: one,
+      ...rejectionOf(() => assertTransition('strict', TicketStatus.OPEN, TicketStatus.CLOSED)),
+    };
+    const description = 'With TICKET_WORKFLOW=strict: the workflow does not allow the ticket to move from its status to the one asked for; nothing was changed';
+    return version === 'v1'
+      ? ApiErrorResponse(409, description, example)
+      : ApiTypedProblemResponse(InvalidTransitionProblemResponse, 409, description, example);
+  };
+
   const locationHeader = {
     ...etagHeader,
     Location: { description: 'Where the new ticket is', required: true, schema: { type: 'string', example: `${collection}/42` } },
@@ -246,7 +268,8 @@ export function ticketsApi(version: QueryDialect) {
           summary: 'Replace a ticket',
           description:
             'A full replacement: omitted optional fields become null. Sets resolvedAt the first time the status becomes RESOLVED or CLOSED, ' +
-            'advances updatedAt, and publishes an UPDATED event after the commit.',
+            'advances updatedAt, and publishes an UPDATED event after the commit. With TICKET_WORKFLOW=strict a status move the workflow ' +
+            'does not allow is a 409 (GET …/transitions lists the allowed ones).',
         }),
         idParam,
         ApiBody({ type: TicketRequest }),
@@ -254,6 +277,7 @@ export function ticketsApi(version: QueryDialect) {
         bodyErrors(one, invalidId),
         notFound(),
         ifMatch(),
+        invalidTransition(),
       ),
 
     patch: () =>
@@ -263,7 +287,8 @@ export function ticketsApi(version: QueryDialect) {
           description:
             'RFC 7396: fields present replace, fields absent are kept, null clears assignedTo (null or blank on a required field is a 400). ' +
             'The same rules as PUT: sets resolvedAt the first time the status becomes RESOLVED or CLOSED, advances updatedAt, records a ' +
-            'history entry and publishes an UPDATED event (the same body as for PUT) after the commit.',
+            'history entry and publishes an UPDATED event (the same body as for PUT) after the commit; the same 409 for a status move ' +
+            'the strict workflow does not allow.',
         }),
         idParam,
         ApiConsumes('application/merge-patch+json', 'application/json'),
@@ -272,6 +297,21 @@ export function ticketsApi(version: QueryDialect) {
         bodyErrorResponses(one, 'ticketPatch', invalidId),
         notFound(),
         ifMatch(),
+        invalidTransition(),
+      ),
+
+    transitions: () =>
+      applyDecorators(
+        ApiOperation({
+          summary: 'Statuses a ticket may move to',
+          description:
+            'The ticket\'s status and the statuses a PUT or PATCH may set under the configured workflow (TICKET_WORKFLOW): with ' +
+            '`open` (the default) every status; with `strict` the moves of the workflow table, the current status included.',
+        }),
+        idParam,
+        ApiOkResponse({ description: 'The current status and the allowed next ones', type: TicketTransitionsResponse }),
+        errorResponse(400, 'The id is not a positive 64-bit integer', { ...invalidId, path: `${collection}/abc/transitions` }),
+        errorResponse(404, 'No ticket has this id', { summary: 'Unknown id', path: `${one}/transitions`, message: 'Ticket not found with id: 42' }),
       ),
 
     remove: () =>

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HistoryAction } from './history-action.js';
@@ -10,11 +11,13 @@ import { OutboxWriter } from '../outbox/outbox.writer.js';
 import type { TicketPatch } from './dto/ticket-patch.dto.js';
 import type { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
+import type { TicketTransitionsResponse } from './dto/ticket-transitions-response.dto.js';
 import { routingKeyOf, ticketEvent } from './events/ticket-event.js';
 import { type ListedTicket, listedTicketFromRow, TICKET_COLUMNS, type TicketRow, type TicketTextRow, ticketFromRow } from './ticket-row.js';
 import { assertIfMatch, ticketEtag } from './ticket-etag.js';
 import { newTicket, patchTicket, replaceTicket, type TicketState } from './ticket.rules.js';
 import { ticketNotFound } from './ticket-not-found.js';
+import { allowedStatuses, assertTransition } from './ticket-workflow.js';
 import { anonymousWrite, type WriteContext } from './write-context.js';
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
@@ -27,6 +30,7 @@ import type { Queryable } from '../database/statement-batch.js';
 import { BatchedLookup } from '../database/batched-lookup.js';
 import { BatchedWrites } from '../database/batched-writes.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
+import type { AppConfig, TicketWorkflow } from '../config/app-config.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -59,13 +63,18 @@ const INSERT_TICKET = `INSERT INTO tickets (title, description, status, priority
  */
 @Injectable()
 export class TicketsService {
+  private readonly workflow: TicketWorkflow;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
     private readonly relay: OutboxRelay,
     private readonly idempotency: IdempotencyService,
     private readonly statement: PooledStatement,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.workflow = config.get('tickets', { infer: true }).workflow;
+  }
 
   private readonly byId = new BatchedLookup<TicketRow>(async (ids) => {
     const rows = await this.statement.rows<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id IN (?)`, [ids]);
@@ -127,6 +136,12 @@ export class TicketsService {
     return ticketFromRow(row);
   }
 
+  /** The ticket's status and the statuses an update may move it to under the configured workflow. */
+  async transitions(id: string): Promise<TicketTransitionsResponse> {
+    const { status } = await this.findOne(id);
+    return { status, allowed: allowedStatuses(this.workflow, status) };
+  }
+
   /** With `ifMatch`, the update only happens while the ticket is still the version the client names (412 otherwise). */
   @WithinRequestDeadline()
   replace(id: string, request: TicketRequest, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
@@ -147,11 +162,13 @@ export class TicketsService {
   ): Promise<TicketResponse> {
     const now = new Date();
     const ticket = await inTransaction(this.dataSource, async (transaction) => {
-      // The row lock serialises concurrent updates of one ticket, so resolvedAt is set once and
-      // the ticket's events are recorded in the order the updates commit.
+      // The row lock serialises concurrent updates of one ticket, so resolvedAt is set once, the workflow
+      // judges each move from the status the previous one committed, and the ticket's events are recorded
+      // in the order the updates commit.
       const current = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, current);
       const updated = apply(current, now);
+      assertTransition(this.workflow, current.status, updated.status);
       await transaction.later.query(
         `UPDATE tickets SET title = ?, description = ?, status = ?, priority = ?, requester_email = ?, assigned_to = ?,
          updated_at = ?, resolved_at = ? WHERE id = ?`,

@@ -1,6 +1,6 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { PROBLEM_JSON, problemDetails } from './problem-details.js';
+import { PROBLEM_JSON, problemDetails, type ProblemType } from './problem-details.js';
 import { ProblemDetailResponse } from './problem-detail-response.dto.js';
 import { springErrorBody } from './spring-error-body.js';
 import { SpringErrorResponse } from './spring-error-response.dto.js';
@@ -11,6 +11,8 @@ export interface ErrorExample {
   path: string;
   message?: string;
   errors?: SpringFieldError[];
+  /** A problem type of the error's own, which shows in v2's rendering only. */
+  problem?: ProblemType;
 }
 
 const EXAMPLE_TIME = new Date('2026-11-22T20:37:14.123Z');
@@ -40,16 +42,26 @@ export function ApiErrorResponse(status: number, description: string, ...example
  * built by problemDetails from the same inputs as the Spring ones, as the error filter builds both.
  */
 export function ApiProblemResponse(status: number, description: string, ...examples: ErrorExample[]): MethodDecorator & ClassDecorator {
+  return ApiTypedProblemResponse(ProblemDetailResponse, status, description, ...examples);
+}
+
+/** The same for a problem type with members of its own, whose schema `model` (a ProblemDetailResponse) gives. */
+export function ApiTypedProblemResponse(
+  model: Type<ProblemDetailResponse>,
+  status: number,
+  description: string,
+  ...examples: ErrorExample[]
+): MethodDecorator & ClassDecorator {
   const content = {
-    schema: { $ref: getSchemaPath(ProblemDetailResponse) },
+    schema: { $ref: getSchemaPath(model) },
     ...(examples.length > 0 && {
       examples: Object.fromEntries(
         examples.map((example) => [
           example.summary,
-          { summary: example.summary, value: problemDetails(status, example.path, example.message, example.errors) },
+          { summary: example.summary, value: problemDetails(status, example.path, example.message, example.errors, example.problem) },
         ]),
       ),
     }),
   };
-  return applyDecorators(ApiExtraModels(ProblemDetailResponse), ApiResponse({ status, description, content: { [PROBLEM_JSON]: content } }));
+  return applyDecorators(ApiExtraModels(model), ApiResponse({ status, description, content: { [PROBLEM_JSON]: content } }));
 }

@@ -1,6 +1,8 @@
 import { BadRequestException, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { mapError } from './error-mapping.js';
+import { problemDetails } from './problem-details.js';
+import { ProblemTypeException } from './problem-type.exception.js';
 import { springErrorBody } from './spring-error-body.js';
 import { ValidationFailedException } from './validation-failed.exception.js';
 
@@ -34,6 +36,11 @@ describe('mapError', () => {
     expect(mapError(new BadRequestException(message, { cause: error }))).toEqual({ status, message: answered });
   });
 
+  it('carries the problem type of an error that has one', () => {
+    const problem = { type: 'urn:example/conflict', title: 'Conflict of its own', members: { from: 'A' } };
+    expect(mapError(new ProblemTypeException(409, 'A clashes', problem))).toEqual({ status: 409, message: 'A clashes', problem });
+  });
+
   it('answers 503 when the database cannot be reached', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     expect(mapError(refused)).toMatchObject({ status: 503, unexpected: true });
@@ -49,5 +56,12 @@ describe('springErrorBody', () => {
   it('writes Spring keys in order, a +00:00 timestamp, and omits an absent message', () => {
     const body = springErrorBody(404, '/x', undefined, undefined, new Date('2026-01-02T03:04:05.006Z'));
     expect(JSON.stringify(body)).toBe('{"timestamp":"2026-01-02T03:04:05.006+00:00","status":404,"error":"Not Found","path":"/x"}');
+  });
+});
+
+describe('problemDetails', () => {
+  it("renders a problem type of its own: its type and title, then RFC 9457's members, then its own", () => {
+    const body = problemDetails(409, '/api/v2/x', 'A clashes', undefined, { type: 'urn:example/conflict', title: 'Clash', members: { from: 'A', allowed: [] } });
+    expect(JSON.stringify(body)).toBe('{"type":"urn:example/conflict","title":"Clash","status":409,"detail":"A clashes","instance":"/api/v2/x","from":"A","allowed":[]}');
   });
 });

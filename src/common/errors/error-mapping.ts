@@ -1,6 +1,8 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { QueryFailedError, TypeORMError } from 'typeorm';
 import { REQUEST_LIMITS } from '../http/request-limits.js';
+import type { ProblemType } from './problem-details.js';
+import { ProblemTypeException } from './problem-type.exception.js';
 import type { SpringFieldError } from './spring-field-error.js';
 import { ValidationFailedException } from './validation-failed.exception.js';
 
@@ -8,6 +10,8 @@ interface MappedError {
   status: number;
   message?: string;
   errors?: SpringFieldError[];
+  /** The error's own problem type, which v2 renders; v1 shows the status and message alone. */
+  problem?: ProblemType;
   /** Only unexpected failures are logged with their stack; client errors are not. */
   unexpected?: boolean;
 }
@@ -52,6 +56,9 @@ export function mapError(exception: unknown): MappedError {
   // zlib's own errors (Z_DATA_ERROR, ...) when a body declared gzip, deflate or br is not that.
   if (/^Z_/.test(String((bodyParserError as { code?: unknown })?.code))) {
     return { status: 400, message: `Request body does not match its Content-Encoding: ${(bodyParserError as Error).message}` };
+  }
+  if (exception instanceof ProblemTypeException) {
+    return { status: exception.getStatus(), message: exception.message, problem: exception.problem };
   }
   if (exception instanceof HttpException) {
     return { status: exception.getStatus(), message: httpExceptionMessage(exception) };

@@ -1,4 +1,4 @@
-import { PROBLEM_JSON, problemDetails } from './problem-details.js';
+import { PROBLEM_JSON, problemDetails, type ProblemType } from './problem-details.js';
 import { springErrorBody } from './spring-error-body.js';
 import type { SpringFieldError } from './spring-field-error.js';
 
@@ -14,8 +14,9 @@ export interface ErrorPayload {
   body: object;
 }
 
-export function errorPayload(path: string, status: number, message?: string, errors?: SpringFieldError[]): ErrorPayload {
+/** `problem`, a problem type of the error's own, shows in v2 only; v1 has the same status and message. */
+export function errorPayload(path: string, status: number, message?: string, errors?: SpringFieldError[], problem?: ProblemType): ErrorPayload {
   return PROBLEM_PATH.test(path)
-    ? { contentType: PROBLEM_JSON, body: problemDetails(status, path, message, errors) }
+    ? { contentType: PROBLEM_JSON, body: problemDetails(status, path, message, errors, problem) }
     : { contentType: 'application/json', body: springErrorBody(status, path, message, errors) };
 }

@@ -15,9 +15,16 @@ export interface ProblemFieldError {
   rejectedValue: unknown;
 }
 
+/** A problem type of its own (RFC 9457 3.2): its URI and title, and the members it adds after RFC 9457's own. */
+export interface ProblemType {
+  type: string;
+  title: string;
+  members: Record<string, unknown>;
+}
+
 /**
- * An RFC 9457 problem. Every problem but a validation failure is `about:blank` with the status's reason
- * phrase as its title: the status says all there is to say, and `detail` the specifics.
+ * An RFC 9457 problem. Every problem but a validation failure or one of its own type is `about:blank` with the
+ * status's reason phrase as its title: the status says all there is to say, and `detail` the specifics.
  */
 export interface ProblemDetails {
   type: string;
@@ -29,8 +36,9 @@ export interface ProblemDetails {
 }
 
 /** The problem+json rendering of a mapped error (the same status, message and field errors as v1's Spring body). */
-export function problemDetails(status: number, instance: string, message?: string, errors?: SpringFieldError[]): ProblemDetails {
+export function problemDetails(status: number, instance: string, message?: string, errors?: SpringFieldError[], problem?: ProblemType): ProblemDetails {
   const reason = STATUS_CODES[status] ?? 'Error';
+  if (problem) return { type: problem.type, title: problem.title, status, detail: message || reason, instance, ...problem.members };
   return {
     type: errors ? VALIDATION_PROBLEM_TYPE : 'about:blank',
     title: errors ? 'Validation failed' : reason,

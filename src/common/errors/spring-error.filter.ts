@@ -23,7 +23,7 @@ export class SpringErrorFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const path = request.originalUrl.split('?')[0];
     noteRequestException(response, exception);
-    let { status, message, errors, unexpected } = mapError(exception);
+    let { status, message, errors, problem, unexpected } = mapError(exception);
 
     if (exception instanceof NotFoundException && message?.startsWith('Cannot ')) {
       const allowed = allowedMethods(this.adapterHost.httpAdapter.getInstance(), request.path);
@@ -47,7 +47,7 @@ export class SpringErrorFilter implements ExceptionFilter {
       response.destroy();
       return;
     }
-    const { contentType, body } = errorPayload(path, status, message, errors);
+    const { contentType, body } = errorPayload(path, status, message, errors, problem);
     response.status(status).type(contentType).send(JSON.stringify(body));
   }
 }

@@ -5,6 +5,7 @@ import { JsonContentTypeGuard } from '../../common/json-content-type.guard.js';
 import { TicketPatch } from '../dto/ticket-patch.dto.js';
 import { TicketRequest } from '../dto/ticket-request.dto.js';
 import type { TicketResponse } from '../dto/ticket-response.dto.js';
+import type { TicketTransitionsResponse } from '../dto/ticket-transitions-response.dto.js';
 import { parseTicketQuery } from '../query/ticket-query.js';
 import { TicketIdPipe } from '../ticket-id.pipe.js';
 import { setPageHeaders } from '../ticket-page-headers.js';
@@ -49,6 +50,12 @@ export class TicketsV2Controller {
   @api.get()
   async findOne(@Param('id', TicketIdPipe) id: string, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
     return withEtag(response, await this.tickets.findOne(id));
+  }
+
+  @Get(':id/transitions')
+  @api.transitions()
+  transitions(@Param('id', TicketIdPipe) id: string): Promise<TicketTransitionsResponse> {
+    return this.tickets.transitions(id);
   }
 
   @Put(':id')
