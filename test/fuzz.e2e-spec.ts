@@ -116,7 +116,7 @@ describe(`Fuzzing the tickets API (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS})`, () =>
         { seed: SEED, numRuns: RUNS },
       );
     } catch (error) {
-      throw new Error(`Reproduce with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}\nLast problem: ${lastProblem}\nRecent:\n${recent.join('\n')}\n${(error as Error).message}`);
+      throw new Error(`Reproduce with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}\nLast problem: ${lastProblem}\nRecent:\n${recent.join('\n')}\n${(error as Error).message}`, { cause: error });
     }
     const total = Object.values(statuses).reduce((sum, n) => sum + n, 0);
     console.log(`Fuzzed ${total} requests (seed ${SEED}): ${JSON.stringify(statuses)}`);
@@ -137,6 +137,7 @@ describe(`Fuzzing the tickets API (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS})`, () =>
     expect(lines.length).toBeGreaterThan(0.9 * RUNS);
     const broken = lines.filter((line) => {
       try {
+        // eslint-disable-next-line no-control-regex -- a raw control character in a log line is what this looks for
         return typeof JSON.parse(line) !== 'object' || /[\u0000-\u001f\u007f]/.test(line);
       } catch {
         return true;

@@ -66,7 +66,7 @@ describe('Cursor walks under concurrent writes', () => {
     const doomed = (await inBatches(DOOMED_PER_WALK, 16, () => create({ title: 'Deleted during the walk' }))).map((ticket) => ticket.id);
     const stop = writer([...doomed]);
     let pages: number[][];
-    let writes = 0;
+    let writes: number;
     try {
       // Pages are fetched while the writer runs, and each also waits for a burst of writes of its own.
       pages = await walkPages(testApp.http, version, `assignedTo=${tag}&${query}`, async () => {

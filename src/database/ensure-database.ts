@@ -29,7 +29,7 @@ export async function ensureDatabase(db: AppConfig['db'], attempts = 10, delayMs
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (attempt >= attempts) {
-        throw new Error(`Database ${db.host}:${db.port} not usable after ${attempts} attempts: ${reason}`);
+        throw new Error(`Database ${db.host}:${db.port} not usable after ${attempts} attempts: ${reason}`, { cause: error });
       }
       logger.warn(`Database ${db.host}:${db.port} not ready (${reason}); retry ${attempt}/${attempts - 1} in ${delayMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, delayMs));

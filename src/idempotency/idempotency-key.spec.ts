@@ -1,4 +1,4 @@
-import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
+import type { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
 import { canonicalJson, idempotencyKey, requestHash } from './idempotency-key.js';
 
 describe('idempotency keys', () => {

@@ -76,6 +76,7 @@ function levelFor(status: number): Level {
 }
 
 /** C0 and C1 control characters and DEL; JSON leaves DEL and C1 unescaped. */
+// eslint-disable-next-line no-control-regex -- matching control characters is this expression's purpose
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /**

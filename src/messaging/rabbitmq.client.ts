@@ -230,7 +230,7 @@ export class RabbitMqClient extends ClientProxy {
   }
 
   /** Request-response is not part of this service's messaging. */
-  protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+  protected publish(_packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
     callback({ err: new Error('RabbitMqClient only emits events'), isDisposed: true });
     return () => undefined;
   }

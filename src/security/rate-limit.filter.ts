@@ -2,7 +2,7 @@ import { HttpException, HttpStatus, Inject, Injectable, Logger } from '@nestjs/c
 import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
-import type { ForwardHeadersStrategy, RateLimitConfig } from '../config/security-config.js';
+import type { RateLimitConfig } from '../config/security-config.js';
 import { describeError } from '../common/errors/describe-error.js';
 import { principalOf } from './principal.js';
 import type { RateLimitStore } from './rate-limit.store.js';

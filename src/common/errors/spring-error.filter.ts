@@ -23,7 +23,8 @@ export class SpringErrorFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const path = request.originalUrl.split('?')[0];
     noteRequestException(response, exception);
-    let { status, message, errors, problem, unexpected } = mapError(exception);
+    const { errors, problem, unexpected, ...mapped } = mapError(exception);
+    let { status, message } = mapped;
 
     if (exception instanceof NotFoundException && message?.startsWith('Cannot ')) {
       const allowed = allowedMethods(this.adapterHost.httpAdapter.getInstance(), request.path);

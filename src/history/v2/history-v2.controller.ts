@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Req, Res, UseInterceptors } from '@nestjs/common';
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { parseKeysetPage } from '../../tickets/query/keyset-page.js';
 import { TicketIdPipe } from '../../tickets/ticket-id.pipe.js';

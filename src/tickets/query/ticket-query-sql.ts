@@ -80,7 +80,7 @@ function searchSql(terms: SearchTerm[] | null | undefined, purpose: 'page' | 'co
   const exact = terms.filter((term) => !term.prefix);
   const prefixes = terms.filter((term) => term.prefix);
   if (exact.length === 0) return { conditions: prefixes.map((term) => inWords('tickets.id', term)) };
-  const joins = exact.slice(1).map((term, i) => ` JOIN ticket_words w${i + 1} ON w${i + 1}.word = ? AND w${i + 1}.ticket_id = w0.ticket_id`);
+  const joins = exact.slice(1).map((_term, i) => ` JOIN ticket_words w${i + 1} ON w${i + 1}.word = ? AND w${i + 1}.ticket_id = w0.ticket_id`);
   const conditions: Condition[] = [{ sql: 'w0.word = ?', params: [exact[0].word] }];
   for (const term of prefixes) {
     conditions.push(

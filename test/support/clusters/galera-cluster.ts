@@ -112,7 +112,7 @@ export class GaleraCluster {
     } catch (error) {
       const logs = this.nodes.map((_, i) => `--- node ${i + 1}\n${tail(this.errorLog(i))}`).join('\n');
       await this.stop();
-      throw new Error(`Galera cluster did not start: ${(error as Error).message}\n${logs}`);
+      throw new Error(`Galera cluster did not start: ${(error as Error).message}\n${logs}`, { cause: error });
     }
   }
 

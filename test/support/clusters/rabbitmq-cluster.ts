@@ -136,7 +136,7 @@ export class RabbitCluster {
     } catch (error) {
       const logs = this.nodes.map((_, i) => `--- node ${i + 1}\n${tail(this.outputLog(i))}\n${tail(this.brokerLog(i))}`).join('\n');
       await this.stop();
-      throw new Error(`RabbitMQ cluster did not start: ${(error as Error).message}\n${logs}`);
+      throw new Error(`RabbitMQ cluster did not start: ${(error as Error).message}\n${logs}`, { cause: error });
     }
   }
 
