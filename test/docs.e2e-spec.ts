@@ -26,7 +26,7 @@ function proseLines(markdown: string): string[] {
  * GitHub's anchor for a heading: its text without Markdown (link targets, emphasis), lower case, every character
  * that is not a letter, digit, space, `-` or `_` removed, each space turned into `-`.
  */
-export function githubSlug(heading: string): string {
+function githubSlug(heading: string): string {
   return heading
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .trim()
@@ -36,7 +36,7 @@ export function githubSlug(heading: string): string {
 }
 
 /** The anchors a page offers: one per heading, a repeated one suffixed -1, -2, … as GitHub does. */
-export function anchorsOf(markdown: string): Set<string> {
+function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const line of proseLines(markdown)) {
@@ -51,7 +51,7 @@ export function anchorsOf(markdown: string): Set<string> {
 }
 
 /** Every inline link target of a page (`[text](target)`, `![alt](target)`), outside code blocks and code spans. */
-export function linksOf(markdown: string): string[] {
+function linksOf(markdown: string): string[] {
   const prose = proseLines(markdown)
     .join('\n')
     .replace(/(`+)[\s\S]*?\1/g, '');
@@ -74,7 +74,7 @@ function deadLink(page: string, target: string): string | undefined {
  * `read.has(…)`, `read.first(…)`) anywhere in src, every `process.env` name, and in src/config every quoted
  * variable name (alternatives such as `'REDIS_URL'`) and every name built from a constant prefix (`${JWT}AUDIENCES`).
  */
-export function settingsReadBySource(): string[] {
+function settingsReadBySource(): string[] {
   const files = (dir: string): string[] =>
     readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
       entry.isDirectory() ? files(`${dir}/${entry.name}`) : entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [`${dir}/${entry.name}`] : [],
