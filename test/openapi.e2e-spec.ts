@@ -61,7 +61,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         expect(statuses('get', collection)).toEqual(['200', '400', '500', '503']);
         expect(statuses('get', one)).toEqual(['200', '304', '400', '404', '500', '503']);
         expect(statuses('put', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
-        expect(statuses('patch', one)).toEqual(['200', '400', '404', '412', '413', '415', '500', '503']);
+        expect(statuses('patch', one)).toEqual(['200', '400', '404', '409', '412', '413', '415', '422', '500', '503']);
         expect(statuses('delete', one)).toEqual(['204', '400', '404', '412', '500', '503']);
         expect(statuses('get', `${one}/history`)).toEqual(['200', '400', '404', '500', '503']);
         expect(statuses('post', `${one}/comments`)).toEqual(['201', '400', '404', '409', '413', '415', '422', '500', '503']);
@@ -175,12 +175,13 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Content-Type', 'text/plain').send('hello').expect(415));
     });
 
-    it('Idempotency-Key (v1 and v2 creates, comments): the header documented; replay 201, 400, 409 and 422 as declared', async () => {
+    it('Idempotency-Key (v1 and v2 creates, PATCH, comments): the header documented; replay 200/201, 400, 409 and 422 as declared', async () => {
       for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
-        for (const operation of [contract.operation('post', collection), contract.operation('post', `${one}/comments`)]) {
+        for (const [operation, success] of [[contract.operation('post', collection), '201'], [contract.operation('post', `${one}/comments`), '201'], [contract.operation('patch', one), '200']] as const) {
           expect(operation.parameters!.find((p) => p.name === 'Idempotency-Key')).toMatchObject({ in: 'header', required: false });
-          expect(Object.keys((operation.responses['201'] as { headers: object }).headers)).toContain('Idempotent-Replayed');
+          expect(Object.keys((operation.responses[success] as { headers: object }).headers)).toContain('Idempotent-Replayed');
         }
+        expect(contract.operation('put', one).parameters!.find((p) => p.name === 'Idempotency-Key')).toBeUndefined();
         const key = `openapi-${Date.now()}-${collection.length}`;
         const body = buildTicketRequest();
         const created = await http.post(collection).set('Idempotency-Key', key).send(body).expect(201);
@@ -195,6 +196,13 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         const commentKey = `${key}-comment`;
         await http.post(comments).set('Idempotency-Key', commentKey).send({ body: 'x' }).expect(201);
         contract.expectResponse('post', `${one}/comments`, await http.post(comments).set('Idempotency-Key', commentKey).send({ body: 'x' }).expect(201));
+        const patchKey = `${key}-patch`;
+        const patch = () => http.patch(`${collection}/${created.body.id}`).set('Idempotency-Key', patchKey);
+        await patch().send({ priority: 'HIGH' }).expect(200);
+        const patchReplay = await patch().send({ priority: 'HIGH' }).expect(200);
+        expect(patchReplay.headers['idempotent-replayed']).toBe('true');
+        contract.expectResponse('patch', one, patchReplay);
+        contract.expectResponse('patch', one, await patch().send({ priority: 'LOW' }).expect(422));
       }
     });
 
