@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { OpenApiContract } from './support/openapi-contract.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { createTestApp, useTestApp } from './support/test-app.js';
+import { TestIssuer } from './support/test-issuer.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
 
 const COLLECTION = '/api/tickets';
@@ -361,6 +362,58 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         await proxy.stop();
       }
     });
+  });
+});
+
+describe('OpenAPI document with bearer tokens and a rate limit on', () => {
+  let issuer: TestIssuer;
+  let app: INestApplication;
+  let http: ReturnType<typeof request>;
+  let contract: OpenApiContract;
+
+  beforeAll(async () => {
+    issuer = await TestIssuer.start();
+    await issuer.addKey('rsa-1', 'RS256');
+    app = await createTestApp({
+      env: { SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI: issuer.url, RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_KEY_PREFIX: `openapi-${Date.now()}:` },
+    });
+    http = request(app.getHttpServer());
+    contract = await OpenApiContract.from((await http.get('/v3/api-docs').expect(200)).body);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await issuer?.stop();
+  });
+
+  it('declares 401, 403 and 429 on every /api operation, in its version\'s error shape, and none on the actuator', () => {
+    const errorSchema = contract.document.components.schemas.SpringErrorResponse;
+    const problemSchema = contract.document.components.schemas.ProblemDetailResponse;
+    for (const [path, item] of Object.entries(contract.document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const refusals = ['401', '403', '429'].map((status) => operation.responses[status]);
+        if (!path.startsWith('/api/')) {
+          expect([method, path, refusals]).toEqual([method, path, [undefined, undefined, undefined]]);
+          continue;
+        }
+        for (const response of refusals) {
+          if (path.startsWith('/api/v2/')) expect(response?.content).toEqual({ 'application/problem+json': expect.objectContaining({ schema: problemSchema }) });
+          else expect(response?.content).toEqual({ 'application/json': expect.objectContaining({ schema: errorSchema }) });
+        }
+        expect(Object.keys(refusals[2].headers ?? {})).toEqual(['Retry-After', 'RateLimit', 'RateLimit-Policy']);
+      }
+    }
+  });
+
+  it('matches the real 401, 403 and 429 answers of both versions', async () => {
+    // Requests without a token count by address: the document's own request, the two 401s, then the limit (3).
+    contract.expectResponse('get', COLLECTION, await http.get(COLLECTION).expect(401));
+    contract.expectResponse('get', V2_COLLECTION, await http.get(V2_COLLECTION).expect(401));
+    contract.expectResponse('get', COLLECTION, await http.get(COLLECTION).expect(429));
+    contract.expectResponse('get', V2_COLLECTION, await http.get(V2_COLLECTION).expect(429));
+    const reader = `Bearer ${await issuer.token({ claims: { scope: 'tickets.read' } })}`;
+    contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Authorization', reader).send(buildTicketRequest()).expect(403));
+    contract.expectResponse('post', V2_COLLECTION, await http.post(V2_COLLECTION).set('Authorization', reader).send(buildTicketRequest()).expect(403));
   });
 });
 
