@@ -225,6 +225,61 @@ describe('Idempotency-Key', () => {
     expect(replay.headers).toMatchObject({ 'idempotent-replayed': 'true', location: `/api/v2/tickets/${first.body.id}`, etag: first.headers.etag });
   });
 
+  it('works on PATCH (v1 and v2): the 200 replayed with its ETag, one UPDATED event each, 422 for another body, 409 while in flight', async () => {
+    const ticket = (await http().post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
+    for (const [prefix, status] of [['/api/tickets', 'IN_PROGRESS'], ['/api/v2/tickets', 'WAITING_ON_CUSTOMER']]) {
+      const k = key();
+      const path = `${prefix}/${ticket.id}`;
+      const patch = () => http().patch(path).set('Idempotency-Key', k).set('Content-Type', 'application/merge-patch+json');
+      const first = await patch().send({ status }).expect(200);
+      expect(first.headers).not.toHaveProperty('idempotent-replayed');
+      const replay = await patch().send({ status }).expect(200);
+      expect(replay.headers).toMatchObject({ 'idempotent-replayed': 'true', etag: first.headers.etag });
+      expect(replay.text).toBe(first.text);
+      const other = asHttpResponse(await patch().send({ status: 'RESOLVED' }));
+      if (prefix === '/api/tickets') expectSpringError(other, 422, path);
+      else expectProblem(other, 422, path);
+    }
+    expect((await http().get(`/api/tickets/${ticket.id}/history`).expect(200)).body.map((e: Json) => e.action)).toEqual(['CREATED', 'UPDATED', 'UPDATED']);
+    await settle(ticket.id, 3);
+    expect(consumer.typesFor(ticket.id)).toEqual(['CREATED', 'UPDATED', 'UPDATED']);
+
+    const k = key();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const writer = testApp.app.get(OutboxWriter);
+    const original = writer.record.bind(writer);
+    const record = jest.spyOn(writer, 'record').mockImplementationOnce(async (...args) => {
+      entered();
+      await gate;
+      return original(...args);
+    });
+    try {
+      const first = http().patch(`/api/tickets/${ticket.id}`).set('Idempotency-Key', k).send({ priority: 'HIGH' }).then((r) => r);
+      await inside;
+      expectSpringError(asHttpResponse(await http().patch(`/api/tickets/${ticket.id}`).set('Idempotency-Key', k).send({ priority: 'HIGH' })), 409);
+      release();
+      expect((await first).status).toBe(200);
+    } finally {
+      release();
+      record.mockRestore();
+    }
+  });
+
+  it('leaves PUT and DELETE to HTTP\'s own idempotency: the key is neither stored nor replayed', async () => {
+    const ticket = (await http().post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
+    const k = key();
+    const first = await http().put(`/api/tickets/${ticket.id}`).set('Idempotency-Key', k).send(buildTicketRequest()).expect(200);
+    const again = await http().put(`/api/tickets/${ticket.id}`).set('Idempotency-Key', k).send(buildTicketRequest()).expect(200);
+    expect(again.headers).not.toHaveProperty('idempotent-replayed');
+    expect(again.headers.etag).not.toBe(first.headers.etag);
+    await http().delete(`/api/tickets/${ticket.id}`).set('Idempotency-Key', k).expect(204);
+    await http().delete(`/api/tickets/${ticket.id}`).set('Idempotency-Key', k).expect(404);
+    expect(Number((await db().query('SELECT COUNT(*) AS n FROM idempotency_keys WHERE idem_key = ?', [k]))[0].n)).toBe(0);
+  });
+
   it('purges expired keys in batches; the key can then be used afresh', async () => {
     const service = testApp.app.get(IdempotencyService);
     const k = key();

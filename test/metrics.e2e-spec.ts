@@ -108,6 +108,39 @@ describe('/actuator/prometheus', () => {
       expect((await scrape(handle.http)).has('outbox_events_published_total')).toBe(true);
     });
 
+    it.each([
+      ['Prometheus 2.x with a charset', 'application/openmetrics-text; version=1.0.0; charset=utf-8', 'openmetrics'],
+      [
+        'Prometheus 3.x with escaping',
+        'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,' +
+          'text/plain;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2',
+        'openmetrics',
+      ],
+      ['0.0.4 preferred', 'text/plain;version=0.0.4,application/openmetrics-text;version=1.0.0;q=0.5', 'prometheus'],
+      ['an OpenMetrics version not served', 'application/openmetrics-text;version=2.0.0', 'prometheus'],
+      ['anything', '*/*', 'prometheus'],
+    ])('negotiates by the version parameter alone (%s)', async (_, accept, format) => {
+      const response = await handle.http.get('/actuator/prometheus').set('Accept', accept).expect(200);
+      const expected = format === 'openmetrics' ? 'application/openmetrics-text; version=1.0.0; charset=utf-8' : 'text/plain; version=0.0.4; charset=utf-8';
+      expect(response.headers['content-type']).toBe(expected);
+    });
+
+    it("names every metric as promtool's checks want (help; _total for counters only; _count, _sum, _bucket for summaries and histograms only; base units), but Micrometer's system_cpu_count", async () => {
+      const { text } = await handle.http.get('/actuator/prometheus').expect(200);
+      const types = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => [name, type]));
+      const helps = new Map([...text.matchAll(/^# HELP (\S+) (.*)$/gm)].map(([, name, help]) => [name, help]));
+      const KEPT_FOR_MICROMETER = ['system_cpu_count'];
+      const problems = [...types].flatMap(([name, type]) => [
+        ...(helps.get(name) ? [] : [`${name}: no help`]),
+        ...(type === 'counter' && !name.endsWith('_total') ? [`${name}: counter without _total`] : []),
+        ...(type !== 'counter' && name.endsWith('_total') ? [`${name}: ${type} named _total`] : []),
+        ...(!['summary', 'histogram'].includes(type) && /_(count|sum|bucket)$/.test(name) && !KEPT_FOR_MICROMETER.includes(name) ? [`${name}: ${type} named like a summary`] : []),
+        ...(/(milli|micro|nano)seconds|minutes|hours|days|(kilo|mega|giga)bytes/.test(name) ? [`${name}: not a base unit`] : []),
+      ]);
+      expect(problems).toEqual([]);
+      expect(types.get('nodejs_active_handles')).toBe('gauge');
+    });
+
     it('is listed in the /actuator links', async () => {
       const response = await handle.http.get('/actuator').expect(200);
       expect(response.body._links.prometheus).toEqual({ href: expect.stringMatching(/\/actuator\/prometheus$/), templated: false });

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { OpenApiContract } from './support/openapi-contract.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { createTestApp, useTestApp } from './support/test-app.js';
+import { TestIssuer } from './support/test-issuer.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
 
 const COLLECTION = '/api/tickets';
@@ -61,7 +62,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         expect(statuses('get', collection)).toEqual(['200', '400', '500', '503']);
         expect(statuses('get', one)).toEqual(['200', '304', '400', '404', '500', '503']);
         expect(statuses('put', one)).toEqual(['200', '400', '404', '409', '412', '413', '415', '500', '503']);
-        expect(statuses('patch', one)).toEqual(['200', '400', '404', '409', '412', '413', '415', '500', '503']);
+        expect(statuses('patch', one)).toEqual(['200', '400', '404', '409', '412', '413', '415', '422', '500', '503']);
         expect(statuses('get', `${one}/transitions`)).toEqual(['200', '400', '404', '500', '503']);
         expect(statuses('delete', one)).toEqual(['204', '400', '404', '412', '500', '503']);
         expect(statuses('get', `${one}/history`)).toEqual(['200', '400', '404', '500', '503']);
@@ -180,12 +181,13 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Content-Type', 'text/plain').send('hello').expect(415));
     });
 
-    it('Idempotency-Key (v1 and v2 creates, comments): the header documented; replay 201, 400, 409 and 422 as declared', async () => {
+    it('Idempotency-Key (v1 and v2 creates, PATCH, comments): the header documented; replay 200/201, 400, 409 and 422 as declared', async () => {
       for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
-        for (const operation of [contract.operation('post', collection), contract.operation('post', `${one}/comments`)]) {
+        for (const [operation, success] of [[contract.operation('post', collection), '201'], [contract.operation('post', `${one}/comments`), '201'], [contract.operation('patch', one), '200']] as const) {
           expect(operation.parameters!.find((p) => p.name === 'Idempotency-Key')).toMatchObject({ in: 'header', required: false });
-          expect(Object.keys((operation.responses['201'] as { headers: object }).headers)).toContain('Idempotent-Replayed');
+          expect(Object.keys((operation.responses[success] as { headers: object }).headers)).toContain('Idempotent-Replayed');
         }
+        expect(contract.operation('put', one).parameters!.find((p) => p.name === 'Idempotency-Key')).toBeUndefined();
         const key = `openapi-${Date.now()}-${collection.length}`;
         const body = buildTicketRequest();
         const created = await http.post(collection).set('Idempotency-Key', key).send(body).expect(201);
@@ -200,6 +202,13 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         const commentKey = `${key}-comment`;
         await http.post(comments).set('Idempotency-Key', commentKey).send({ body: 'x' }).expect(201);
         contract.expectResponse('post', `${one}/comments`, await http.post(comments).set('Idempotency-Key', commentKey).send({ body: 'x' }).expect(201));
+        const patchKey = `${key}-patch`;
+        const patch = () => http.patch(`${collection}/${created.body.id}`).set('Idempotency-Key', patchKey);
+        await patch().send({ priority: 'HIGH' }).expect(200);
+        const patchReplay = await patch().send({ priority: 'HIGH' }).expect(200);
+        expect(patchReplay.headers['idempotent-replayed']).toBe('true');
+        contract.expectResponse('patch', one, patchReplay);
+        contract.expectResponse('patch', one, await patch().send({ priority: 'LOW' }).expect(422));
       }
     });
 
@@ -382,6 +391,58 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         await proxy.stop();
       }
     });
+  });
+});
+
+describe('OpenAPI document with bearer tokens and a rate limit on', () => {
+  let issuer: TestIssuer;
+  let app: INestApplication;
+  let http: ReturnType<typeof request>;
+  let contract: OpenApiContract;
+
+  beforeAll(async () => {
+    issuer = await TestIssuer.start();
+    await issuer.addKey('rsa-1', 'RS256');
+    app = await createTestApp({
+      env: { SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI: issuer.url, RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_KEY_PREFIX: `openapi-${Date.now()}:` },
+    });
+    http = request(app.getHttpServer());
+    contract = await OpenApiContract.from((await http.get('/v3/api-docs').expect(200)).body);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await issuer?.stop();
+  });
+
+  it('declares 401, 403 and 429 on every /api operation, in its version\'s error shape, and none on the actuator', () => {
+    const errorSchema = contract.document.components.schemas.SpringErrorResponse;
+    const problemSchema = contract.document.components.schemas.ProblemDetailResponse;
+    for (const [path, item] of Object.entries(contract.document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const refusals = ['401', '403', '429'].map((status) => operation.responses[status]);
+        if (!path.startsWith('/api/')) {
+          expect([method, path, refusals]).toEqual([method, path, [undefined, undefined, undefined]]);
+          continue;
+        }
+        for (const response of refusals) {
+          if (path.startsWith('/api/v2/')) expect(response?.content).toEqual({ 'application/problem+json': expect.objectContaining({ schema: problemSchema }) });
+          else expect(response?.content).toEqual({ 'application/json': expect.objectContaining({ schema: errorSchema }) });
+        }
+        expect(Object.keys(refusals[2].headers ?? {})).toEqual(['Retry-After', 'RateLimit', 'RateLimit-Policy']);
+      }
+    }
+  });
+
+  it('matches the real 401, 403 and 429 answers of both versions', async () => {
+    // Requests without a token count by address: the document's own request, the two 401s, then the limit (3).
+    contract.expectResponse('get', COLLECTION, await http.get(COLLECTION).expect(401));
+    contract.expectResponse('get', V2_COLLECTION, await http.get(V2_COLLECTION).expect(401));
+    contract.expectResponse('get', COLLECTION, await http.get(COLLECTION).expect(429));
+    contract.expectResponse('get', V2_COLLECTION, await http.get(V2_COLLECTION).expect(429));
+    const reader = `Bearer ${await issuer.token({ claims: { scope: 'tickets.read' } })}`;
+    contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Authorization', reader).send(buildTicketRequest()).expect(403));
+    contract.expectResponse('post', V2_COLLECTION, await http.post(V2_COLLECTION).set('Authorization', reader).send(buildTicketRequest()).expect(403));
   });
 });
 

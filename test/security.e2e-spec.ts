@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Response } from 'supertest';
 import type { HttpResponse } from './support/http-client.js';
 import { expectProblem } from './support/problem-json.js';
@@ -91,6 +92,15 @@ describe('Bearer tokens (SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI set
       await testApp.http.get('/api/tickets?limit=1').set(bearer(await issuer.token({ claims: { scp: 'tickets.read' } }))).expect(200);
     });
 
+    it('accepts every public-key algorithm the key set announces: RS384/512, PS256/384/512, ES384/512 and EdDSA', async () => {
+      for (const alg of ['RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES384', 'ES512', 'EdDSA'] as const) {
+        await issuer.addKey(`${alg}-1`, alg);
+        const token = await issuer.token({ kid: `${alg}-1`, claims: { scope: 'tickets.read' } });
+        const response = await testApp.http.get('/api/tickets?limit=1').set(bearer(token));
+        expect([alg, response.status]).toEqual([alg, 200]);
+      }
+    });
+
     it('accepts a token expired less than the 60 s clock skew ago', async () => {
       const token = await issuer.token({ claims: { scope: 'tickets.read', exp: now() - 30 } });
       await testApp.http.get('/api/tickets?limit=1').set(bearer(token)).expect(200);
@@ -160,6 +170,17 @@ describe('Bearer tokens (SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI set
       await expectInvalid(none, `${DECODING}Signed JWT rejected: Another algorithm expected, or no matching key(s) found`);
     });
 
+    it('refuses an algorithm other than the one its key announces, and HS256 signed with the public key as the secret', async () => {
+      const rejected = `${DECODING}Signed JWT rejected: Another algorithm expected, or no matching key(s) found`;
+      // rsa-1 is published with alg RS256: the same RSA key under PS256 is not what the issuer announced.
+      await expectInvalid(await issuer.token({ kid: 'rsa-1', alg: 'PS256', claims: { scope: 'tickets.read' } }), rejected);
+      const [header, payload] = (await read()).split('.');
+      const hs256 = `${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(header, 'base64url').toString()), alg: 'HS256' })).toString('base64url')}.${payload}`;
+      const secret = JSON.stringify(issuer.keys.get('rsa-1')!.jwk);
+      const signature = createHmac('sha256', secret).update(hs256).digest('base64url');
+      await expectInvalid(`${hs256}.${signature}`, rejected);
+    });
+
     it('refuses a malformed token, and a malformed Bearer header without the decoder prefix', async () => {
       await expectInvalid('abc.def', `${DECODING}Malformed token`);
       const response = await testApp.http.get('/api/tickets').set('Authorization', 'Bearer not a token');
@@ -211,6 +232,25 @@ describe('Bearer tokens with the keys from SPRING_SECURITY_OAUTH2_RESOURCESERVER
   it('checks the signature but neither issuer nor audience', async () => {
     const token = await issuer.token({ claims: { scope: 'tickets.read', iss: 'https://anyone.example', aud: 'anything' } });
     await testApp.http.get('/api/tickets?limit=1').set(bearer(token)).expect(200);
+  });
+});
+
+describe('Bearer tokens with the algorithms pinned by SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_JWSALGORITHMS', () => {
+  let issuer: TestIssuer;
+  const env: Record<string, string> = {};
+  beforeAll(async () => {
+    issuer = await TestIssuer.start();
+    await issuer.addKey('ps-1', 'PS256');
+    await issuer.addKey('es-1', 'ES384');
+    Object.assign(env, { [`${JWT}ISSUERURI`]: issuer.url, [`${JWT}JWSALGORITHMS`]: 'PS256' });
+  });
+  const testApp = useTestApp({ env });
+  afterAll(() => issuer.stop());
+
+  it('accepts the pinned algorithm only, even where the key set holds a key of another', async () => {
+    await testApp.http.get('/api/tickets?limit=1').set(bearer(await issuer.token({ kid: 'ps-1', claims: { scope: 'tickets.read' } }))).expect(200);
+    const response = await testApp.http.get('/api/tickets?limit=1').set(bearer(await issuer.token({ kid: 'es-1', claims: { scope: 'tickets.read' } })));
+    expect(response.headers['www-authenticate']).toBe(invalidToken(`${DECODING}Signed JWT rejected: Another algorithm expected, or no matching key(s) found`));
   });
 });
 

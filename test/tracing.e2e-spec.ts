@@ -56,7 +56,7 @@ describe('tracing', () => {
     ...env,
   });
 
-  async function start(env: Record<string, string>, nodeArgs = ['--import', REGISTER]): Promise<ServiceProcess> {
+  async function start(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServiceProcess> {
     const service = await ServiceProcess.start(env, 30_000, { nodeArgs });
     services.push(service);
     return service;
@@ -79,7 +79,7 @@ describe('tracing', () => {
     await proxy.stop();
   });
 
-  it('continues the caller\'s trace through the request, its SQL, the outbox and the publish, and hands it to the consumer', async () => {
+  it('with the setting alone (node dist/main.js), continues the caller\'s trace through the request, its SQL, the outbox and the publish, and hands it to the consumer', async () => {
     const service = await start(traced());
     const caller = callerContext();
     const ticketId = await createTicket(service, caller.traceparent);
@@ -123,18 +123,19 @@ describe('tracing', () => {
       proxy.restore();
     }
 
-    await start(traced());
+    // The command line of earlier versions (--import of the register file as well) still traces.
+    await start(traced(), ['--import', REGISTER]);
     await consumer.waitFor(() => consumer.forTicket(ticketId).length === 1, 20_000);
     expect(traceIdOf(consumer.forTicket(ticketId)[0].properties.headers?.traceparent)).toBe(caller.traceId);
     await receiver.waitFor(() => receiver.spansOf(caller.traceId).some((span) => span.kind === PRODUCER));
   });
 
-  it('starts no tracing with the register file but tracing off: no OpenTelemetry module loaded, nothing exported', async () => {
+  it('starts no tracing with tracing off: no OpenTelemetry module loaded, nothing exported', async () => {
     const record = join(await mkdtemp(join(tmpdir(), 'modules-')), 'loaded.txt');
     const requestsBefore = receiver.requests;
     const service = await start(
       { ...traced({ MANAGEMENT_TRACING_ENABLED: 'false', MANAGEMENT_TRACING_SAMPLING_PROBABILITY: '1' }), MODULE_RECORD_FILE: record },
-      ['--import', RECORDER, '--import', REGISTER],
+      ['--import', RECORDER],
     );
     const caller = callerContext();
     const ticketId = await createTicket(service, caller.traceparent);
@@ -152,7 +153,7 @@ describe('tracing', () => {
     await rm(join(record, '..'), { recursive: true, force: true });
   });
 
-  it("traces the image's own command (node dist/main.js) with NODE_OPTIONS=--import=./dist/observability/tracing.register.js", async () => {
+  it("traces the image's own command (node dist/main.js) with the setting alone, and its HEALTHCHECK still just probes", async () => {
     const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
     const command = JSON.parse(/^CMD (.*)$/m.exec(dockerfile)![1]) as string[];
     expect(command).toEqual(['node', 'dist/main.js']);
@@ -165,7 +166,6 @@ describe('tracing', () => {
       expect(existsSync(join(app, 'dist', 'observability', 'tracing.register.js'))).toBe(true);
       const env = {
         ...traced(),
-        NODE_OPTIONS: '--import=./dist/observability/tracing.register.js',
         NODE_ENV: 'production',
         MANAGEMENT_HEALTH_PROBES_ENABLED: 'true',
       };
@@ -175,7 +175,6 @@ describe('tracing', () => {
       await createTicket(service, caller.traceparent);
       await receiver.waitFor(() => receiver.spansOf(caller.traceId).some((span) => span.kind === SERVER));
 
-      // The HEALTHCHECK's `node -e` inherits NODE_OPTIONS and still just probes.
       const healthcheck = JSON.parse(/HEALTHCHECK[\s\S]*?CMD (\[.*\])/.exec(dockerfile)![1]) as string[];
       const { port } = new URL(service.url);
       await promisify(execFile)(process.execPath, healthcheck.slice(1), { cwd: app, env: { ...process.env, ...env, SERVER_PORT: port } });

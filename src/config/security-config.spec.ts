@@ -19,6 +19,7 @@ describe('parseConfig: security settings', () => {
     expect(parseConfig({ [name]: 'https://idp.example/realms/desk' }).security.jwt).toEqual({
       [field]: 'https://idp.example/realms/desk',
       [field === 'issuerUri' ? 'jwkSetUri' : 'issuerUri']: undefined,
+      jwsAlgorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'],
       audiences: [],
       fetchTimeoutMs: 3_000,
       refetchCooldownMs: 30_000,
@@ -28,6 +29,16 @@ describe('parseConfig: security settings', () => {
   it("prefers Spring's own spelling over the dashed one, and splits the audiences", () => {
     const env = { [`${JWT}ISSUERURI`]: 'https://a.example', [`${JWT}ISSUER_URI`]: 'https://b.example', [`${JWT}AUDIENCES`]: 'desk, api' };
     expect(parseConfig(env).security.jwt).toMatchObject({ issuerUri: 'https://a.example', audiences: ['desk', 'api'] });
+  });
+
+  it('pins the JWS algorithms with JWSALGORITHMS (or JWS_ALGORITHMS), and refuses none and HS* there', () => {
+    const issuer = { [`${JWT}ISSUERURI`]: 'https://idp.example' };
+    expect(parseConfig({ ...issuer, [`${JWT}JWSALGORITHMS`]: 'PS256, ES384' }).security.jwt?.jwsAlgorithms).toEqual(['PS256', 'ES384']);
+    expect(parseConfig({ ...issuer, [`${JWT}JWS_ALGORITHMS`]: 'RS256' }).security.jwt?.jwsAlgorithms).toEqual(['RS256']);
+    for (const value of ['HS256', 'RS256,none', ' ']) {
+      expect(() => parseConfig({ ...issuer, [`${JWT}JWSALGORITHMS`]: value })).toThrow(ConfigError);
+      expect(() => parseConfig({ ...issuer, [`${JWT}JWSALGORITHMS`]: value })).toThrow(`${JWT}JWSALGORITHMS`);
+    }
   });
 
   it('reads show-details in either spelling and any case, and show-components follows it unless set', () => {

@@ -13,6 +13,11 @@ export interface JwtConfig {
   /** Discovery (`/.well-known/openid-configuration`) finds the keys unless jwkSetUri is set; `iss` must equal it. */
   issuerUri?: string;
   jwkSetUri?: string;
+  /**
+   * The JWS algorithms a token may be signed with (Spring's `jws-algorithms`). Unset: every asymmetric one, and the
+   * issuer's key set decides, as a key verifies only tokens of its own type and curve, and of its `alg` when it names one.
+   */
+  jwsAlgorithms: readonly string[];
   /** `aud` must hold one of these; empty: `aud` is not checked. */
   audiences: string[];
   /** Bound on each fetch of the discovery document or the key set: past it the request answers 503. */
@@ -53,6 +58,9 @@ export interface RedisConfig {
 }
 
 const JWT = 'SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_';
+
+/** The public-key JWS algorithms: never `none`, never HS* (a shared secret, which a public key set must not become). */
+export const ASYMMETRIC_JWS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 
 /** Headers a browser script may read on a cross-origin answer unless CORS_EXPOSED_HEADERS says otherwise. */
 const DEFAULT_EXPOSED_HEADERS =
@@ -97,10 +105,20 @@ function jwtConfig(read: EnvReader): JwtConfig | undefined {
   return {
     issuerUri,
     jwkSetUri,
+    jwsAlgorithms: jwsAlgorithms(read),
     audiences: read.list(`${JWT}AUDIENCES`, ''),
     fetchTimeoutMs: read.intBetween('JWT_JWKS_TIMEOUT_MS', 3_000, 100, 60_000),
     refetchCooldownMs: read.int('JWT_JWKS_REFETCH_COOLDOWN_MS', 30_000),
   };
+}
+
+function jwsAlgorithms(read: EnvReader): readonly string[] {
+  const name = read.has(`${JWT}JWSALGORITHMS`) ? `${JWT}JWSALGORITHMS` : `${JWT}JWS_ALGORITHMS`;
+  const algorithms = read.list(name, ASYMMETRIC_JWS_ALGORITHMS.join(','));
+  if (algorithms.length === 0 || algorithms.some((algorithm) => !ASYMMETRIC_JWS_ALGORITHMS.includes(algorithm))) {
+    throw read.invalid(name, `must list public-key algorithms among ${ASYMMETRIC_JWS_ALGORITHMS.join(', ')}; got "${read.first(name)}"`);
+  }
+  return algorithms;
 }
 
 function rateLimitConfig(read: EnvReader): RateLimitConfig | undefined {

@@ -7,6 +7,7 @@ import { noEndpointMessage } from '../common/errors/no-endpoint.js';
 import type { AppConfig } from '../config/app-config.js';
 import { readPackageFacts } from '../health/app-info.js';
 import { ASYNCAPI_PATHS } from './asyncapi.setup.js';
+import { withSecurity } from './openapi-security.js';
 
 /** Where springdoc serves them, so clients and bookmarks of the original service keep working. */
 export const OPENAPI_PATHS = {
@@ -58,36 +59,7 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const operationIdFactory = (controller: string, method: string) => (controller.endsWith('V2Controller') ? `${method}V2` : method);
   const document = SwaggerModule.createDocument(app, config, { operationIdFactory });
   const security = app.get(ConfigService<AppConfig, true>).get('security', { infer: true });
-  return security.jwt ? withBearerAuth(document) : document;
-}
-
-/** The name of the bearer scheme in the document; Swagger UI's Authorize button offers it. */
-const BEARER_SCHEME = 'bearer';
-
-/**
- * With bearer tokens on, the document says so: a bearer security scheme, required by every operation under /api
- * (the actuator and the documents stay anonymous), so Swagger UI shows its Authorize button and sends the token.
- */
-function withBearerAuth(document: OpenAPIObject): OpenAPIObject {
-  document.components = {
-    ...document.components,
-    securitySchemes: {
-      ...document.components?.securitySchemes,
-      [BEARER_SCHEME]: {
-        type: 'http',
-        scheme: 'bearer',
-        bearerFormat: 'JWT',
-        description: 'An access token of the configured issuer: scope tickets.read to read, tickets.write to write.',
-      },
-    },
-  };
-  for (const [path, item] of Object.entries(document.paths)) {
-    if (!path.startsWith('/api/')) continue;
-    for (const method of ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const) {
-      if (item[method]) item[method].security = [{ [BEARER_SCHEME]: [] }];
-    }
-  }
-  return document;
+  return withSecurity(document, security);
 }
 
 function groupDocument(document: OpenAPIObject, group: string): OpenAPIObject {

@@ -18,7 +18,7 @@ export function idempotencyClaimOf(request: Request): IdempotencyClaim | undefin
 const GLOBAL_SCOPE = '';
 
 /**
- * Idempotency-Key on a create: without the header nothing changes. With it, the first request claims the key
+ * Idempotency-Key on a create or a PATCH: without the header nothing changes. With it, the first request claims the key
  * and runs; a retry of the same request answers the stored response (`Idempotent-Replayed: true`) without
  * running; a failure drops the claim, so nothing of it is stored.
  */

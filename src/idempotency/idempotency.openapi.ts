@@ -3,7 +3,7 @@ import { ApiHeader } from '@nestjs/swagger';
 import type { ApiErrorResponse, ErrorExample } from '../common/errors/api-error-response.decorator.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.js';
 
-/** The response header a replay carries, for the 201 of an operation that takes Idempotency-Key. */
+/** The response header a replay carries, for the success of an operation that takes Idempotency-Key. */
 export const idempotentReplayedHeader = {
   [IDEMPOTENT_REPLAYED_HEADER]: {
     description: 'Present (`true`) when this is the stored response of an earlier request with the same Idempotency-Key, replayed without running it again',
@@ -12,15 +12,15 @@ export const idempotentReplayedHeader = {
   },
 };
 
-/** Idempotency-Key on a create, and the 409 and 422 it can lead to (its 400s are in the operation's 400). */
-export function ApiIdempotencyKey(errorResponse: typeof ApiErrorResponse, path: string) {
+/** Idempotency-Key on a create or a change, and the 409 and 422 it can lead to (its 400s are in the operation's 400). */
+export function ApiIdempotencyKey(errorResponse: typeof ApiErrorResponse, path: string, write: 'create' | 'change' = 'create') {
   const example = (summary: string, message: string): ErrorExample => ({ summary, path, message });
   return applyDecorators(
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
       required: false,
       description:
-        'Makes the create safe to retry: the first request with a key runs and its response is stored with the write; a retry of the ' +
+        `Makes the ${write} safe to retry: the first request with a key runs and its response is stored with the write; a retry of the ` +
         'same request (method, path and body) answers that response with Idempotent-Replayed: true and writes nothing. Keys are kept ' +
         `IDEMPOTENCY_TTL_HOURS (24 by default). 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters; empty or longer is a 400. A failed request stores nothing.`,
       schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, example: '5f0c1e9e-7a51-4b0a-9c43-0d5b1c2a8e11' },

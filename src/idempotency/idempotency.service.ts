@@ -144,6 +144,12 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
     await this.finish(manager, claim, { status: 201, body: JSON.stringify(created), location: claim.locationOf(created.id), etag });
   }
 
+  /** An update's 200 (its body and ETag) as the key's response, when the request holds a key. */
+  async finishUpdated(manager: Queryable, claim: IdempotencyClaim | undefined, updated: object, etag: string): Promise<void> {
+    if (!claim) return;
+    await this.finish(manager, claim, { status: 200, body: JSON.stringify(updated), location: null, etag });
+  }
+
   /** The request failed (a 4xx or a rolled-back write): nothing is stored, so a corrected retry with the key runs. */
   async abandon(claim: IdempotencyClaim): Promise<void> {
     // Also, and above all, for a request that ran past its database deadline: the write rolls back at its next

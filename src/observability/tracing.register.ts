@@ -1,12 +1,9 @@
 /**
- * Starts OpenTelemetry before the service loads, when MANAGEMENT_TRACING_ENABLED=true:
- *
- *   node --import ./dist/observability/tracing.register.js dist/main.js
- *
- * (or NODE_OPTIONS=--import=./dist/observability/tracing.register.js with the image's own command). Instrumentation
- * patches http, express and mysql2 as they load, so it has to be in place before main.js imports them; an ES
- * module cannot do that from inside the application. With tracing off this file reads the settings and stops:
- * it imports no OpenTelemetry module, so running with it costs nothing.
+ * Starts OpenTelemetry before the service loads, when MANAGEMENT_TRACING_ENABLED=true. main.ts imports this file
+ * before it imports the application: instrumentation patches http, express and mysql2 as they load, so it has to be
+ * in place first. `node --import ./dist/observability/tracing.register.js dist/main.js` (or the same in NODE_OPTIONS)
+ * still works: the module runs once. With tracing off this file reads the settings and stops: it imports no
+ * OpenTelemetry module, so running with it costs nothing.
  */
 import { readFileSync } from 'node:fs';
 import { realpathSync } from 'node:fs';

@@ -7,7 +7,7 @@ const RFC_6750_ERRORS = 'https://tools.ietf.org/html/rfc6750#section-3.1';
 const DECODING_ERROR = 'An error occurred while attempting to decode the Jwt: ';
 
 /** The description Spring Security's BearerTokenAccessDeniedHandler gives insufficient_scope. */
-const INSUFFICIENT_SCOPE = 'The request requires higher privileges than provided by the access token.';
+export const INSUFFICIENT_SCOPE = 'The request requires higher privileges than provided by the access token.';
 
 /**
  * A refused bearer token (RFC 6750 section 3), with the `WWW-Authenticate` challenge Spring Security's resource

@@ -6,8 +6,6 @@ import type { Principal } from './principal.js';
 
 /** Spring Security's JwtTimestampValidator default. */
 const CLOCK_SKEW_SECONDS = 60;
-/** The algorithms accepted; `none` and shared-secret (HS*) tokens are refused whatever their header says. */
-const ALGORITHMS = ['RS256', 'ES256'];
 
 /** Verifies a bearer token as Spring's NimbusJwtDecoder does and turns it into the request's Principal. */
 export class JwtVerifier {
@@ -22,7 +20,7 @@ export class JwtVerifier {
     const { key, issuer } = await this.keys.keys();
     try {
       const { payload } = await jwtVerify(token, key, {
-        algorithms: ALGORITHMS,
+        algorithms: [...this.config.jwsAlgorithms],
         issuer,
         audience: this.config.audiences.length > 0 ? this.config.audiences : undefined,
         clockTolerance: CLOCK_SKEW_SECONDS,

@@ -65,16 +65,16 @@ export class RateLimitFilter {
     return `addr:${request.ip ?? request.socket.remoteAddress ?? 'unknown'}`;
   }
 
-  /** One warning per outage, not one per request. */
+  /** One warning per outage, not one per request, and one line when the counters are back. */
   private storeFailed(error: unknown): void {
     if (this.storeDown) return;
     this.storeDown = true;
-    this.logger.warn(`Rate-limit counters cannot be reached, requests are served without a limit until they can: ${describeError(error)}`);
+    this.logger.warn(`Rate-limit counters in ${this.store.location} cannot be reached, requests are served without a limit until they can: ${describeError(error)}`);
   }
 
   private storeAnswered(): void {
     if (!this.storeDown) return;
     this.storeDown = false;
-    this.logger.log('Rate-limit counters can be reached again, requests are limited again');
+    this.logger.log(`Rate-limit counters in ${this.store.location} can be reached again, requests are limited again`);
   }
 }

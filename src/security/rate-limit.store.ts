@@ -7,6 +7,8 @@ export interface RateLimitHit {
 }
 
 export interface RateLimitStore {
+  /** Where the counters are, for log lines: never a password. */
+  readonly location: string;
   hit(key: string, windowMs: number): Promise<RateLimitHit>;
 }
 
@@ -27,10 +29,14 @@ return {count, ttl}
 
 /** Counters shared by every replica: one EVALSHA round trip per request. */
 export class RedisRateLimitStore implements RateLimitStore {
+  readonly location: string;
+
   constructor(
     private readonly redis: Redis,
     private readonly keyPrefix: string,
   ) {
+    const { host, port, path } = redis.options;
+    this.location = `Redis at ${path ?? `${host}:${port}`}`;
     if (!('rateLimitHit' in redis)) redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   }
 
@@ -46,6 +52,7 @@ const SWEEP_ABOVE = 10_000;
 
 /** Counters of this process alone, for a service without Redis: each replica counts on its own. */
 export class MemoryRateLimitStore implements RateLimitStore {
+  readonly location = 'the memory of this process';
   private readonly windows = new Map<string, { count: number; endsAt: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}

@@ -72,6 +72,7 @@ export class TicketsController {
   @Patch(':id')
   @api.patch()
   @UseGuards(JsonContentTypeGuard)
+  @UseInterceptors(IdempotencyInterceptor)
   async patch(
     @Param('id', TicketIdPipe) id: string,
     @Body() patch: TicketPatch,

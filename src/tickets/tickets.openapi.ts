@@ -288,16 +288,21 @@ export function ticketsApi(version: QueryDialect) {
             'RFC 7396: fields present replace, fields absent are kept, null clears assignedTo (null or blank on a required field is a 400). ' +
             'The same rules as PUT: sets resolvedAt the first time the status becomes RESOLVED or CLOSED, advances updatedAt, records a ' +
             'history entry and publishes an UPDATED event (the same body as for PUT) after the commit; the same 409 for a status move ' +
-            'the strict workflow does not allow.',
+            'the strict workflow does not allow. Safe to retry with an Idempotency-Key (PUT and DELETE are idempotent by HTTP and ignore it).',
         }),
         idParam,
         ApiConsumes('application/merge-patch+json', 'application/json'),
         ApiBody({ type: TicketPatch }),
-        ApiOkResponse({ description: 'The ticket after the update', type: TicketResponse, headers: etagHeader }),
+        ApiOkResponse({
+          description: 'The ticket after the update (or, with Idempotency-Key, the stored response replayed)',
+          type: TicketResponse,
+          headers: { ...etagHeader, ...idempotentReplayedHeader },
+        }),
         bodyErrorResponses(one, 'ticketPatch', invalidId),
         notFound(),
         ifMatch(),
         invalidTransition(),
+        ApiIdempotencyKey(errorResponse, one, 'change'),
       ),
 
     transitions: () =>

@@ -148,7 +148,10 @@ export class TicketsService {
     return this.update(id, ifMatch, context, (current, now) => replaceTicket(current, request, now));
   }
 
-  /** A JSON merge patch: the same rules, lock, If-Match, event and history as a full replacement. */
+  /**
+   * A JSON merge patch: the same rules, lock, If-Match, event and history as a full replacement, and an
+   * Idempotency-Key's response in the same transaction (PUT, idempotent by HTTP, takes no key).
+   */
   @WithinRequestDeadline()
   patch(id: string, patch: TicketPatch, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     return this.update(id, ifMatch, context, (current, now) => patchTicket(current, patch, now));
@@ -177,6 +180,7 @@ export class TicketsService {
       );
       await updateTicketWords(transaction.later, id, current, updated);
       await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now);
+      await this.idempotency.finishUpdated(transaction, context.idempotency, updated, ticketEtag(updated));
       return updated;
     });
     this.relay.kick();

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
 
 type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
-type Algorithm = 'RS256' | 'ES256';
+export type Algorithm = 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA';
 
 interface SigningKey {
   kid: string;
@@ -16,6 +16,8 @@ interface SigningKey {
 export interface TokenOptions {
   /** Key id to sign with (a key made by addKey); the first key by default. */
   kid?: string;
+  /** The algorithm in the header and of the signature, when not the key's own. */
+  alg?: Algorithm;
   /** Claims on top of the defaults (iss, aud, sub, iat, exp in 5 minutes); `undefined` removes one. */
   claims?: Record<string, unknown>;
 }
@@ -81,12 +83,14 @@ export class TestIssuer {
     this.published = kids;
   }
 
-  async token({ kid, claims = {} }: TokenOptions = {}): Promise<string> {
+  async token({ kid, alg, claims = {} }: TokenOptions = {}): Promise<string> {
     const key = this.keys.get(kid ?? [...this.keys.keys()][0])!;
     const now = Math.floor(Date.now() / 1000);
     const payload: Record<string, unknown> = { iss: this.url, aud: 'ticket-service', sub: 'alice', iat: now, exp: now + 300, ...claims };
     for (const name of Object.keys(payload)) if (payload[name] === undefined) delete payload[name];
-    return new SignJWT(payload as JWTPayload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+    // Another algorithm of the same key type signs with the same key material, imported for that algorithm.
+    const signingKey = alg && alg !== key.alg ? await importJWK(await exportJWK(key.privateKey), alg) : key.privateKey;
+    return new SignJWT(payload as JWTPayload).setProtectedHeader({ alg: alg ?? key.alg, kid: key.kid, typ: 'JWT' }).sign(signingKey);
   }
 
   hang(): void {

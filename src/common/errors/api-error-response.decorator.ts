@@ -15,7 +15,7 @@ export interface ErrorExample {
   problem?: ProblemType;
 }
 
-const EXAMPLE_TIME = new Date('2026-11-22T20:37:14.123Z');
+export const EXAMPLE_TIME = new Date('2026-11-22T20:37:14.123Z');
 
 /**
  * Documents an error response in Spring's error shape. Examples are built by springErrorBody, the same

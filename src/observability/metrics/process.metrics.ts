@@ -24,6 +24,7 @@ export function registerProcessMetrics(registry: Registry): void {
       this.set(wallMicros > 0 ? Math.min(1, cpuMicros / wallMicros / cores) : 0);
     },
   });
+  // Micrometer's name, which Spring dashboards query, though the naming rules keep `_count` for summaries and histograms.
   new Gauge({
     name: 'system_cpu_count',
     help: 'The number of processors available to the process',

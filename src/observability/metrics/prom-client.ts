@@ -34,9 +34,16 @@ const NODE_METRICS = [
   'gc',
 ];
 
+/**
+ * Gauges prom-client names like counters, which the Prometheus naming rules (and promtool) keep `_total` for. Each
+ * is the sum of its per-type gauge: `sum without (type) (nodejs_active_handles)`.
+ */
+const GAUGES_NAMED_LIKE_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 export function collectNodeMetrics(registry: Registry): void {
   for (const name of NODE_METRICS) {
     const collect = require(`prom-client/lib/metrics/${name}`) as (registry: Registry, config: object) => void;
     collect(registry, { eventLoopMonitoringPrecision: 10 });
   }
+  for (const name of GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(name);
 }

@@ -5,6 +5,7 @@ import { ApiErrorResponse } from '../../common/errors/api-error-response.decorat
 import { noEndpointMessage } from '../../common/errors/no-endpoint.js';
 import { ActuatorEndpoint, EndpointExposureGuard } from '../../health/endpoint-exposure.guard.js';
 import { MetricsRegistry, OPENMETRICS_TEXT, PROMETHEUS_TEXT } from './metrics.registry.js';
+import { prefersOpenMetrics } from './metrics-negotiation.js';
 
 const ApiPrometheus = () =>
   applyDecorators(
@@ -39,11 +40,8 @@ export class PrometheusController {
   @Get()
   @ApiPrometheus()
   async scrape(@Req() request: Request, @Res() response: Response): Promise<void> {
-    // Prometheus asks for OpenMetrics first (q=1) and 0.0.4 as a fallback; anyone else gets 0.0.4, as from Spring.
-    // The offers carry their version, because Prometheus' Accept does and a parameter must match to count.
-    const preferred = request.accepts(['text/plain;version=0.0.4', 'application/openmetrics-text;version=1.0.0', 'application/openmetrics-text;version=0.0.1']);
-    const openMetrics = typeof preferred === 'string' && preferred.startsWith('application/openmetrics-text');
-    const { contentType, body } = await this.metrics.scrape(openMetrics);
+    // Prometheus asks for OpenMetrics first and 0.0.4 as a fallback; anyone else gets 0.0.4, as from Spring.
+    const { contentType, body } = await this.metrics.scrape(prefersOpenMetrics(request.headers.accept));
     response.status(200).setHeader('Content-Type', contentType);
     response.end(body);
   }

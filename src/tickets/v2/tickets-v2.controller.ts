@@ -74,6 +74,7 @@ export class TicketsV2Controller {
   @Patch(':id')
   @api.patch()
   @UseGuards(JsonContentTypeGuard)
+  @UseInterceptors(IdempotencyInterceptor)
   async patch(
     @Param('id', TicketIdPipe) id: string,
     @Body() patch: TicketPatch,
