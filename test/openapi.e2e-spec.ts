@@ -79,11 +79,13 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const transitionSchema = contract.document.components.schemas.InvalidTransitionProblemResponse;
       expect(Object.keys(transitionSchema.properties as object)).toEqual(expect.arrayContaining([...Object.keys(problemSchema.properties as object), 'from', 'to', 'allowed']));
       for (const [path, item] of Object.entries(contract.document.paths)) {
-        for (const operation of Object.values(item)) {
+        for (const [method, operation] of Object.entries(item)) {
           for (const [status, response] of Object.entries(operation.responses)) {
             const healthBody = path.startsWith('/actuator/health') && status === '503';
             if (Number(status) < 400 || healthBody) continue;
-            const schema = path === V2_ONE && status === '409' ? transitionSchema : problemSchema;
+            // PATCH's 409 is a workflow's or an Idempotency-Key's in use; PUT's only a workflow's.
+            const conflict = method === 'patch' ? { oneOf: [transitionSchema, problemSchema] } : transitionSchema;
+            const schema = path === V2_ONE && status === '409' ? conflict : problemSchema;
             if (path.startsWith('/api/v2/')) expect(response.content).toEqual({ 'application/problem+json': expect.objectContaining({ schema }) });
             else expect(response.content?.['application/json']?.schema).toEqual(errorSchema);
           }

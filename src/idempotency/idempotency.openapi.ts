@@ -12,8 +12,20 @@ export const idempotentReplayedHeader = {
   },
 };
 
-/** Idempotency-Key on a create or a change, and the 409 and 422 it can lead to (its 400s are in the operation's 400). */
-export function ApiIdempotencyKey(errorResponse: typeof ApiErrorResponse, path: string, write: 'create' | 'change' = 'create') {
+const KEY_IN_USE = 'A request with the same Idempotency-Key is still being processed; retry later';
+
+/** The 409 of a key whose first request is still running, for an operation that documents its 409 itself. */
+export const keyInUseExample = (path: string): ErrorExample => ({
+  summary: 'Key in use',
+  path,
+  message: 'A request with Idempotency-Key "5f0c1e9e" is still being processed; retry later',
+});
+
+/**
+ * Idempotency-Key on a create or a change, and the 409 and 422 it can lead to (its 400s are in the operation's 400).
+ * `own409`: the operation declares a 409 of its own that includes keyInUseExample (one status, one declaration).
+ */
+export function ApiIdempotencyKey(errorResponse: typeof ApiErrorResponse, path: string, write: 'create' | 'change' = 'create', own409 = false) {
   const example = (summary: string, message: string): ErrorExample => ({ summary, path, message });
   return applyDecorators(
     ApiHeader({
@@ -25,7 +37,7 @@ export function ApiIdempotencyKey(errorResponse: typeof ApiErrorResponse, path: 
         `IDEMPOTENCY_TTL_HOURS (24 by default). 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters; empty or longer is a 400. A failed request stores nothing.`,
       schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, example: '5f0c1e9e-7a51-4b0a-9c43-0d5b1c2a8e11' },
     }),
-    errorResponse(409, 'A request with the same Idempotency-Key is still being processed; retry later', example('Key in use', 'A request with Idempotency-Key "5f0c1e9e" is still being processed; retry later')),
+    ...(own409 ? [] : [errorResponse(409, KEY_IN_USE, keyInUseExample(path))]),
     errorResponse(422, 'The Idempotency-Key was used with a different request (method, path or body)', example('Key reused', 'Idempotency-Key "5f0c1e9e" was used with a different request (method, path or body)')),
   );
 }

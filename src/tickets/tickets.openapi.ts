@@ -13,10 +13,11 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ApiErrorResponse, ApiProblemResponse, ApiTypedProblemResponse, type ErrorExample } from '../common/errors/api-error-response.decorator.js';
+import { ProblemDetailResponse } from '../common/errors/problem-detail-response.dto.js';
 import { mapError } from '../common/errors/error-mapping.js';
 import { InvalidTransitionProblemResponse } from './dto/invalid-transition-problem-response.dto.js';
 import { TicketTransitionsResponse } from './dto/ticket-transitions-response.dto.js';
-import { ApiIdempotencyKey, idempotentReplayedHeader } from '../idempotency/idempotency.openapi.js';
+import { ApiIdempotencyKey, idempotentReplayedHeader, keyInUseExample } from '../idempotency/idempotency.openapi.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { TicketPageResponse } from './dto/ticket-page-response.dto.js';
 import { TicketPatch } from './dto/ticket-patch.dto.js';
@@ -172,17 +173,27 @@ export function ticketsApi(version: QueryDialect) {
       }),
     );
 
-  /** The 409 of a status move that TICKET_WORKFLOW=strict does not allow (v2 names from, to and allowed). */
-  const invalidTransition = () => {
+  /**
+   * The 409 of a status move that TICKET_WORKFLOW=strict does not allow (v2 names from, to and allowed); with
+   * `idempotent`, also the 409 of an Idempotency-Key whose first request is still running.
+   */
+  const invalidTransition = (idempotent = false) => {
     const example: ErrorExample = {
       summary: 'Status move the workflow does not allow',
       path: one,
       ...rejectionOf(() => assertTransition('strict', TicketStatus.OPEN, TicketStatus.CLOSED)),
     };
-    const description = 'With TICKET_WORKFLOW=strict: the workflow does not allow the ticket to move from its status to the one asked for; nothing was changed';
+    const transition =
+      'With TICKET_WORKFLOW=strict: the workflow does not allow the ticket to move from its status to the one asked for; nothing was changed';
+    if (!idempotent) {
+      return version === 'v1'
+        ? ApiErrorResponse(409, transition, example)
+        : ApiTypedProblemResponse(InvalidTransitionProblemResponse, 409, transition, example);
+    }
+    const description = `${transition}. Or: a request with the same Idempotency-Key is still being processed; retry later`;
     return version === 'v1'
-      ? ApiErrorResponse(409, description, example)
-      : ApiTypedProblemResponse(InvalidTransitionProblemResponse, 409, description, example);
+      ? ApiErrorResponse(409, description, example, keyInUseExample(one))
+      : ApiTypedProblemResponse([InvalidTransitionProblemResponse, ProblemDetailResponse], 409, description, example, keyInUseExample(one));
   };
 
   const locationHeader = {
@@ -301,8 +312,8 @@ export function ticketsApi(version: QueryDialect) {
         bodyErrorResponses(one, 'ticketPatch', invalidId),
         notFound(),
         ifMatch(),
-        invalidTransition(),
-        ApiIdempotencyKey(errorResponse, one, 'change'),
+        invalidTransition(true),
+        ApiIdempotencyKey(errorResponse, one, 'change', true),
       ),
 
     transitions: () =>

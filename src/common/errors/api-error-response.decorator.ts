@@ -45,15 +45,19 @@ export function ApiProblemResponse(status: number, description: string, ...examp
   return ApiTypedProblemResponse(ProblemDetailResponse, status, description, ...examples);
 }
 
-/** The same for a problem type with members of its own, whose schema `model` (a ProblemDetailResponse) gives. */
+/**
+ * The same for a problem type with members of its own, whose schema `model` (a ProblemDetailResponse) gives; several
+ * models when one status has several problems (a 409 of a workflow and one of an Idempotency-Key in use).
+ */
 export function ApiTypedProblemResponse(
-  model: Type<ProblemDetailResponse>,
+  model: Type<ProblemDetailResponse> | Type<ProblemDetailResponse>[],
   status: number,
   description: string,
   ...examples: ErrorExample[]
 ): MethodDecorator & ClassDecorator {
+  const models = Array.isArray(model) ? model : [model];
   const content = {
-    schema: { $ref: getSchemaPath(model) },
+    schema: models.length === 1 ? { $ref: getSchemaPath(models[0]) } : { oneOf: models.map((one) => ({ $ref: getSchemaPath(one) })) },
     ...(examples.length > 0 && {
       examples: Object.fromEntries(
         examples.map((example) => [
@@ -63,5 +67,5 @@ export function ApiTypedProblemResponse(
       ),
     }),
   };
-  return applyDecorators(ApiExtraModels(model), ApiResponse({ status, description, content: { [PROBLEM_JSON]: content } }));
+  return applyDecorators(ApiExtraModels(...models), ApiResponse({ status, description, content: { [PROBLEM_JSON]: content } }));
 }
