@@ -58,4 +58,23 @@ describe('Who wrote what, once bearer tokens are on', () => {
     expect(other.headers['idempotent-replayed']).toBeUndefined();
     expect(other.body.id).not.toBe(first.body.id);
   });
+
+  it('keeps the keys of subjects that differ only in trailing spaces apart', async () => {
+    const key = randomUUID();
+    const request = buildTicketRequest();
+    const alice = await testApp.http.post('/api/tickets').set(bearer(await writer('alice'))).set('Idempotency-Key', key).send(request).expect(201);
+    const spaced = await testApp.http.post('/api/tickets').set(bearer(await writer('alice  '))).set('Idempotency-Key', key).send(request).expect(201);
+
+    expect(spaced.headers['idempotent-replayed']).toBeUndefined();
+    expect(spaced.body.id).not.toBe(alice.body.id);
+  });
+
+  it('answers 400 saying why to an Idempotency-Key with a token that names no client, and creates without the key', async () => {
+    const anonymous = bearer(await issuer.token({ claims: { sub: undefined, scope: 'tickets.read tickets.write' } }));
+    const refused = await testApp.http.post('/api/tickets').set(anonymous).set('Idempotency-Key', randomUUID()).send(buildTicketRequest()).expect(400);
+    expect(refused.body.message).toBe('Idempotency-Key needs a token that names its client (sub, client_id or azp): keys are kept per client');
+    const problem = await testApp.http.post('/api/v2/tickets').set(anonymous).set('Idempotency-Key', randomUUID()).send(buildTicketRequest()).expect(400);
+    expect(problem.body.detail).toBe(refused.body.message);
+    await testApp.http.post('/api/tickets').set(anonymous).send(buildTicketRequest()).expect(201);
+  });
 });
