@@ -59,7 +59,12 @@ describe('Rate limits shared by two instances through Redis', () => {
 
 describe('Rate limits without Redis (per process), per token subject and per forwarded address', () => {
   let issuer: TestIssuer;
-  const env: Record<string, string> = { RATE_LIMIT_REQUESTS: '2', RATE_LIMIT_WINDOW_SECONDS: '60', SERVER_FORWARD_HEADERS_STRATEGY: 'native' };
+  const env: Record<string, string> = {
+    RATE_LIMIT_REQUESTS: '2',
+    RATE_LIMIT_WINDOW_SECONDS: '60',
+    SERVER_FORWARD_HEADERS_STRATEGY: 'native',
+    CORS_ALLOWED_ORIGINS: 'https://desk.example',
+  };
   beforeAll(async () => {
     issuer = await TestIssuer.start();
     await issuer.addKey('rsa-1', 'RS256');
@@ -82,6 +87,41 @@ describe('Rate limits without Redis (per process), per token subject and per for
     const other = await testApp.http.get('/v3/api-docs').set('X-Forwarded-For', '203.0.113.8');
     expect([other.status, other.headers.ratelimit]).toEqual([200, expect.stringMatching(/^"default";r=1;/)]);
     await testApp.http.get('/v3/api-docs').set('X-Forwarded-For', '203.0.113.7').expect(429);
+  });
+
+  const from = (address: string) => ({ 'X-Forwarded-For': address });
+
+  it('counts requests whose token is refused, invalid or expired, by address, and answers 429 past the limit', async () => {
+    const expired = await issuer.token({ claims: { scope: 'tickets.read', exp: Math.floor(Date.now() / 1000) - 600 } });
+    await testApp.http.get('/api/tickets').set(from('203.0.113.20')).set('Authorization', 'Bearer not-a-token').expect(401);
+    await testApp.http.get('/api/tickets').set(from('203.0.113.20')).set('Authorization', `Bearer ${expired}`).expect(401);
+    await testApp.http.get('/api/tickets').set(from('203.0.113.20')).set('Authorization', 'Bearer not-a-token').expect(429);
+  });
+
+  it('counts preflights and CORS refusals, and a 429 to an allowed origin keeps its CORS headers', async () => {
+    const preflight = { Origin: 'https://desk.example', 'Access-Control-Request-Method': 'GET' };
+    await testApp.http.options('/api/tickets').set(from('203.0.113.21')).set(preflight).expect(204);
+    await testApp.http.get('/v3/api-docs').set(from('203.0.113.21')).set('Origin', 'https://elsewhere.example').expect(403);
+    const refused = await testApp.http.get('/v3/api-docs').set(from('203.0.113.21')).set('Origin', 'https://desk.example').expect(429);
+    expect(refused.headers['access-control-allow-origin']).toBe('https://desk.example');
+  });
+
+  // The only requests of this file that come from the proxy itself, which the test's connection plays.
+  it('takes only an IP address from X-Forwarded-For: anything else counts as the proxy that sent it', async () => {
+    await testApp.http.get('/api/tickets').set(from('unknown')).expect(401);
+    await testApp.http.get('/api/tickets').set(from('a'.repeat(2_000))).expect(401);
+    await testApp.http.get('/api/tickets').expect(429);
+  });
+
+  it('counts an address however it is spelled, and an IPv6 client by its /64', async () => {
+    await testApp.http.get('/api/tickets').set(from('2001:DB8::1')).expect(401);
+    await testApp.http.get('/api/tickets').set(from('2001:db8:0:0:ffff::2')).expect(401);
+    await testApp.http.get('/api/tickets').set(from('2001:0db8::3')).expect(429);
+    await testApp.http.get('/api/tickets').set(from('2001:db8:0:1::1')).expect(401);
+
+    await testApp.http.get('/api/tickets').set(from('::ffff:198.51.100.30')).expect(401);
+    await testApp.http.get('/api/tickets').set(from('198.51.100.30')).expect(401);
+    await testApp.http.get('/api/tickets').set(from('::FFFF:c633:641e')).expect(429);
   });
 });
 
