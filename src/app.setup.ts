@@ -2,6 +2,7 @@ import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AppConfig } from './config/app-config.js';
 import { Logger } from 'nestjs-pino';
+import { answerIfNoneMatchAsOrigin } from './common/http/conditional-get.js';
 import { hardenHttp } from './common/http/http-hardening.js';
 import { jsonBody } from './common/http/json-body-limits.js';
 import { inOneLayer } from './common/http/one-layer.js';
@@ -34,6 +35,7 @@ export function setupApp(app: NestExpressApplication): NestExpressApplication {
   // No weak ETag hashed over every body (a list of 10,000 tickets is megabytes): the ETag of a ticket is its own
   // (see withEtag), and Express still answers If-None-Match with 304 against it.
   app.set('etag', false);
+  answerIfNoneMatchAsOrigin(app);
   // process.exit(0) once closed: a graceful stop on SIGTERM/SIGINT is a success, not a death by signal (143).
   app.enableShutdownHooks([], { useProcessExit: true });
   app.get(DocsRoutes).mountAfterApi(() => {

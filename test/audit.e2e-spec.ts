@@ -58,4 +58,45 @@ describe('Who wrote what, once bearer tokens are on', () => {
     expect(other.headers['idempotent-replayed']).toBeUndefined();
     expect(other.body.id).not.toBe(first.body.id);
   });
+
+  it('keeps the keys of subjects that differ only in trailing spaces apart', async () => {
+    const key = randomUUID();
+    const request = buildTicketRequest();
+    const alice = await testApp.http.post('/api/tickets').set(bearer(await writer('alice'))).set('Idempotency-Key', key).send(request).expect(201);
+    const spaced = await testApp.http.post('/api/tickets').set(bearer(await writer('alice  '))).set('Idempotency-Key', key).send(request).expect(201);
+
+    expect(spaced.headers['idempotent-replayed']).toBeUndefined();
+    expect(spaced.body.id).not.toBe(alice.body.id);
+  });
+
+  it('answers 400 saying why to an Idempotency-Key with a token that names no client, and creates without the key', async () => {
+    const anonymous = bearer(await issuer.token({ claims: { sub: undefined, scope: 'tickets.read tickets.write' } }));
+    const refused = await testApp.http.post('/api/tickets').set(anonymous).set('Idempotency-Key', randomUUID()).send(buildTicketRequest()).expect(400);
+    expect(refused.body.message).toBe('Idempotency-Key needs a token that names its client (sub, client_id or azp): keys are kept per client');
+    const problem = await testApp.http.post('/api/v2/tickets').set(anonymous).set('Idempotency-Key', randomUUID()).send(buildTicketRequest()).expect(400);
+    expect(problem.body.detail).toBe(refused.body.message);
+    await testApp.http.post('/api/tickets').set(anonymous).send(buildTicketRequest()).expect(201);
+  });
+
+  it('refuses a token whose subject is longer than 255 characters with 401 invalid_token on every write, and keeps one of 255 whole', async () => {
+    const long = 'a'.repeat(256);
+    const { body: ticket } = await testApp.http.post('/api/tickets').set(bearer(await writer('frank'))).send(buildTicketRequest()).expect(201);
+    for (const claims of [{ sub: long }, { sub: undefined, client_id: long }, { sub: undefined, azp: long }]) {
+      const token = bearer(await issuer.token({ claims: { ...claims, scope: 'tickets.read tickets.write' } }));
+      const writes = [
+        testApp.http.post('/api/tickets').set(token).set('Idempotency-Key', randomUUID()).send(buildTicketRequest()),
+        testApp.http.put(`/api/tickets/${ticket.id}`).set(token).send(buildTicketRequest()),
+        testApp.http.patch(`/api/tickets/${ticket.id}`).set(token).set('Content-Type', 'application/merge-patch+json').send({ title: 'x' }),
+        testApp.http.post(`/api/tickets/${ticket.id}/comments`).set(token).send({ body: 'Hello' }),
+      ];
+      for (const response of await Promise.all(writes)) {
+        expect([response.status, response.headers['www-authenticate']]).toEqual([401, expect.stringMatching(/^Bearer error="invalid_token", error_description=".*claim is longer than 255 characters"/)]);
+      }
+    }
+
+    const widest = '😀'.repeat(255);
+    const created = await testApp.http.post('/api/tickets').set(bearer(await writer(widest))).set('Idempotency-Key', randomUUID()).send(buildTicketRequest()).expect(201);
+    const { body: history } = await testApp.http.get(`/api/tickets/${created.body.id}/history`).set(bearer(await writer('frank'))).expect(200);
+    expect(history[0].actor).toBe(widest);
+  });
 });

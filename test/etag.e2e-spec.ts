@@ -41,6 +41,16 @@ describe('ETag and If-Match (optimistic concurrency)', () => {
     await testApp.http.get(`/api/tickets/${ticket.id}`).set('If-None-Match', etag).expect(304);
   });
 
+  it('answers 304 to If-None-Match also when the request carries Cache-Control and Pragma no-cache, as browsers and fetch send it', async () => {
+    const { ticket, etag } = await createTicket();
+    for (const path of [`/api/tickets/${ticket.id}`, `/api/v2/tickets/${ticket.id}`]) {
+      const response = await testApp.http.get(path).set('If-None-Match', `"0-0", W/${etag}`).set('Cache-Control', 'no-cache').set('Pragma', 'no-cache');
+      expect({ path, status: response.status, body: response.text, etag: response.headers.etag }).toEqual({ path, status: 304, body: '', etag });
+    }
+    const stale = await testApp.http.get(`/api/tickets/${ticket.id}`).set('If-None-Match', '"0-0"').set('Cache-Control', 'no-cache').expect(200);
+    expect(stale.body.id).toBe(ticket.id);
+  });
+
   it('PUT with the current ETag in If-Match updates the ticket', async () => {
     const { ticket, etag } = await createTicket();
     const response = await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag).send(buildTicketRequest({ title: 'Checked' })).expect(200);

@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { type Connection, createConnection } from 'mysql2/promise';
+import { waitUntil } from './support/delivery.js';
 import { EventConsumer } from './support/event-consumer.js';
 import { HttpClient, type HttpRequest, type HttpResponse, listen } from './support/http-client.js';
 import { springErrorShapeProblem } from './support/spring-error.js';
@@ -129,6 +130,28 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
     // Every pooled connection is usable again: a burst wider than the pool is served in full.
     const burst = await Promise.all(Array.from({ length: 30 }, () => client.send({ method: 'GET', path: `/api/tickets/${seeded.id}` })));
     expect(burst.map((r) => r.status)).toEqual(Array(30).fill(200));
+  });
+
+  it('has the database stop a read at the deadline: no statement of it is left running after its 503', async () => {
+    const runningReads = async () =>
+      (await db.query(
+        "SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE '%tickets%' AND info NOT LIKE '%processlist%'",
+      ))[0] as Array<{ id: number }>;
+    // Every read of tickets now computes for hours, like a heavy scan, which notices no closed connection (SLEEP
+    // would, within seconds): only the server's own time limit or KILL stops it.
+    await db.query('RENAME TABLE tickets TO tickets_stored');
+    await db.query("CREATE VIEW tickets AS SELECT * FROM tickets_stored WHERE BENCHMARK(10000000000, SHA2('x', 256)) = 0");
+    try {
+      const response = await client.send({ method: 'GET', path: '/api/v2/tickets' });
+      expect(response.status).toBe(503);
+      await waitUntil(async () => (await runningReads()).length === 0, 10_000, 'no read of the request left in the database');
+    } finally {
+      for (const { id } of await runningReads()) await db.query('KILL QUERY ?', [id]);
+      await db.query('DROP VIEW tickets');
+      await db.query('RENAME TABLE tickets_stored TO tickets');
+    }
+    // The connections went back to the pool clean (or were replaced): the next reads are answered.
+    for (let i = 0; i < 25; i++) expect((await client.send({ method: 'GET', path: '/api/v2/tickets?limit=1' })).status).toBe(200);
   });
 
   it('does not carry out later a write it answered 503 to', async () => {

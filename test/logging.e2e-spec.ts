@@ -78,6 +78,18 @@ describe('Logs in production format (LOG_FORMAT=json)', () => {
     expect(line).toMatchObject({ level: 'warn', status: 400, path: '/api/tickets' });
   });
 
+  it('writes U+2028 and U+2029 that a JSON parse error quotes as \\u escapes, so a reader splitting on Unicode line separators sees one line', async () => {
+    const response = await fetch(`${service.url}/api/tickets`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'e2e-line-separators' },
+      body: '{"title":x\u2028\u2029}',
+    });
+    expect(response.status).toBe(400);
+    const [line] = await linesFor(service, 'e2e-line-separators', 1);
+    expect(line.errorMessage).toContain('x\\u2028\\u2029}');
+    expect(service.output.split(/[\n\u2028\u2029]/).filter((text) => text.includes('e2e-line-separators'))).toEqual([expect.stringMatching(/^\{.*\}$/)]);
+  });
+
   it.each([
     ['an invalid body', 'e2e-why-invalid', { method: 'POST', body: JSON.stringify({ ...buildTicketRequest(), title: ' ', requesterEmail: 'not-an-email' }) }, 400, {
       errorMessage: "Validation failed for object='ticketRequest'. Error count: 2",

@@ -51,8 +51,12 @@ describe('parseConfig: security settings', () => {
   });
 
   it('turns the rate limit on with RATE_LIMIT_REQUESTS, per 60 s unless told otherwise', () => {
-    expect(parseConfig({ RATE_LIMIT_REQUESTS: '100' }).security.rateLimit).toEqual({ requests: 100, windowSeconds: 60 });
-    expect(parseConfig({ RATE_LIMIT_REQUESTS: '5', RATE_LIMIT_WINDOW_SECONDS: '1' }).security.rateLimit).toEqual({ requests: 5, windowSeconds: 1 });
+    expect(parseConfig({ RATE_LIMIT_REQUESTS: '100' }).security.rateLimit).toEqual({ requests: 100, windowSeconds: 60, ipv6PrefixLength: 64 });
+    expect(parseConfig({ RATE_LIMIT_REQUESTS: '5', RATE_LIMIT_WINDOW_SECONDS: '1', RATE_LIMIT_IPV6_PREFIX_LENGTH: '56' }).security.rateLimit).toEqual({
+      requests: 5,
+      windowSeconds: 1,
+      ipv6PrefixLength: 56,
+    });
   });
 
   it('reads the Redis URL from SPRING_DATA_REDIS_URL, else REDIS_URL, and its timeout as milliseconds or a Spring duration', () => {
@@ -84,6 +88,7 @@ describe('parseConfig: security settings', () => {
     ['MANAGEMENT_ENDPOINT_HEALTH_SHOW_COMPONENTS', 'yes'],
     ['RATE_LIMIT_REQUESTS', '-1'],
     ['RATE_LIMIT_WINDOW_SECONDS', '0'],
+    ['RATE_LIMIT_IPV6_PREFIX_LENGTH', '129'],
     ['SPRING_DATA_REDIS_URL', 'http://redis:6379'],
     ['REDIS_URL', 'localhost:6379'],
     ['SPRING_DATA_REDIS_TIMEOUT', '2 minutes'],

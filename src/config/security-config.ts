@@ -29,6 +29,8 @@ export interface JwtConfig {
 export interface RateLimitConfig {
   requests: number;
   windowSeconds: number;
+  /** The IPv6 clients without a token are counted by their first this many bits. */
+  ipv6PrefixLength: number;
 }
 
 export interface CorsConfig {
@@ -124,7 +126,8 @@ function jwsAlgorithms(read: EnvReader): readonly string[] {
 function rateLimitConfig(read: EnvReader): RateLimitConfig | undefined {
   const requests = read.int('RATE_LIMIT_REQUESTS', 0);
   const windowSeconds = read.intBetween('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400);
-  return requests === 0 ? undefined : { requests, windowSeconds };
+  const ipv6PrefixLength = read.intBetween('RATE_LIMIT_IPV6_PREFIX_LENGTH', 64, 1, 128);
+  return requests === 0 ? undefined : { requests, windowSeconds, ipv6PrefixLength };
 }
 
 function corsConfig(read: EnvReader): CorsConfig | undefined {

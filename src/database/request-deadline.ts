@@ -87,6 +87,21 @@ export function freeOfRequestDeadline<T>(work: () => T): T {
   return context?.deadline ? runInRequestContext({ requestId: context.requestId }, work) : work();
 }
 
+/**
+ * How long the database may run a statement sent now: what is left of the request's deadline, or outside a
+ * request DB_QUERY_TIMEOUT_MS; undefined when these bounds are off.
+ */
+export function statementTimeLimitMs(): number | undefined {
+  if (budgetMs <= 0) return undefined;
+  const deadline = currentRequestContext()?.deadline;
+  return deadline ? deadline.at - Date.now() : budgetMs;
+}
+
+/** The 503 of a statement the database stopped at its time limit (see statementTimeLimitMs). */
+export function statementTimedOut(): ServiceUnavailableException {
+  return databaseTimeout(currentRequestContext()?.deadline?.budgetMs ?? budgetMs);
+}
+
 /** Throws the 503 of a request whose deadline has passed; outside a request (the outbox relay) never. */
 export function assertDeadlineNotPassed(): void {
   const deadline = currentRequestContext()?.deadline;

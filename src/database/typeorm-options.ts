@@ -12,6 +12,7 @@ import { CreateTicketHistory1763900014001 } from './migrations/1763900014001-Cre
 import { CreateTicketComments1763900014002 } from './migrations/1763900014002-CreateTicketComments.js';
 import { CreateIdempotencyKeys1763900014003 } from './migrations/1763900014003-CreateIdempotencyKeys.js';
 import { CreateTicketWords1763900015000 } from './migrations/1763900015000-CreateTicketWords.js';
+import { ExactIdempotencyScopes1763900016300 } from './migrations/1763900016300-ExactIdempotencyScopes.js';
 import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -39,6 +40,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       CreateTicketComments1763900014002,
       CreateIdempotencyKeys1763900014003,
       CreateTicketWords1763900015000,
+      ExactIdempotencyScopes1763900016300,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; the CLI runs them on `migration:run`.

@@ -1,8 +1,8 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { BadRequestException, type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { catchError, from, mergeMap, type Observable, of, throwError } from 'rxjs';
 import { isPastDeadline } from '../database/request-deadline.js';
-import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKey, requestHash } from './idempotency-key.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, idempotencyKey, requestHash } from './idempotency-key.js';
 import { type IdempotencyClaim, IdempotencyService } from './idempotency.service.js';
 import { principalOf } from '../security/principal.js';
 
@@ -14,8 +14,8 @@ export function idempotencyClaimOf(request: Request): IdempotencyClaim | undefin
   return (request as Request & { [CLAIM]?: IdempotencyClaim })[CLAIM];
 }
 
-/** The scope of keys sent without a token's subject (authentication off, or a token without one). */
-const GLOBAL_SCOPE = '';
+/** The scope of keys sent while authentication is off. */
+const ANONYMOUS_SCOPE = '';
 
 /**
  * Idempotency-Key on a create or a PATCH: without the header nothing changes. With it, the first request claims the key
@@ -34,8 +34,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const key = idempotencyKey(header);
     const path = request.path.replace(/\/+$/, '');
     const hash = requestHash(request.method, path, request.body);
-    // Keys belong to the client that sent them: one client's key never replays another's response.
-    const scope = principalOf(request)?.subject ?? GLOBAL_SCOPE;
+    // Keys belong to the client that sent them: one client's key never replays another's response. A token that
+    // names no client has no scope of its own to keep keys in.
+    const principal = principalOf(request);
+    if (principal !== undefined && principal.subject === undefined) {
+      throw new BadRequestException(`${IDEMPOTENCY_KEY_HEADER} needs a token that names its client (sub, client_id or azp): keys are kept per client`);
+    }
+    const scope = principal?.subject ?? ANONYMOUS_SCOPE;
     return from(this.idempotency.start(scope, key, hash, (id) => `${path}/${id}`)).pipe(
       mergeMap((started) => {
         if ('replay' in started) {

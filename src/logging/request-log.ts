@@ -75,9 +75,12 @@ function levelFor(status: number): Level {
   return status >= 400 ? 'warn' : 'info';
 }
 
-/** C0 and C1 control characters and DEL; JSON leaves DEL and C1 unescaped. */
+/**
+ * C0 and C1 control characters, DEL, and U+2028/U+2029, on which some line-oriented readers split a line;
+ * JSON.stringify escapes only C0.
+ */
 // eslint-disable-next-line no-control-regex -- matching control characters is this expression's purpose
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 /**
  * A message can quote what a client sent (a JSON parse error quotes the body around the fault): its control

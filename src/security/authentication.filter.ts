@@ -9,14 +9,16 @@ import { JwtVerifier } from './jwt-verifier.js';
 import { setPrincipal } from './principal.js';
 
 /**
- * Decides who a request is (Spring's BearerTokenAuthenticationFilter), on every path: a request with a valid bearer
- * token gets its Principal; one without a token goes on anonymous, for authorization to judge; one with a token
- * that is refused answers 401 with the RFC 6750 challenge, wherever it goes, as Spring's filter does.
+ * Decides who a request is (Spring's BearerTokenAuthenticationFilter), on every path, in two steps (see
+ * securityFilters): `identify` gives a request with a valid bearer token its Principal, and remembers the refusal
+ * of a token that is not valid; `refuse` answers that refusal, 401 with the RFC 6750 challenge, wherever the request
+ * goes, as Spring's filter does. A request without a token goes on anonymous, for authorization to judge.
  */
 @Injectable()
 export class AuthenticationFilter {
   private readonly logger = new Logger('Security');
   private readonly verifier?: JwtVerifier;
+  private readonly refusals = new WeakMap<Request, unknown>();
   private issuerDown = false;
 
   constructor(config: ConfigService<AppConfig, true>) {
@@ -28,19 +30,25 @@ export class AuthenticationFilter {
     return this.verifier !== undefined;
   }
 
-  readonly handle = async (request: Request, response: Response, next: NextFunction): Promise<void> => {
+  readonly identify = async (request: Request, _response: Response, next: NextFunction): Promise<void> => {
     try {
       const token = resolveBearerToken(request.headers.authorization);
       if (token !== undefined) {
         setPrincipal(request, await this.verifier!.verify(token));
         this.issuerAnswered();
       }
-      next();
     } catch (error) {
-      if (error instanceof BearerTokenException) response.setHeader('WWW-Authenticate', error.challenge);
       if (error instanceof IssuerUnavailableException) this.issuerFailed(error);
-      next(error);
+      this.refusals.set(request, error);
     }
+    next();
+  };
+
+  readonly refuse = (request: Request, response: Response, next: NextFunction): void => {
+    if (!this.refusals.has(request)) return next();
+    const error = this.refusals.get(request);
+    if (error instanceof BearerTokenException) response.setHeader('WWW-Authenticate', error.challenge);
+    next(error);
   };
 
   /** One warning per outage, not one per request. */

@@ -18,23 +18,33 @@ export class JwtVerifier {
   /** Throws a BearerTokenException (401) for a token refused, an IssuerUnavailableException (503) when undecidable. */
   async verify(token: string): Promise<Principal> {
     const { key, issuer } = await this.keys.keys();
+    let payload: JWTPayload;
     try {
-      const { payload } = await jwtVerify(token, key, {
+      ({ payload } = await jwtVerify(token, key, {
         algorithms: [...this.config.jwsAlgorithms],
         issuer,
         audience: this.config.audiences.length > 0 ? this.config.audiences : undefined,
         clockTolerance: CLOCK_SKEW_SECONDS,
-      });
-      return principalFrom(payload);
+      }));
     } catch (error) {
       if (error instanceof IssuerUnavailableException) throw error;
       throw BearerTokenException.invalid(rejectionReason(error));
     }
+    return principalFrom(payload);
   }
 }
 
+/** The longest subject taken: what the columns that keep it hold (history actor, comment author, idempotency scope). */
+export const SUBJECT_MAX_LENGTH = 255;
+
+/** The token's Principal; throws a BearerTokenException (401) for a subject longer than SUBJECT_MAX_LENGTH characters. */
 export function principalFrom(payload: JWTPayload): Principal {
-  const subject = [payload.sub, payload.client_id, payload.azp].find((value): value is string => typeof value === 'string' && value !== '');
+  const claim = (['sub', 'client_id', 'azp'] as const).find((name) => typeof payload[name] === 'string' && payload[name] !== '');
+  const subject = claim === undefined ? undefined : (payload[claim] as string);
+  // Characters as MySQL's utf8mb4 counts them: code points.
+  if (subject !== undefined && [...subject].length > SUBJECT_MAX_LENGTH) {
+    throw BearerTokenException.invalid(`The ${claim} claim is longer than ${SUBJECT_MAX_LENGTH} characters`);
+  }
   return { subject, scopes: scopesOf(payload) };
 }
 

@@ -4,6 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
 import type { RateLimitConfig } from '../config/security-config.js';
 import { describeError } from '../common/errors/describe-error.js';
+import { addressKey } from './client-address.js';
 import { principalOf } from './principal.js';
 import type { RateLimitStore } from './rate-limit.store.js';
 
@@ -20,11 +21,15 @@ const POLICY = '"default"';
  * address. Answers carry the fields of draft-ietf-httpapi-ratelimit-headers-10 (`RateLimit-Policy` and
  * `RateLimit`); past the limit a 429 with `Retry-After`. When the counters cannot be reached the request is served
  * uncounted (fail open): an outage of Redis must not become an outage of the API.
+ *
+ * Two steps (see securityFilters): `count` before any refusal, so requests with a refused token, CORS refusals and
+ * preflights are counted too; `enforce` after CORS, so a 429 to an allowed origin carries its CORS headers.
  */
 @Injectable()
 export class RateLimitFilter {
   private readonly logger = new Logger('RateLimit');
   private readonly limit?: RateLimitConfig;
+  private readonly exceeded = new WeakSet<Request>();
   private storeDown = false;
 
   constructor(
@@ -39,7 +44,7 @@ export class RateLimitFilter {
     return this.limit !== undefined;
   }
 
-  readonly handle = async (request: Request, response: Response, next: NextFunction): Promise<void> => {
+  readonly count = async (request: Request, response: Response, next: NextFunction): Promise<void> => {
     const { requests, windowSeconds } = this.limit!;
     if (NEVER_LIMITED.test(request.path)) return next();
     let hit;
@@ -53,16 +58,26 @@ export class RateLimitFilter {
     const resetSeconds = Math.max(1, Math.ceil(hit.resetMs / 1_000));
     response.setHeader('RateLimit-Policy', `${POLICY};q=${requests};w=${windowSeconds}`);
     response.setHeader('RateLimit', `${POLICY};r=${Math.max(0, requests - hit.count)};t=${resetSeconds}`);
-    if (hit.count <= requests) return next();
-    response.setHeader('Retry-After', String(resetSeconds));
+    if (hit.count > requests) {
+      response.setHeader('Retry-After', String(resetSeconds));
+      this.exceeded.add(request);
+    }
+    next();
+  };
+
+  readonly enforce = (request: Request, _response: Response, next: NextFunction): void => {
+    if (!this.exceeded.has(request)) return next();
+    const { requests, windowSeconds } = this.limit!;
     next(new HttpException(`Rate limit exceeded: at most ${requests} requests per ${windowSeconds} seconds`, HttpStatus.TOO_MANY_REQUESTS));
   };
 
   private clientKey(request: Request): string {
     const subject = principalOf(request)?.subject;
     if (subject !== undefined) return `sub:${subject}`;
-    // Express's trust proxy (see securityFilters) decides whether X-Forwarded-For may name the client.
-    return `addr:${request.ip ?? request.socket.remoteAddress ?? 'unknown'}`;
+    // request.ip is X-Forwarded-For's client when Express trusts the peer as a proxy (see securityFilters), else the
+    // peer; a forwarded value that is not an IP address counts as the peer that sent it.
+    const { ipv6PrefixLength } = this.limit!;
+    return `addr:${addressKey(request.ip, ipv6PrefixLength) ?? addressKey(request.socket.remoteAddress, ipv6PrefixLength) ?? 'unknown'}`;
   }
 
   /** One warning per outage, not one per request, and one line when the counters are back. */

@@ -9,10 +9,12 @@ import { RateLimitFilter } from './rate-limit.filter.js';
 
 /**
  * The security filters, to be mounted ahead of body parsing and routing, so a refused request costs no parsing and every
- * path (also an unknown one) is judged alike: CORS (a browser's preflight carries no token), authentication, then the rate limit (after authentication, so a
- * client with a token is counted by its subject wherever it connects from; before authorization, so requests
- * without a token are counted too, by address), then authorization. With nothing switched on, nothing is mounted
- * and requests pass exactly as before.
+ * path (also an unknown one) is judged alike. In order: authentication identifies the client; the rate limit counts
+ * every request (by the token's subject, wherever the client connects from, else by address), before anything can
+ * refuse it, so refused tokens, CORS refusals and preflights are counted too; CORS (a browser's preflight carries no
+ * token) answers preflights and refuses other origins; the rate limit answers 429 past the limit; authentication
+ * answers 401 for a refused token; authorization. With nothing switched on, nothing is mounted and requests pass
+ * exactly as before.
  */
 export function securityFilters(app: NestExpressApplication): RequestHandler[] {
   trustForwardedHeaders(app);
@@ -20,10 +22,11 @@ export function securityFilters(app: NestExpressApplication): RequestHandler[] {
   const rateLimit = app.get(RateLimitFilter);
   const cors = app.get(CorsFilter);
   const filters: RequestHandler[] = [];
+  if (authentication.enabled) filters.push(authentication.identify);
+  if (rateLimit.enabled) filters.push(rateLimit.count);
   if (cors.enabled) filters.push(cors.handle);
-  if (authentication.enabled) filters.push(authentication.handle);
-  if (rateLimit.enabled) filters.push(rateLimit.handle);
-  if (authentication.enabled) filters.push(app.get(AuthorizationFilter).handle);
+  if (rateLimit.enabled) filters.push(rateLimit.enforce);
+  if (authentication.enabled) filters.push(authentication.refuse, app.get(AuthorizationFilter).handle);
   return filters;
 }
 
