@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { INestApplication } from '@nestjs/common';
 import { HttpClient, listen, parseRawResponse, rawExchange } from './support/http-client.js';
+import { expectProblem } from './support/problem-json.js';
 import { expectSpringError } from './support/spring-error.js';
 import { createTestApp } from './support/test-app.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
@@ -157,6 +158,18 @@ describe('Request limits and hardening', () => {
     it('answers 400 in the error shape for a malformed request and closes the connection', async () => {
       const { received } = await rawExchange(port, ['GET /api/tickets HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n']);
       expectSpringError(parseRawResponse(received), 400, '/api/tickets');
+    });
+
+    it('answers a write before the malformed request pipelined after it, each in its own shape', async () => {
+      const ticket = JSON.stringify(buildTicketRequest());
+      const { received } = await rawExchange(port, [
+        `POST /api/tickets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(ticket)}\r\n\r\n${ticket}` +
+          'GET /api/v2/tickets HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+      ]);
+      const [created, refused] = received.split(/(?=HTTP\/1\.1 )/).map(parseRawResponse);
+      expect(created.status).toBe(201);
+      expect((await client.send({ method: 'GET', path: String(created.headers.location) })).status).toBe(200);
+      expectProblem(refused, 400, '/api/v2/tickets');
     });
   });
 
