@@ -12,6 +12,9 @@ const MALFORMED = { status: 400, message: 'Malformed HTTP request' };
 
 type ParserError = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
 
+/** Writes the log line of a request answered here, which no request log line covers. */
+export type RefusedRequestLog = (refused: { method: string; path: string; status: number; errorMessage: string }) => void;
+
 interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
@@ -19,9 +22,25 @@ interface Exchange {
 
 /**
  * Requests that never reach Express (unparseable, headers over 16 KiB, too slow) are answered by Node with a
- * bare status line; this answers them in the error shape of their path like every other error, then closes.
+ * bare status line; this answers them in the error shape of their path with the security `headers`, like every
+ * other error, logs them, then closes.
  */
-export function answerClientErrorsAsJson(server: Server): void {
+export function answerClientErrorsAsJson(server: Server, headers: Array<[string, string]>, log: RefusedRequestLog): void {
+  const answer = (socket: Socket, error: ParserError, method: string, path: string): void => {
+    if (socket.writable && error.code !== 'ECONNRESET') {
+      const { status, message } = ANSWER_BY_CODE[error.code ?? ''] ?? MALFORMED;
+      const payload = errorPayload(path, status, message);
+      const body = JSON.stringify(payload.body);
+      const head = [...headers, ['Content-Type', payload.contentType], ['Content-Length', Buffer.byteLength(body)], ['Connection', 'close']];
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n` +
+          (method === 'HEAD' ? '' : body),
+      );
+      log({ method, path, status, errorMessage: message });
+    }
+    socket.destroy();
+  };
+
   // The latest request Node handed over on each connection.
   const latest = new WeakMap<Socket, Exchange>();
   const refused = new WeakSet<Socket>();
@@ -43,19 +62,6 @@ export function answerClientErrorsAsJson(server: Server): void {
       answer(socket, error, ...requestLineAt(error));
     }
   });
-}
-
-function answer(socket: Socket, error: ParserError, method: string, path: string): void {
-  if (socket.writable && error.code !== 'ECONNRESET') {
-    const { status, message } = ANSWER_BY_CODE[error.code ?? ''] ?? MALFORMED;
-    const payload = errorPayload(path, status, message);
-    const body = JSON.stringify(payload.body);
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${payload.contentType}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${method === 'HEAD' ? '' : body}`,
-    );
-  }
-  socket.destroy();
 }
 
 /**
