@@ -13,19 +13,20 @@ import { serveAsyncApi } from './docs/asyncapi.setup.js';
 import { DocsRoutes } from './docs/docs-routes.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { ROOT_LOGGER } from './logging/logging.module.js';
-import { requestLog } from './logging/request-log.js';
+import { refusedRequestLog, requestLog } from './logging/request-log.js';
 import { securityFilters } from './security/security.setup.js';
 
 /** Everything main.ts applies to the application beyond its modules; e2e tests apply the same. */
 export function setupApp(app: NestExpressApplication): NestExpressApplication {
   app.useLogger(app.get(Logger));
+  const [rootLogger, logFormat] = [app.get(ROOT_LOGGER), app.get(ConfigService<AppConfig, true>).get('log.format', { infer: true })];
   // The middleware of every request, in this order, as one layer: first of all, its id and its log line (also
   // for one refused further on); the security headers and limits; the security filters, before the body parser,
   // so that a request refused at the door is never parsed; the body.
   app.use(
     inOneLayer(
-      requestLog(app.get(ROOT_LOGGER), app.get(ConfigService<AppConfig, true>).get('log.format', { infer: true })),
-      ...hardenHttp(app),
+      requestLog(rootLogger, logFormat),
+      ...hardenHttp(app, refusedRequestLog(rootLogger, logFormat)),
       ...securityFilters(app),
       jsonBody({ limit: REQUEST_LIMITS.bodyBytes, type: JSON_MEDIA_TYPES }),
     ),

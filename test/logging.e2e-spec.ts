@@ -2,7 +2,10 @@ import { createServer } from 'node:net';
 import { createConnection } from 'mysql2/promise';
 import { parseConfig } from '../src/config/app-config.js';
 import { typeOrmOptions } from '../src/database/typeorm-options.js';
+import { parseRawResponse, rawExchange } from './support/http-client.js';
+import { expectProblem } from './support/problem-json.js';
 import { ServiceProcess } from './support/service-process.js';
+import { expectSpringError } from './support/spring-error.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { buildTicketRequest } from './support/ticket-factory.js';
 
@@ -22,13 +25,17 @@ function jsonLines(service: ServiceProcess): LogLine[] {
     });
 }
 
-async function linesFor(service: ServiceProcess, requestId: string, count: number): Promise<LogLine[]> {
+async function linesWhere(service: ServiceProcess, matches: (line: LogLine) => boolean, count: number): Promise<LogLine[]> {
   for (let i = 0; i < 200; i++) {
-    const lines = jsonLines(service).filter((line) => line.requestId === requestId);
+    const lines = jsonLines(service).filter(matches);
     if (lines.length >= count) return lines;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error(`Fewer than ${count} log lines for request ${requestId}:\n${service.output}`);
+  throw new Error(`Fewer than ${count} log lines matching ${matches}:\n${service.output}`);
+}
+
+function linesFor(service: ServiceProcess, requestId: string, count: number): Promise<LogLine[]> {
+  return linesWhere(service, (line) => line.requestId === requestId, count);
 }
 
 describe('Logs in production format (LOG_FORMAT=json)', () => {
@@ -110,6 +117,22 @@ describe('Logs in production format (LOG_FORMAT=json)', () => {
     expect(line).toMatchObject({ level: 'warn', status, ...why });
     expect(line.errorMessage).toBe(answered.message);
     expect(JSON.stringify(line)).not.toMatch(/stack|\bat /);
+  });
+
+  it.each([
+    ['without Host', 'GET /api/tickets/e2e-no-host HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'An HTTP/1.1 request must have a Host header'],
+    ['with an unknown Expect', 'GET /api/v2/e2e-expect HTTP/1.1\r\nHost: x\r\nExpect: x-y\r\nConnection: close\r\n\r\n', 417, 'Expectation "x-y" is not supported; only 100-continue is'],
+    ['Node cannot parse', 'GET /api/tickets/e2e-malformed HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400, 'Malformed HTTP request'],
+    ['with headers over 16 KiB', `GET /api/v2/e2e-431 HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(17_000)}\r\n\r\n`, 431, 'Request header fields are larger than 16384 bytes'],
+  ])('answers and logs a request %s like any refused request', async (_name, raw, status, message) => {
+    const path = raw.split(' ')[1];
+    const { received } = await rawExchange(Number(new URL(service.url).port), [raw]);
+    const response = parseRawResponse(received);
+    expect(response.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'content-security-policy': expect.any(String) });
+    const shape = path.startsWith('/api/v2/') ? expectProblem(response, status, path).detail : expectSpringError(response, status, path).message;
+    expect(shape).toBe(message);
+    const [line] = await linesWhere(service, (line) => line.path === path, 1);
+    expect(line).toMatchObject({ level: 'warn', method: 'GET', status, errorMessage: message, message: `GET ${path} ${status}` });
   });
 
   it('says on the request line of a 5xx why it failed, while the stack stays on the failure line', async () => {

@@ -120,6 +120,15 @@ describe('Errors of ticket queries, and v2 errors from every layer', () => {
       ]);
       expect(body.errors[0]).toEqual({ field: 'title', code: 'NotBlank', message: 'Title is required', rejectedValue: ' ' });
     });
+
+    it('lists the first 20 of 7,500 bad values and counts them all', async () => {
+      const response = await get(`/api/v2/tickets?priority=${Array(7_500).fill('X').join(',')}`);
+      const body = expectProblem(response, 400, '/api/v2/tickets');
+      expect(body.detail).toBe("Validation failed for object='ticketQuery'. Error count: 7500");
+      expect(body.errors).toHaveLength(20);
+      expect(body.errors[19]).toMatchObject({ field: 'priority', code: 'typeMismatch', rejectedValue: 'X' });
+      expect(response.body.length).toBeLessThan(10_000);
+    });
   });
 
   describe('v2: every other error, from any layer, as problem+json', () => {

@@ -34,8 +34,10 @@ export function ApiIdempotencyKey(errorResponse: typeof ApiErrorResponse, path: 
       description:
         `Makes the ${write} safe to retry: the first request with a key runs and its response is stored with the write; a retry of the ` +
         'same request (method, path and body) answers that response with Idempotent-Replayed: true and writes nothing. Keys are kept ' +
-        `IDEMPOTENCY_TTL_HOURS (24 by default). 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters; empty or longer is a 400. A failed request stores nothing.`,
-      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, example: '5f0c1e9e-7a51-4b0a-9c43-0d5b1c2a8e11' },
+        `IDEMPOTENCY_TTL_HOURS (24 by default). 1-${IDEMPOTENCY_KEY_MAX_LENGTH} characters; empty or longer is a 400. A failed request stores nothing. ` +
+        // No example in the schema: Swagger UI's Try it out would send it, and every later try would replay the first.
+        'Use a fresh random value per operation, e.g. a UUID such as `5f0c1e9e-7a51-4b0a-9c43-0d5b1c2a8e11`.',
+      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
     }),
     ...(own409 ? [] : [errorResponse(409, KEY_IN_USE, keyInUseExample(path))]),
     errorResponse(422, 'The Idempotency-Key was used with a different request (method, path or body)', example('Key reused', 'Idempotency-Key "5f0c1e9e" was used with a different request (method, path or body)')),

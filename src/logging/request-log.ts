@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Level, type Logger, symbols } from 'pino';
 import { runInRequestContext } from '../common/context/request-context.js';
 import type { LogFormat } from '../config/app-config.js';
 import { traceLogFields } from '../observability/tracing/trace-context.js';
+import type { RefusedRequestLog } from '../common/http/client-error.handler.js';
 import { requestId } from './request-id.js';
 import { responseErrorOf } from './response-error.js';
 
@@ -18,7 +20,8 @@ interface RequestLine {
   method: string;
   path: string;
   status: number;
-  durationMs: number;
+  /** Absent on the line of a request refused before it was parsed whole (see refusedRequestLog). */
+  durationMs?: number;
   /** On a 4xx/5xx: why (see recordResponseError). */
   errorMessage?: string;
   fieldErrors?: string[];
@@ -31,7 +34,7 @@ interface RequestLine {
  * fieldErrors). The line is built from plain fields and written by the root logger: no logger per request.
  */
 export function requestLog(logger: Logger, format: LogFormat): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
-  const write = format === 'json' ? jsonLineWriter(logger) : (level: Level, line: RequestLine, message: string) => logger[level](line, message);
+  const write = lineWriter(logger, format);
 
   function onClose(this: LoggedResponse): void {
     const status = this.statusCode;
@@ -56,6 +59,24 @@ export function requestLog(logger: Logger, format: LogFormat): (req: IncomingMes
     res.on('close', onClose);
     runInRequestContext({ requestId: id }, next);
   };
+}
+
+/**
+ * The line of a request Node could not parse (see answerClientErrorsAsJson): what the request log writes for every
+ * other request, with a fresh requestId, the method and path as far as they arrived, and no duration.
+ */
+export function refusedRequestLog(logger: Logger, format: LogFormat): RefusedRequestLog {
+  const write = lineWriter(logger, format);
+  return ({ method, path, status, errorMessage }) => {
+    const level = levelFor(status);
+    if (!logger.isLevelEnabled(level)) return;
+    const line: RequestLine = { requestId: randomUUID(), method, path: printable(path), status, errorMessage };
+    write(level, line, `${method} ${line.path} ${status}`);
+  };
+}
+
+function lineWriter(logger: Logger, format: LogFormat): (level: Level, line: RequestLine, message: string) => void {
+  return format === 'json' ? jsonLineWriter(logger) : (level, line, message) => logger[level](line, message);
 }
 
 /**

@@ -5,7 +5,7 @@ import { recordResponseError } from '../../logging/response-error.js';
 import { allowedMethods } from './allowed-methods.js';
 import { mapError } from './error-mapping.js';
 import { noEndpointMessage } from './no-endpoint.js';
-import { errorPayload } from './error-response.js';
+import { errorPayload, LISTED_ERRORS_MAX } from './error-response.js';
 import { noteRequestException } from '../../observability/metrics/http-server-requests.recorder.js';
 
 /**
@@ -42,7 +42,7 @@ export class SpringErrorFilter implements ExceptionFilter {
     }
     recordResponseError(response, {
       message: message ?? (exception instanceof Error ? exception.message : undefined),
-      fieldErrors: errors?.map((error) => `${error.field}: ${error.defaultMessage}`),
+      fieldErrors: errors?.slice(0, LISTED_ERRORS_MAX).map((error) => `${error.field}: ${error.defaultMessage}`),
     });
     if (response.headersSent) {
       response.destroy();

@@ -1,9 +1,6 @@
-import { maxHeaderSize, type Server, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorPayload } from '../errors/error-response.js';
-
-/** Node links a socket to the response it is writing; its default clientError handler checks the same. */
-type HttpSocket = Socket & { _httpMessage?: { headersSent: boolean; req?: { method?: string; url?: string } } | null };
 
 /** Node's HTTP parser errors that a client causes, with the status Node itself would answer; any other is a 400. */
 const ANSWER_BY_CODE: Record<string, { status: number; message: string }> = {
@@ -13,35 +10,73 @@ const ANSWER_BY_CODE: Record<string, { status: number; message: string }> = {
 };
 const MALFORMED = { status: 400, message: 'Malformed HTTP request' };
 
+type ParserError = NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number };
+
+/** Writes the log line of a request answered here, which no request log line covers. */
+export type RefusedRequestLog = (refused: { method: string; path: string; status: number; errorMessage: string }) => void;
+
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
 /**
  * Requests that never reach Express (unparseable, headers over 16 KiB, too slow) are answered by Node with a
- * bare status line; this answers them in the error shape of their path like every other error, then closes.
+ * bare status line; this answers them in the error shape of their path with the security `headers`, like every
+ * other error, logs them, then closes.
  */
-export function answerClientErrorsAsJson(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: HttpSocket) => {
-    // As Node's own handler does: never write into a response that has already started on this connection.
-    if (socket.writable && !socket._httpMessage?.headersSent && error.code !== 'ECONNRESET') {
+export function answerClientErrorsAsJson(server: Server, headers: Array<[string, string]>, log: RefusedRequestLog): void {
+  const answer = (socket: Socket, error: ParserError, method: string, path: string): void => {
+    if (socket.writable && error.code !== 'ECONNRESET') {
       const { status, message } = ANSWER_BY_CODE[error.code ?? ''] ?? MALFORMED;
-      const { method, path } = requestLine(error.rawPacket, socket._httpMessage?.req);
       const payload = errorPayload(path, status, message);
       const body = JSON.stringify(payload.body);
+      const head = [...headers, ['Content-Type', payload.contentType], ['Content-Length', Buffer.byteLength(body)], ['Connection', 'close']];
       socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${payload.contentType}\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${method === 'HEAD' ? '' : body}`,
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n` +
+          (method === 'HEAD' ? '' : body),
       );
+      log({ method, path, status, errorMessage: message });
     }
     socket.destroy();
+  };
+
+  // The latest request Node handed over on each connection.
+  const latest = new WeakMap<Socket, Exchange>();
+  const refused = new WeakSet<Socket>();
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => latest.set(req.socket, { req, res }));
+  server.on('clientError', (error: ParserError, socket: Socket) => {
+    // The parser stays failed: more bytes on the connection would report the same error again.
+    if (refused.has(socket)) return;
+    refused.add(socket);
+    const exchange = latest.get(socket);
+    if (exchange && !exchange.req.complete) {
+      // The error is in the body of the request being handled: answer for it, unless its answer has begun.
+      if (!exchange.res.headersSent) answer(socket, error, exchange.req.method ?? '', pathOf(exchange.req.url ?? ''));
+      socket.destroy();
+    } else if (exchange && !exchange.res.writableFinished) {
+      // The error is the next request's (pipelined): the request before it was read whole and is being handled,
+      // and its answer goes out first; a client would otherwise retry a write that was done.
+      exchange.res.once('close', () => answer(socket, error, ...requestLineAt(error)));
+    } else {
+      answer(socket, error, ...requestLineAt(error));
+    }
   });
 }
 
 /**
- * Method and path of the request line as far as it arrived (even when the line itself was too long). An error in
- * the body (chunk extensions over the limit) comes after the head was parsed, and its packet may hold only body
- * bytes: then the request Node already made of the head says them.
+ * Method and path of the failed request's line as far as it arrived (even when the line itself was too long):
+ * the last request line in the packet before the point of failure, as the packet can begin with requests
+ * handled before it; failing that, the start of the packet.
  */
-function requestLine(rawPacket?: Buffer, parsed?: { method?: string; url?: string }): { method: string; path: string } {
-  const start = rawPacket?.subarray(0, 64 * 1024).toString('latin1') ?? '';
-  const [, method = '', path = ''] = /^([A-Z]+) (\/[^\s?]*)/.exec(start) ?? [];
-  if (path === '' && parsed?.url) return { method: parsed.method ?? '', path: parsed.url.split('?')[0] };
-  return { method, path };
+function requestLineAt(error: ParserError): [method: string, path: string] {
+  const packet = error.rawPacket?.subarray(0, Math.min(error.bytesParsed ?? Infinity, 64 * 1024)).toString('latin1') ?? '';
+  // A pipelined request begins right after the body before it, not necessarily after a line break.
+  const lines = [...packet.matchAll(/([A-Z]+) (\/[^\s?]*)\S* HTTP\/\d\.\d\r?\n/g)];
+  const [, method = '', path = ''] = lines.at(-1) ?? /^([A-Z]+) (\/[^\s?]*)/.exec(packet) ?? [];
+  return [method, path];
+}
+
+function pathOf(url: string): string {
+  return url.split('?')[0];
 }

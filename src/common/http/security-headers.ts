@@ -2,15 +2,15 @@ import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 
 /**
- * Helmet's security headers on every response. The content security policy is Helmet's default narrowed to
+ * Helmet's security headers, for every response. The content security policy is Helmet's default narrowed to
  * what the service serves: Swagger UI loads its scripts and styles from this origin, uses inline styles and
  * data: images, and calls the API on this origin. `upgrade-insecure-requests` is dropped because the service
  * is often reached over plain HTTP inside a network, where it would make browsers fetch Swagger UI's assets
  * over HTTPS and fail.
  * The headers do not depend on the request: Helmet runs once, at start-up, and each response gets what it set.
  */
-export function securityHeaders(): RequestHandler {
-  const headers = headersSetBy(
+export function securityHeaderList(): Array<[string, string]> {
+  return headersSetBy(
     helmet({
       contentSecurityPolicy: {
         directives: {
@@ -29,6 +29,9 @@ export function securityHeaders(): RequestHandler {
       },
     }),
   );
+}
+
+export function setHeaders(headers: Array<[string, string]>): RequestHandler {
   return (_req, res, next) => {
     for (const [name, value] of headers) res.setHeader(name, value);
     next();

@@ -1,9 +1,7 @@
 import { BadRequestException, type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
 import { toSpringFieldErrors } from '../errors/spring-field-error.js';
 import { ValidationFailedException } from '../errors/validation-failed.exception.js';
-
-/** Keys that could reach an object's prototype if they were ever copied onto one. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * Validates request bodies against their DTO class and reports failures in Spring's shape.
@@ -32,9 +30,18 @@ export class RequestValidationPipe extends ValidationPipe {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new BadRequestException('JSON parse error: the request body must be a JSON object');
     }
-    const safe = Object.fromEntries(Object.entries(value).filter(([key]) => !FORBIDDEN_KEYS.has(key)));
-    return super.transform(safe, metadata);
+    return super.transform(knownFields(value, metadata.metatype), metadata);
   }
+}
+
+/**
+ * The body's fields that the DTO declares, which are all whitelisting would keep. Picked before class-transformer
+ * sees the body: it takes time quadratic in an object's number of keys (80,000 unknown keys block the process for
+ * seconds), and unknown keys such as `__proto__` never reach an object of ours.
+ */
+function knownFields(body: object, metatype: ArgumentMetadata['metatype'] & object): Record<string, unknown> {
+  const known = new Set(getMetadataStorage().getTargetValidationMetadatas(metatype, '', false, false).map((rule) => rule.propertyName));
+  return Object.fromEntries([...known].filter((field) => Object.hasOwn(body, field)).map((field) => [field, (body as Record<string, unknown>)[field]]));
 }
 
 function lowerFirst(name: string): string {
