@@ -89,6 +89,10 @@ describe('/actuator/prometheus', () => {
     });
 
     it('shows the database pool, the broker connection and the relay', async () => {
+      // The relay claims its partitions in the background after start-up, and only once the leases of an earlier
+      // test's service (in the same database) are released or have expired: wait for the claim, do not race it.
+      const held = async () => valueOf(await scrape(handle.http), 'outbox_relay_partitions_held') > 0;
+      await waitUntil(held, 20_000, 'the relay holds a partition');
       const families = await scrape(handle.http);
       expect(valueOf(families, 'jdbc_connections_max', { name: 'dataSource' })).toBe(20);
       expect(valueOf(families, 'jdbc_connections_active', { name: 'dataSource' })).toBeGreaterThanOrEqual(0);
