@@ -129,10 +129,13 @@ describe('request logging', () => {
   });
 
   it('writes the line of a request whose client went away before the answer, as aborted', async () => {
-    const { url, lines } = await start(() => undefined);
+    let arrived!: () => void;
+    const handled = new Promise<void>((resolve) => (arrived = resolve));
+    const { url, lines } = await start(() => arrived());
     const client = new AbortController();
     const request = fetch(`${url}/api/tickets/7`, { signal: client.signal, headers: { 'X-Request-Id': 'gone-1' } });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Abort once the service is handling the request (it never answers), not after a guessed delay.
+    await handled;
     client.abort();
     await request.catch(() => undefined);
     await waitForLines(lines, 1);
