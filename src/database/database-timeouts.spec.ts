@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConsoleLogger, type LoggerService, Logger, ServiceUnavailableException } from '@nestjs/common';
 import type { AfterQueryEvent, BeforeQueryEvent } from 'typeorm';
 import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
@@ -17,7 +18,6 @@ const before = (query: string) => subscriber.beforeQuery({ query } as BeforeQuer
 /** `work` in a request context whose deadline is `budget` ms away. */
 const runWithDeadline = <T>(budget: number, work: () => T) =>
   runInRequestContext({ requestId: 'r0', deadline: { at: Date.now() + budget, budgetMs: budget } }, work);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('request deadline', () => {
   it('lets statements through before the deadline and outside any request', async () => {

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type request from 'supertest';
+import type { Response } from 'supertest';
 
 export interface TicketRequestBody {
   title?: unknown;
@@ -23,4 +25,13 @@ export function buildTicketRequest(overrides: TicketRequestBody = {}): TicketReq
   };
   for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
   return body;
+}
+
+/** Creates a ticket through the API (v1 unless `collection` says otherwise) and answers the 201 response. */
+export async function createTicket(
+  http: ReturnType<typeof request>,
+  overrides: TicketRequestBody = {},
+  collection = '/api/tickets',
+): Promise<Response> {
+  return http.post(collection).send(buildTicketRequest(overrides)).expect(201);
 }

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { appendFileSync, closeSync, openSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -24,7 +25,7 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => delay(ms);
 
 /** Thrown by a waitFor check to stop waiting at once (e.g. the process it waits for has exited). */
 export class GiveUp extends Error {}
