@@ -68,7 +68,7 @@ export function ticketCountSql(query: TicketQuery): SqlStatement {
  * would otherwise walk the tickets in id order and look each one up in the words, which reads the whole table
  * for a word of a few tickets, or of old ones only). The optimizer starts from the word with the fewest
  * tickets (its range estimate) and, as all of them equal tickets.id, reads that word's tickets in id order:
- * a page sorted by id stops after limit + 1 matches, without a sort (test/ticket-query-plans.e2e-spec.ts).
+ * a page sorted by id stops after limit + 1 matches, without a sort (test/tickets/ticket-query-plans.e2e-spec.ts).
  * Other sorts read every match and sort them; filters other than `q` are checked on each matching ticket.
  * A prefix word (`print*`) is then checked per candidate ticket on the page (its words by (ticket_id, word)),
  * and by a semi-join when counting. A search of prefixes only has no word to read in ticket order: it collects
