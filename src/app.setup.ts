@@ -1,6 +1,4 @@
-import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { AppConfig } from './config/app-config.js';
 import { Logger } from 'nestjs-pino';
 import { hardenHttp } from './common/http/http-hardening.js';
 import { jsonBody } from './common/http/json-body-limits.js';
@@ -11,7 +9,7 @@ import { RequestValidationPipe } from './common/validation/request-validation.pi
 import { serveAsyncApi } from './docs/asyncapi.setup.js';
 import { DocsRoutes } from './docs/docs-routes.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
-import { ROOT_LOGGER } from './logging/logging.module.js';
+import { LOG_DESTINATION, ROOT_LOGGER } from './logging/logging.module.js';
 import { requestLog } from './logging/request-log.js';
 import { securityFilters } from './security/security.setup.js';
 
@@ -23,7 +21,7 @@ export function setupApp(app: NestExpressApplication): NestExpressApplication {
   // so that a request refused at the door is never parsed; the body.
   app.use(
     inOneLayer(
-      requestLog(app.get(ROOT_LOGGER), app.get(ConfigService<AppConfig, true>).get('log.format', { infer: true })),
+      requestLog(app.get(ROOT_LOGGER), app.get(LOG_DESTINATION)),
       ...hardenHttp(app),
       ...securityFilters(app),
       jsonBody({ limit: REQUEST_LIMITS.bodyBytes, type: JSON_MEDIA_TYPES }),

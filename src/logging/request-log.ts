@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Level, type Logger, symbols } from 'pino';
+import type { DestinationStream, Level, Logger } from 'pino';
 import { runInRequestContext } from '../common/context/request-context.js';
-import type { LogFormat } from '../config/app-config.js';
 import { traceLogFields } from '../observability/tracing/trace-context.js';
 import { requestId } from './request-id.js';
 import { responseErrorOf } from './response-error.js';
@@ -29,9 +28,11 @@ interface RequestLine {
  * context that carries the id to every log line written meanwhile, and writes one line when the response is done
  * (time, level, message, requestId, method, path, status, durationMs, and on a 4xx/5xx errorMessage and
  * fieldErrors). The line is built from plain fields and written by the root logger: no logger per request.
+ * `jsonDestination` is the stream the root logger writes its JSON lines to (LOG_FORMAT=json, see LoggingModule):
+ * the line goes there directly, in the logger's own format; without it, through the logger.
  */
-export function requestLog(logger: Logger, format: LogFormat): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
-  const write = format === 'json' ? jsonLineWriter(logger) : (level: Level, line: RequestLine, message: string) => logger[level](line, message);
+export function requestLog(logger: Logger, jsonDestination?: DestinationStream | null): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+  const write = jsonDestination ? jsonLineWriter(jsonDestination) : (level: Level, line: RequestLine, message: string) => logger[level](line, message);
 
   function onClose(this: LoggedResponse): void {
     const status = this.statusCode;
@@ -63,8 +64,7 @@ export function requestLog(logger: Logger, format: LogFormat): (req: IncomingMes
  * loggerOptions: level label, ISO time, the trace's fields, the line's own, message last), with one JSON.stringify:
  * pino's general path (mixin, serializers, key by key) costs several times as much for the line every request writes.
  */
-function jsonLineWriter(logger: Logger): (level: Level, line: RequestLine, message: string) => void {
-  const destination = (logger as unknown as Record<symbol, { write(line: string): void }>)[symbols.streamSym];
+function jsonLineWriter(destination: DestinationStream): (level: Level, line: RequestLine, message: string) => void {
   return (level, line, message) => {
     destination.write(`${JSON.stringify({ level, time: new Date().toISOString(), ...traceLogFields(), ...line, message })}\n`);
   };
