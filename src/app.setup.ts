@@ -1,6 +1,4 @@
-import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { AppConfig } from './config/app-config.js';
 import { Logger } from 'nestjs-pino';
 import { answerIfNoneMatchAsOrigin } from './common/http/conditional-get.js';
 import { hardenHttp } from './common/http/http-hardening.js';
@@ -12,21 +10,21 @@ import { RequestValidationPipe } from './common/validation/request-validation.pi
 import { serveAsyncApi } from './docs/asyncapi.setup.js';
 import { DocsRoutes } from './docs/docs-routes.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
-import { ROOT_LOGGER } from './logging/logging.module.js';
+import { LOG_DESTINATION, ROOT_LOGGER } from './logging/logging.module.js';
 import { refusedRequestLog, requestLog } from './logging/request-log.js';
 import { securityFilters } from './security/security.setup.js';
 
 /** Everything main.ts applies to the application beyond its modules; e2e tests apply the same. */
 export function setupApp(app: NestExpressApplication): NestExpressApplication {
   app.useLogger(app.get(Logger));
-  const [rootLogger, logFormat] = [app.get(ROOT_LOGGER), app.get(ConfigService<AppConfig, true>).get('log.format', { infer: true })];
+  const [rootLogger, logDestination] = [app.get(ROOT_LOGGER), app.get(LOG_DESTINATION)];
   // The middleware of every request, in this order, as one layer: first of all, its id and its log line (also
   // for one refused further on); the security headers and limits; the security filters, before the body parser,
   // so that a request refused at the door is never parsed; the body.
   app.use(
     inOneLayer(
-      requestLog(rootLogger, logFormat),
-      ...hardenHttp(app, refusedRequestLog(rootLogger, logFormat)),
+      requestLog(rootLogger, logDestination),
+      ...hardenHttp(app, refusedRequestLog(rootLogger, logDestination)),
       ...securityFilters(app),
       jsonBody({ limit: REQUEST_LIMITS.bodyBytes, type: JSON_MEDIA_TYPES }),
     ),

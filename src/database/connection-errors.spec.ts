@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { DataSource } from 'typeorm';
+import type { PoolConnection } from 'mysql2';
+import type { DatabasePool } from './database-pool.js';
 import { keepConnectionErrorsHandled } from './connection-errors.js';
 
 describe('keepConnectionErrorsHandled', () => {
@@ -10,15 +11,13 @@ describe('keepConnectionErrorsHandled', () => {
     return connection;
   }
 
-  it('keeps a second error of a connection, existing or made later, from being thrown', () => {
-    const existing = pooledConnection();
-    const pool = Object.assign(new EventEmitter(), { _allConnections: { toArray: () => [existing] } });
-    keepConnectionErrorsHandled({ driver: { pool } } as unknown as DataSource);
-    const later = pooledConnection();
-    pool.emit('connection', later);
-    for (const connection of [existing, later]) {
-      connection.emit('error', new Error('read ECONNRESET'));
-      expect(() => connection.emit('error', new Error('read ECONNRESET'))).not.toThrow();
-    }
+  it('keeps a second error of every connection the pool opens from being thrown', () => {
+    const opened = new EventEmitter();
+    const pool = { onConnection: (listener: (connection: PoolConnection) => void) => opened.on('connection', listener) };
+    keepConnectionErrorsHandled(pool as Pick<DatabasePool, 'onConnection'> as DatabasePool);
+    const connection = pooledConnection();
+    opened.emit('connection', connection);
+    connection.emit('error', new Error('read ECONNRESET'));
+    expect(() => connection.emit('error', new Error('read ECONNRESET'))).not.toThrow();
   });
 });

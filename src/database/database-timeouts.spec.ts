@@ -91,16 +91,17 @@ describe('database work within the request deadline', () => {
 });
 
 describe('timed-out statements', () => {
-  const after = (error: unknown) => {
-    const connection = { destroyed: false, destroy() { this.destroyed = true; } };
-    subscriber.afterQuery({ error, queryRunner: { databaseConnection: connection } } as unknown as AfterQueryEvent);
-    return connection.destroyed;
+  const after = async (error: unknown) => {
+    let destroyed = false;
+    const connection = { destroy: () => (destroyed = true) };
+    await subscriber.afterQuery({ error, queryRunner: { connect: async () => connection } } as unknown as AfterQueryEvent);
+    return destroyed;
   };
 
-  it('destroy the connection that ran them, and only those', () => {
-    expect(after({ code: 'PROTOCOL_SEQUENCE_TIMEOUT' })).toBe(true);
-    expect(after({ code: 'ER_DUP_ENTRY' })).toBe(false);
-    expect(after(undefined)).toBe(false);
+  it('destroy the connection that ran them, and only those', async () => {
+    expect(await after({ code: 'PROTOCOL_SEQUENCE_TIMEOUT' })).toBe(true);
+    expect(await after({ code: 'ER_DUP_ENTRY' })).toBe(false);
+    expect(await after(undefined)).toBe(false);
   });
 });
 

@@ -1,9 +1,7 @@
-import type { AfterQueryEvent, BeforeQueryEvent, EntitySubscriberInterface, QueryRunner } from 'typeorm';
+import type { PoolConnection } from 'mysql2';
+import type { AfterQueryEvent, BeforeQueryEvent, EntitySubscriberInterface } from 'typeorm';
 import { EventSubscriber } from 'typeorm';
 import { assertDeadlineNotPassed } from './request-deadline.js';
-
-/** The mysql2 pool connection a TypeORM query runner holds (a protected field of TypeORM's runner). */
-type RunnerWithConnection = QueryRunner & { databaseConnection?: { destroy?: () => void } };
 
 /**
  * Two rules that make database timeouts safe rather than harmful:
@@ -20,9 +18,12 @@ export class DatabaseTimeoutsSubscriber implements EntitySubscriberInterface {
     if (!/^\s*ROLLBACK\b/i.test(event.query)) assertDeadlineNotPassed();
   }
 
-  afterQuery(event: AfterQueryEvent): void {
+  async afterQuery(event: AfterQueryEvent): Promise<void> {
     if (event.error?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') {
-      (event.queryRunner as RunnerWithConnection).databaseConnection?.destroy?.();
+      // The runner's connection, as QueryRunner.connect() answers it once connected. The runner waits for this
+      // before its statement fails, so the connection is gone before anything could release it to the pool.
+      const connection = (await event.queryRunner.connect()) as PoolConnection;
+      connection.destroy();
     }
   }
 }

@@ -3,30 +3,37 @@ import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import { keepConnectionErrorsHandled } from './connection-errors.js';
-import { ensureDatabase } from './ensure-database.js';
+import { DatabasePool } from './database-pool.js';
+import { DatabasePoolModule } from './database-pool.module.js';
 import { PooledStatement } from './pooled-statement.js';
 import { setRequestDeadlineBudget } from './request-deadline.js';
 import { runMigrations } from './run-migrations.js';
 import { typeOrmOptions } from './typeorm-options.js';
 
-/** The database connection (TypeORM's DataSource, migrated at start-up) and PooledStatement, for every module. */
+/**
+ * The database for every module: the pool (DatabasePool), TypeORM's DataSource on that same pool (migrated at
+ * start-up), and PooledStatement.
+ */
 @Global()
 @Module({
   imports: [
+    DatabasePoolModule,
     TypeOrmModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: async (config: ConfigService<AppConfig, true>) => {
-        const db = config.get('db', { infer: true });
-        await ensureDatabase(db);
-        return { ...typeOrmOptions(db), retryAttempts: 3, retryDelay: 2_000 };
-      },
+      imports: [DatabasePoolModule],
+      inject: [ConfigService, DatabasePool],
+      useFactory: (config: ConfigService<AppConfig, true>, pool: DatabasePool) => ({
+        ...typeOrmOptions(config.get('db', { infer: true })),
+        driver: pool.typeOrmDriver(),
+        // No retries: a failed attempt ends the pool, which a retry could not use again. Waiting for the database
+        // to come up is ensureDatabase's, before the pool exists.
+        retryAttempts: 0,
+      }),
       // Connect, then migrate, saying which migrations ran (typeOrmOptions leaves migrationsRun off for this).
-      dataSourceFactory: async (options) => runMigrations(keepConnectionErrorsHandled(await new DataSource(options!).initialize())),
+      dataSourceFactory: async (options) => runMigrations(await new DataSource(options!).initialize()),
     }),
   ],
   providers: [PooledStatement],
-  exports: [PooledStatement],
+  exports: [DatabasePoolModule, PooledStatement],
 })
 export class DatabaseModule {
   constructor(config: ConfigService<AppConfig, true>) {

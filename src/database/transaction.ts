@@ -37,7 +37,7 @@ export async function inTransaction<T>(dataSource: DataSource, work: (transactio
 }
 
 /**
- * One run of `work` on a connection of TypeORM's pool, through its query runner (its statement timeout, the
+ * One run of `work` on a connection of the pool, through a TypeORM query runner (its statement timeout, the
  * deadline rules of DatabaseTimeoutsSubscriber, its error types). A failure sends ROLLBACK, which always goes out.
  */
 async function runTransaction<T>(runner: QueryRunner, work: (transaction: Transaction) => Promise<T>): Promise<T> {

@@ -14,9 +14,13 @@ import { CreateIdempotencyKeys1763900014003 } from './migrations/1763900014003-C
 import { CreateTicketWords1763900015000 } from './migrations/1763900015000-CreateTicketWords.js';
 import { ExactIdempotencyScopes1763900016300 } from './migrations/1763900016300-ExactIdempotencyScopes.js';
 import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
+import { mysqlPoolOptions } from './mysql-pool-options.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
-/** The one set of TypeORM options, shared by the application and the migration CLI (ormconfig.ts). */
+/**
+ * The one set of TypeORM options, shared by the application and the migration CLI (ormconfig.ts). The application
+ * adds its own pool as `driver` (DatabaseModule); the CLI's TypeORM makes a pool of its own from `extra`.
+ */
 export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
   return {
     type: 'mysql',
@@ -54,7 +58,6 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
     connectTimeout: db.queryTimeoutMs || undefined,
     enableQueryTimeout: db.queryTimeoutMs > 0,
     maxQueryExecutionTime: db.queryTimeoutMs || undefined,
-    // trace: mysql2 would capture a stack trace for every statement, only to decorate the rare error with it.
-    extra: { connectionLimit: 20, enableKeepAlive: true, trace: false, multipleStatements: true },
+    extra: mysqlPoolOptions(db),
   };
 }

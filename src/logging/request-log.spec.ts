@@ -22,7 +22,7 @@ async function loggedServer(handler: Handler): Promise<{ url: string; lines: Arr
     },
   });
   appLogger = pino(loggerOptions({ level: 'info', format: 'json' }), sink);
-  const log = requestLog(appLogger, 'json');
+  const log = requestLog(appLogger, sink);
   const server = createServer((req, res) => log(req, res, () => handler(req, res)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lines, server };

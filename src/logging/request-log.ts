@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Level, type Logger, symbols } from 'pino';
+import type { DestinationStream, Level, Logger } from 'pino';
 import { runInRequestContext } from '../common/context/request-context.js';
-import type { LogFormat } from '../config/app-config.js';
 import { traceLogFields } from '../observability/tracing/trace-context.js';
 import type { RefusedRequestLog } from '../common/http/client-error.handler.js';
 import { requestId } from './request-id.js';
@@ -32,9 +31,11 @@ interface RequestLine {
  * context that carries the id to every log line written meanwhile, and writes one line when the response is done
  * (time, level, message, requestId, method, path, status, durationMs, and on a 4xx/5xx errorMessage and
  * fieldErrors). The line is built from plain fields and written by the root logger: no logger per request.
+ * `jsonDestination` is the stream the root logger writes its JSON lines to (LOG_FORMAT=json, see LoggingModule):
+ * the line goes there directly, in the logger's own format; without it, through the logger.
  */
-export function requestLog(logger: Logger, format: LogFormat): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
-  const write = lineWriter(logger, format);
+export function requestLog(logger: Logger, jsonDestination?: DestinationStream | null): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+  const write = lineWriter(logger, jsonDestination);
 
   function onClose(this: LoggedResponse): void {
     const status = this.statusCode;
@@ -65,8 +66,8 @@ export function requestLog(logger: Logger, format: LogFormat): (req: IncomingMes
  * The line of a request Node could not parse (see answerClientErrorsAsJson): what the request log writes for every
  * other request, with a fresh requestId, the method and path as far as they arrived, and no duration.
  */
-export function refusedRequestLog(logger: Logger, format: LogFormat): RefusedRequestLog {
-  const write = lineWriter(logger, format);
+export function refusedRequestLog(logger: Logger, jsonDestination?: DestinationStream | null): RefusedRequestLog {
+  const write = lineWriter(logger, jsonDestination);
   return ({ method, path, status, errorMessage }) => {
     const level = levelFor(status);
     if (!logger.isLevelEnabled(level)) return;
@@ -75,8 +76,8 @@ export function refusedRequestLog(logger: Logger, format: LogFormat): RefusedReq
   };
 }
 
-function lineWriter(logger: Logger, format: LogFormat): (level: Level, line: RequestLine, message: string) => void {
-  return format === 'json' ? jsonLineWriter(logger) : (level, line, message) => logger[level](line, message);
+function lineWriter(logger: Logger, jsonDestination?: DestinationStream | null): (level: Level, line: RequestLine, message: string) => void {
+  return jsonDestination ? jsonLineWriter(jsonDestination) : (level, line, message) => logger[level](line, message);
 }
 
 /**
@@ -84,8 +85,7 @@ function lineWriter(logger: Logger, format: LogFormat): (level: Level, line: Req
  * loggerOptions: level label, ISO time, the trace's fields, the line's own, message last), with one JSON.stringify:
  * pino's general path (mixin, serializers, key by key) costs several times as much for the line every request writes.
  */
-function jsonLineWriter(logger: Logger): (level: Level, line: RequestLine, message: string) => void {
-  const destination = (logger as unknown as Record<symbol, { write(line: string): void }>)[symbols.streamSym];
+function jsonLineWriter(destination: DestinationStream): (level: Level, line: RequestLine, message: string) => void {
   return (level, line, message) => {
     destination.write(`${JSON.stringify({ level, time: new Date().toISOString(), ...traceLogFields(), ...line, message })}\n`);
   };

@@ -9,9 +9,9 @@ import { RabbitMqClient } from './rabbitmq.client.js';
     {
       provide: RabbitMqClient,
       inject: [ConfigService],
-      useFactory: async (config: ConfigService<AppConfig, true>) => {
+      useFactory: (config: ConfigService<AppConfig, true>) => {
         const client = new RabbitMqClient(config.get('rabbitmq', { infer: true }));
-        await client.connect();
+        client.connect();
         return client;
       },
     },

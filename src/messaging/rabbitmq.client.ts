@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import amqp, { type AmqpConnectionManager, type ChannelWrapper } from 'amqp-connection-manager';
 import type { ConfirmChannel, Options } from 'amqplib';
 import type { AppConfig } from '../config/app-config.js';
@@ -13,9 +12,11 @@ const PUBLISH_TIMEOUT_MS = 5_000;
 export type PublishOutcome = { confirmed: true } | { confirmed: false; refused: boolean; reason: string };
 
 /**
- * A Nest ClientProxy over amqp-connection-manager that publishes plain JSON bodies as persistent messages to an
- * exchange on a confirm channel, to the first reachable of several brokers. The stock ClientRMQ wraps bodies in
- * {pattern, data}, sends non-persistent messages and does not use publisher confirms.
+ * The service's RabbitMQ client over amqp-connection-manager: publishes plain JSON bodies as persistent messages to
+ * an exchange on a confirm channel, to the first reachable of several brokers (publishInOrder, used by the outbox
+ * relay), and tells health and metrics how the connection is. Not a Nest ClientProxy: nothing here emits or sends
+ * through Nest's microservice patterns, and the stock ClientRMQ wraps bodies in {pattern, data}, sends
+ * non-persistent messages and does not use publisher confirms.
  *
  * amqp-connection-manager keeps the connection (round-robin over the brokers, heartbeats, reconnects) and
  * declares the topology on every new channel. Messages are published straight on that channel, never through
@@ -23,7 +24,7 @@ export type PublishOutcome = { confirmed: true } | { confirmed: false; refused: 
  * the broker would then take those behind later ones. Here a lost connection fails its unconfirmed messages,
  * and the caller decides what to send again, in order.
  */
-export class RabbitMqClient extends ClientProxy {
+export class RabbitMqClient {
   private readonly logger = new Logger(RabbitMqClient.name);
   private connection?: AmqpConnectionManager;
   private wrapper?: ChannelWrapper;
@@ -36,13 +37,11 @@ export class RabbitMqClient extends ClientProxy {
   private firstTopology: Promise<void> = Promise.resolve();
   private firstTopologySettled = false;
 
-  constructor(private readonly options: AppConfig['rabbitmq']) {
-    super();
-  }
+  constructor(private readonly options: AppConfig['rabbitmq']) {}
 
   /** Starts connecting in the background; a broker that is down never holds the caller back. */
-  connect(): Promise<void> {
-    if (this.connection) return Promise.resolve();
+  connect(): void {
+    if (this.connection) return;
     const connection = amqp.connect(this.options.urls, {
       heartbeatIntervalInSeconds: 5,
       reconnectTimeInSeconds: 2,
@@ -97,7 +96,6 @@ export class RabbitMqClient extends ClientProxy {
     this.wrapper.on('error', (err) => {
       if (!(err instanceof TopologyMismatchError)) this.logger.error(`RabbitMQ channel error: ${err.message}`);
     });
-    return Promise.resolve();
   }
 
   async close(): Promise<void> {
@@ -107,11 +105,6 @@ export class RabbitMqClient extends ClientProxy {
     this.topologyDeclared = false;
     this.publishChannel = undefined;
     await connection?.close();
-  }
-
-  unwrap<T>(): T {
-    if (!this.connection) throw new Error('RabbitMQ client is not connected');
-    return this.connection as T;
   }
 
   /** The broker's version from the live connection; undefined while disconnected. */
@@ -221,18 +214,6 @@ export class RabbitMqClient extends ClientProxy {
       this.publishChannel = undefined;
       channel.close().catch(() => undefined);
     });
-  }
-
-  protected async dispatchEvent<T = unknown>(packet: ReadPacket<OutgoingMessage>): Promise<T> {
-    const [outcome] = await this.publishInOrder([{ ...packet.data, routingKey: String(packet.pattern) }]);
-    if (!outcome.confirmed) throw new Error(outcome.reason);
-    return undefined as T;
-  }
-
-  /** Request-response is not part of this service's messaging. */
-  protected publish(_packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
-    callback({ err: new Error('RabbitMqClient only emits events'), isDisposed: true });
-    return () => undefined;
   }
 
   private async declareTopology(channel: ConfirmChannel): Promise<void> {

@@ -1,4 +1,12 @@
-import type { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
+
+// The command RedisRateLimitStore defines with defineCommand, typed as ioredis documents for custom commands.
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** HIT_SCRIPT: the client's count in the current window and the milliseconds until it ends. */
+    rateLimitHit(key: string, windowMs: number): Result<[number, number], Context>;
+  }
+}
 
 /** One request counted: how many the client has made in the current window, and when that window ends. */
 export interface RateLimitHit {
@@ -37,12 +45,11 @@ export class RedisRateLimitStore implements RateLimitStore {
   ) {
     const { host, port, path } = redis.options;
     this.location = `Redis at ${path ?? `${host}:${port}`}`;
-    if (!('rateLimitHit' in redis)) redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    if (!Object.hasOwn(redis, 'rateLimitHit')) redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   }
 
   async hit(key: string, windowMs: number): Promise<RateLimitHit> {
-    const command = (this.redis as unknown as { rateLimitHit(key: string, windowMs: number): Promise<[number, number]> }).rateLimitHit;
-    const [count, resetMs] = await command.call(this.redis, this.keyPrefix + key, windowMs);
+    const [count, resetMs] = await this.redis.rateLimitHit(this.keyPrefix + key, windowMs);
     return { count, resetMs };
   }
 }

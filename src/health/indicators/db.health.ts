@@ -1,22 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { PoolConnection, RowDataPacket } from 'mysql2';
 import type { AppConfig } from '../../config/app-config.js';
+import { DatabasePool } from '../../database/database-pool.js';
 import { probe } from '../health-probe.js';
-
-/** The part of a mysql2 pooled connection (callback API, as TypeORM's MySQL driver hands it out) used here. */
-interface PooledConnection {
-  ping(callback: (error: Error | null) => void): void;
-  query(sql: string, callback: (error: Error | null, rows: Array<Record<string, unknown>>) => void): void;
-  release(): void;
-  destroy(): void;
-}
-
-interface MysqlDriverPool {
-  obtainMasterConnection(): Promise<PooledConnection>;
-}
 
 /**
  * Spring's db component: a connection from the application's own pool answers a ping, the check Spring Boot 3
@@ -28,7 +16,7 @@ export class DbHealthIndicator {
   private product?: string;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pool: DatabasePool,
     private readonly health: HealthIndicatorService,
     config: ConfigService<AppConfig, true>,
   ) {
@@ -39,20 +27,22 @@ export class DbHealthIndicator {
     return probe(this.health, key, this.timeoutMs, (signal) =>
       this.withConnection(signal, async (connection) => {
         await callback<void>((done) => connection.ping((error) => done(error)));
-        this.product ??= productName(await callback((done) => connection.query('SELECT VERSION() AS version', done)));
+        this.product ??= productName(
+          await callback<RowDataPacket[]>((done) => connection.query<RowDataPacket[]>('SELECT VERSION() AS version', done)),
+        );
         return { up: true, details: { database: this.product, validationQuery: 'isValid()' } };
       }),
     );
   }
 
-  private async withConnection<T>(signal: AbortSignal, use: (connection: PooledConnection) => Promise<T>): Promise<T> {
-    const connection = await (this.dataSource.driver as unknown as MysqlDriverPool).obtainMasterConnection();
+  private async withConnection<T>(signal: AbortSignal, use: (connection: PoolConnection) => Promise<T>): Promise<T> {
+    const connection = await callback<PoolConnection>((done) => this.pool.getConnection(done));
     if (signal.aborted) {
       connection.release();
       throw signal.reason;
     }
     // A hung check would keep its connection out of the pool for good; dropping it frees the slot for requests.
-    const drop = () => connection.destroy();
+    const drop = () => this.pool.destroy(connection);
     signal.addEventListener('abort', drop, { once: true });
     try {
       const result = await use(connection);
@@ -72,6 +62,6 @@ function callback<T>(run: (done: (error: Error | null, value?: T) => void) => vo
 }
 
 /** MariaDB names itself in its version string ("10.11.6-MariaDB-0+deb12u1"); MySQL does not. */
-function productName(rows: Array<Record<string, unknown>>): string {
+function productName(rows: RowDataPacket[]): string {
   return /mariadb/i.test(String(rows[0]?.version)) ? 'MariaDB' : 'MySQL';
 }

@@ -1,17 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Gauge } from './prom-client.js';
-import type { DataSource } from 'typeorm';
+import { DatabasePool, type PoolUsage } from '../../database/database-pool.js';
 import { RabbitMqClient } from '../../messaging/rabbitmq.client.js';
 import { MetricsRegistry } from './metrics.registry.js';
-
-/** What mysql2's pool keeps (its own fields: the pool has no public statistics). */
-interface Mysql2Pool {
-  config?: { connectionLimit?: number };
-  _allConnections?: { length: number };
-  _freeConnections?: { length: number };
-  _connectionQueue?: { length: number };
-}
 
 /**
  * The database pool under Spring Boot's DataSourcePoolMetrics names (jdbc_connections_*, name="dataSource"), with
@@ -20,24 +11,22 @@ interface Mysql2Pool {
  */
 @Injectable()
 export class ConnectionsMetrics {
-  constructor(@InjectDataSource() dataSource: DataSource, client: RabbitMqClient, metrics: MetricsRegistry) {
+  constructor(pool: DatabasePool, client: RabbitMqClient, metrics: MetricsRegistry) {
     const registers = [metrics.registry];
-    const pool = (): Mysql2Pool | undefined => (dataSource.driver as unknown as { pool?: Mysql2Pool }).pool;
-    const gauge = (name: string, help: string, read: (pool: Mysql2Pool) => number | undefined) =>
+    const gauge = (name: string, help: string, read: (usage: PoolUsage) => number) =>
       new Gauge({
         name,
         help,
         labelNames: ['name'],
         registers,
         collect() {
-          const current = pool();
-          this.set({ name: 'dataSource' }, (current && read(current)) ?? NaN);
+          this.set({ name: 'dataSource' }, read(pool.usage()));
         },
       });
-    gauge('jdbc_connections_active', 'Connections in use', (p) => (p._allConnections?.length ?? NaN) - (p._freeConnections?.length ?? NaN));
-    gauge('jdbc_connections_idle', 'Open connections not in use', (p) => p._freeConnections?.length);
-    gauge('jdbc_connections_max', 'The most connections the pool opens', (p) => p.config?.connectionLimit);
-    gauge('jdbc_connections_pending', 'Requests waiting for a connection', (p) => p._connectionQueue?.length);
+    gauge('jdbc_connections_active', 'Connections in use', (usage) => usage.active);
+    gauge('jdbc_connections_idle', 'Open connections not in use', (usage) => usage.idle);
+    gauge('jdbc_connections_max', 'The most connections the pool opens', (usage) => usage.max);
+    gauge('jdbc_connections_pending', 'Requests waiting for a connection', (usage) => usage.pending);
     new Gauge({
       name: 'rabbitmq_connections',
       help: 'Open connections to RabbitMQ (1 while connected with the topology declared, 0 otherwise)',

@@ -30,7 +30,7 @@ export async function updateTicketWords(manager: Queryable, ticketId: number | s
   await insertWords(manager, words.map((word) => [word, ticketId]));
 }
 
-/** The words of new tickets, several in one statement (creates written together, and the migration that fills the index). */
+/** The words of new tickets, several in one statement (creates written together). */
 export async function insertTicketWords(manager: Queryable, tickets: ReadonlyArray<SearchableText & { id: number | string }>): Promise<void> {
   await insertWords(manager, tickets.flatMap((ticket) => ticketWords(ticket.title, ticket.description).map((word): [string, number | string] => [word, ticket.id])));
 }
