@@ -83,5 +83,5 @@ async function commitLostError(): Promise<unknown> {
     },
     release: async () => undefined,
   };
-  return inTransaction({ createQueryRunner: () => runner } as never, async (transaction) => transaction.query('INSERT INTO t VALUES (1)')).catch((error: unknown) => error);
+  return inTransaction({ createQueryRunner: () => runner, query: async () => [{ version: '10.11.6-MariaDB' }] } as never, async (transaction) => transaction.query('INSERT INTO t VALUES (1)')).catch((error: unknown) => error);
 }

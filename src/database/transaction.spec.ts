@@ -9,6 +9,7 @@ describe('inTransaction', () => {
     const sent: string[][] = [];
     let released = 0;
     const source = {
+      query: async () => [{ version: '10.11.6-MariaDB' }],
       createQueryRunner: () => {
         const run: string[] = [];
         sent.push(run);

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { isPastDeadline, untilCommitted } from './request-deadline.js';
+import { isPastDeadline, statementTimedOut, statementTimeLimitMs, untilCommitted } from './request-deadline.js';
 import { type Queryable, StatementBatch } from './statement-batch.js';
+import { type DatabaseServer, databaseServerOf, isServerTimeLimit, withServerTimeLimit } from './statement-time-limit.js';
 
 /**
  * A transaction's statements. `query` sends one and answers its result (several: the list of their results); the
@@ -26,9 +27,10 @@ const ATTEMPTS = 5;
  * nothing outside the transaction that a second run would repeat.
  */
 export async function inTransaction<T>(dataSource: DataSource, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+  const server = await databaseServer(dataSource);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await runTransaction(dataSource.createQueryRunner(), work);
+      return await runTransaction(dataSource.createQueryRunner(), server, work);
     } catch (error) {
       if (attempt === ATTEMPTS || !isDeadlock(error)) throw error;
     }
@@ -40,16 +42,17 @@ export async function inTransaction<T>(dataSource: DataSource, work: (transactio
  * One run of `work` on a connection of the pool, through a TypeORM query runner (its statement timeout, the
  * deadline rules of DatabaseTimeoutsSubscriber, its error types). A failure sends ROLLBACK, which always goes out.
  */
-async function runTransaction<T>(runner: QueryRunner, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, work: (transaction: Transaction) => Promise<T>): Promise<T> {
   let begun = false;
   const later = new StatementBatch();
+  const send = (sql: string, params: unknown[]) => runner.query(writeTimeLimited(sql, server), params).catch(serverTimeLimitAs503);
   const transaction: Transaction = {
     later,
     query: async (sql: string, params: unknown[] = []) => {
-      if (begun) return runner.query(sql, params);
+      if (begun) return send(sql, params);
       begun = true;
       // One result per statement, a list of them for several (mysql2's answer to several statements).
-      const [, ...results] = (await runner.query(`START TRANSACTION;\n${sql}`, params)) as unknown[];
+      const [, ...results] = (await send(`START TRANSACTION;\n${sql}`, params)) as unknown[];
       return results.length === 1 ? results[0] : results;
     },
   };
@@ -67,6 +70,42 @@ async function runTransaction<T>(runner: QueryRunner, work: (transaction: Transa
   } finally {
     await runner.release();
   }
+}
+
+/**
+ * On MariaDB, each statement of a transaction's round trip (not START TRANSACTION; COMMIT and ROLLBACK never come
+ * here) for the server to stop by itself when the request's deadline passes, as reads are (PooledStatement): a write
+ * waiting for a row lock, or a slow one, does not go on running for a client that has had its 503. SET STATEMENT
+ * holds for its one statement, so no session state is left on the connection. A stopped statement fails the
+ * transaction, which rolls back. MySQL has no such bound for writes (MAX_EXECUTION_TIME is for reads): there they
+ * stay bounded by the statement timeout on the client's side. The statements are the service's own, joined by
+ * `;\n` (StatementBatch), every value a bound parameter, so the text splits safely there.
+ */
+function writeTimeLimited(sql: string, server: DatabaseServer): string {
+  const limitMs = statementTimeLimitMs();
+  if (limitMs === undefined || server !== 'MariaDB') return sql;
+  return sql
+    .split(';\n')
+    .map((statement) => (/^\s*START TRANSACTION\s*$/i.test(statement) ? statement : withServerTimeLimit(statement, limitMs, server)))
+    .join(';\n');
+}
+
+function serverTimeLimitAs503(error: unknown): never {
+  const driverError = (error as { driverError?: unknown }).driverError;
+  throw isServerTimeLimit(error) || isServerTimeLimit(driverError) ? statementTimedOut() : error;
+}
+
+const servers = new WeakMap<DataSource, Promise<DatabaseServer>>();
+
+/** MariaDB or MySQL, asked once per data source. */
+function databaseServer(dataSource: DataSource): Promise<DatabaseServer> {
+  let server = servers.get(dataSource);
+  if (!server) {
+    server = (dataSource.query('SELECT VERSION() AS version') as Promise<Array<{ version: string }>>).then(([{ version }]) => databaseServerOf(version));
+    servers.set(dataSource, server);
+    server.catch(() => servers.delete(dataSource)); // asked again next time
+  }
+  return server;
 }
 
 const COMMIT_OUTCOME_UNKNOWN = Symbol('commitOutcomeUnknown');

@@ -22,6 +22,7 @@ import { anonymousWrite, type WriteContext } from './write-context.js';
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
+import { assertPrefixesBounded, type PrefixWordCount, prefixWordCountSql } from './query/search-prefix-bound.js';
 import { insertTicketWords, updateTicketWords } from './query/ticket-words.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
 import { PooledStatement } from '../database/pooled-statement.js';
@@ -113,9 +114,12 @@ export class TicketsService {
    * The tickets a query selects (see parseTicketQuery for what it means). The total is counted beside the
    * page, on a second connection at the same time, so a paged request costs the slower of the two
    * statements rather than both; the two are not one snapshot, so a write in between can make them differ by it.
+   * A search with prefix words first checks that none of them matches too many words (search-prefix-bound.ts).
    */
   @WithinRequestDeadline()
   async list(query: TicketQuery): Promise<TicketPage> {
+    const prefixes = prefixWordCountSql(query.filters.search);
+    if (prefixes) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await this.statement.rows<PrefixWordCount>(prefixes.sql, prefixes.params));
     const listing = ticketListSql(query);
     const counting = query.page?.withTotal ? ticketCountSql(query) : undefined;
     const [rows, counted] = await Promise.all([

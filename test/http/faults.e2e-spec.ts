@@ -154,6 +154,24 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
     for (let i = 0; i < 25; i++) expect((await client.send({ method: 'GET', path: '/api/v2/tickets?limit=1' })).status).toBe(200);
   });
 
+  it('has the database stop a write at the deadline: a write waiting for a row lock is not left waiting after its 503', async () => {
+    const waitingWrites = async () =>
+      (await db.query("SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE '%FOR UPDATE%' AND info NOT LIKE '%processlist%'"))[0] as Array<{ id: number }>;
+    // The test's own connection holds the ticket's row lock; the update's SELECT … FOR UPDATE waits for it, which
+    // InnoDB alone would let it do for innodb_lock_wait_timeout (50 s).
+    await db.query('START TRANSACTION');
+    await db.query('SELECT id FROM tickets WHERE id = ? FOR UPDATE', [seeded.id]);
+    try {
+      const request = { method: 'PUT', path: `/api/tickets/${seeded.id}`, headers: JSON_TYPE, body: JSON.stringify(buildTicketRequest()) };
+      expect503(await timed(request), request);
+      await sleep(1_000);
+      expect(await waitingWrites()).toEqual([]);
+    } finally {
+      for (const { id } of await waitingWrites()) await db.query('KILL QUERY ?', [id]);
+      await db.query('ROLLBACK');
+    }
+  });
+
   it('does not carry out later a write it answered 503 to', async () => {
     // Each round trip answers within the per-statement timeout, but the deadline passes during the second of an
     // update's three (SELECT … FOR UPDATE, its statements, COMMIT): COMMIT must not go out.

@@ -5,7 +5,12 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { CreateTicketWords1763900015000 } from '../../src/database/migrations/1763900015000-CreateTicketWords.js';
 import { OutboxWriter } from '../../src/outbox/outbox.writer.js';
+import { prefixWordCountSql, SEARCH_PREFIX_MAX_WORDS } from '../../src/tickets/query/search-prefix-bound.js';
+import { SEARCH_MAX_PREFIXES } from '../../src/tickets/query/ticket-query.js';
 import { updateTicketWords } from '../../src/tickets/query/ticket-words.js';
+import { expectProblem } from '../support/problem-json.js';
+import { expectSpringError } from '../support/spring-error.js';
+import { asHttpResponse } from '../support/supertest-response.js';
 import { createTestApp, useTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 import { type ApiVersion, listTickets, walkPages } from '../support/ticket-lists.js';
@@ -92,6 +97,49 @@ describe('Full-text search', () => {
       expect((await listTickets(testApp.http, version, `assignedTo=${tag}&q=print*&limit=1&total=true`)).total).toBe(3);
       expect((await listTickets(testApp.http, version, `q=print*%20${tag}&limit=1&total=true`)).total).toBe(3);
       expect((await listTickets(testApp.http, version, `q=printer%20${tag}&limit=1&total=true`)).total).toBe(2);
+    });
+  });
+
+  describe('a prefix that matches too many words', () => {
+    // SEARCH_PREFIX_MAX_WORDS + 1 words of this run's own, `<tag>w0000` to `<tag>w1000`, on one ticket: `<tag>w*`
+    // matches one too many, `<tag>w00*` a hundred of them.
+    const stem = () => `${tag}w`;
+    beforeAll(async () => {
+      await db().query(`INSERT INTO ticket_words (word, ticket_id) SELECT CONCAT(?, LPAD(seq, 4, '0')), ? FROM seq_0_to_${SEARCH_PREFIX_MAX_WORDS}`, [stem(), t.printers.id]);
+    });
+    afterAll(async () => {
+      await db().query('DELETE FROM ticket_words WHERE ticket_id = ? AND word LIKE ?', [t.printers.id, `${stem()}%`]);
+    });
+
+    it(`answers 400 naming q and the prefix in v1 and v2, and searches a longer prefix (at most ${SEARCH_PREFIX_MAX_WORDS} words)`, async () => {
+      const q = `printer ${stem()}* ${stem()}00*`;
+      const message = `The prefix ${stem()}* matches more than ${SEARCH_PREFIX_MAX_WORDS} words; make it longer`;
+      const v1 = expectSpringError(asHttpResponse(await testApp.http.get(`/api/tickets?q=${encodeURIComponent(q)}`)), 400, '/api/tickets');
+      expect(v1.errors).toEqual([expect.objectContaining({ field: 'q', code: 'SearchTooBroad', defaultMessage: message, rejectedValue: q })]);
+      const v2 = expectProblem(asHttpResponse(await testApp.http.get(`/api/v2/tickets?q=${encodeURIComponent(q)}`)), 400, '/api/v2/tickets');
+      expect(v2.errors).toEqual([{ field: 'q', code: 'SearchTooBroad', message, rejectedValue: q }]);
+
+      for (const version of ['v1', 'v2'] as const) {
+        expect((await listTickets(testApp.http, version, `q=${encodeURIComponent(`${stem()}00*`)}`)).ids).toEqual(ids('printers'));
+        expect((await listTickets(testApp.http, version, `q=${encodeURIComponent(`${stem()}1000*`)}&limit=5&total=true`)).total).toBe(1);
+      }
+    });
+
+    it('counts the words of a prefix from a range of the primary key alone, without reading a ticket', async () => {
+      // With many tickets a word, the plan is a loose scan (`Using index for group-by`: one entry per word); with
+      // as few as here, a plain index range costs the optimizer less. Either way only the index is read.
+      const counting = prefixWordCountSql([{ word: stem(), prefix: true }])!;
+      const plan: Array<{ table: string; type: string; key: string; Extra: string }> = await db().query(`EXPLAIN ${counting.sql}`, counting.params);
+      const words = plan.filter((row) => row.table === 'ticket_words');
+      expect(words).toEqual([expect.objectContaining({ type: 'range', key: 'PRIMARY', Extra: expect.stringContaining('Using index') })]);
+    });
+
+    it(`answers 400 to more than ${SEARCH_MAX_PREFIXES} prefix words in one search`, async () => {
+      const prefixes = Array.from({ length: SEARCH_MAX_PREFIXES + 1 }, (_, i) => `pre${i}*`);
+      const q = prefixes.join(' ');
+      const v2 = expectProblem(asHttpResponse(await testApp.http.get(`/api/v2/tickets?q=${encodeURIComponent(q)}`)), 400, '/api/v2/tickets');
+      expect(v2.errors).toEqual([expect.objectContaining({ field: 'q', code: 'SearchTooBroad', rejectedValue: q })]);
+      expect((await testApp.http.get(`/api/tickets?q=${encodeURIComponent(prefixes.slice(1).join(' '))}`)).status).toBe(200);
     });
   });
 

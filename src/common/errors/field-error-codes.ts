@@ -17,6 +17,8 @@ export const FIELD_ERROR_CODES = [
   'UnknownParameter',
   /** v2: a single-valued query parameter given more than once. */
   'Repeated',
+  /** `q` with too many prefix words, or a prefix that matches too many words of the index. */
+  'SearchTooBroad',
 ] as const;
 
 export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];

@@ -100,7 +100,7 @@ function inWords(column: string, term: SearchTerm): Condition {
 }
 
 /** A LIKE pattern for the words starting with `word` (`_`, the only wildcard a word can hold, taken literally). */
-function likePrefix(word: string): string {
+export function likePrefix(word: string): string {
   return `${word.replace(/[\\%_]/g, '\\$&')}%`;
 }
 

@@ -41,6 +41,8 @@ export interface TicketQuery {
   fingerprint: string;
   /** Absent: every match, unpaged (v1 without `limit`). */
   page?: TicketPageRequest;
+  /** `q` as given, for an answer that names it (a prefix too broad to search, see search-prefix-bound.ts). */
+  searchText?: string;
 }
 
 export const QUERY_PARAMETERS = [
@@ -50,6 +52,12 @@ export const QUERY_PARAMETERS = [
 
 export const PAGE_LIMIT = { min: 1, max: 1000, v2Default: 50 } as const;
 export const SEARCH_MAX_LENGTH = 200;
+/**
+ * Prefix words (`print*`) one search may hold. Each is checked against the word index before the search runs and
+ * read as a range of the index when it does (see search-prefix-bound.ts): a handful keeps both cheap, and 200
+ * characters of `q` would otherwise allow 40.
+ */
+export const SEARCH_MAX_PREFIXES = 8;
 const DATE_FILTERS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore'] as const;
 
 /**
@@ -81,17 +89,17 @@ export function parseTicketQuery(raw: Record<string, unknown>, dialect: QueryDia
   // v1 answers an unknown status exactly as it always has, before anything else is looked at.
   if (dialect === 'v1') new TicketStatusFilterPipe().transform(raw.status);
   const params = new QueryParameters(raw, dialect, QUERY_PARAMETERS);
-  const filters = readFilters(params);
+  const { filters, searchText } = readFilters(params);
   if (dialect === 'v1' && filters.statuses.length > 0) delete filters.requesterEmail;
   const sortText = params.list('sort').join(',');
   const sort = sortText === '' ? [...DEFAULT_SORT] : readSort(params, sortText);
   const fingerprint = queryFingerprint({ filters: normalised(filters), sort });
   const page = readPage(params, fingerprint, sort);
   if (params.problems.length > 0) throw new ValidationFailedException('ticketQuery', params.fieldErrors());
-  return { filters, sort, fingerprint, ...(page && { page }) };
+  return { filters, sort, fingerprint, ...(page && { page }), ...(searchText !== undefined && { searchText }) };
 }
 
-function readFilters(params: QueryParameters): TicketFilters {
+function readFilters(params: QueryParameters): { filters: TicketFilters; searchText?: string } {
   const filters: TicketFilters = {
     statuses: readEnums(params, 'status', TicketStatus, 'TicketStatus'),
     priorities: readEnums(params, 'priority', TicketPriority, 'TicketPriority'),
@@ -119,9 +127,14 @@ function readFilters(params: QueryParameters): TicketFilters {
     } else {
       const terms = searchTerms(q);
       filters.search = terms.length > 0 ? terms : null;
+      const prefixes = terms.filter((term) => term.prefix).length;
+      if (prefixes > SEARCH_MAX_PREFIXES) {
+        params.problem('q', 'SearchTooBroad', 'java.lang.String', `At most ${SEARCH_MAX_PREFIXES} prefix words (word*) in one search; this one has ${prefixes}`, q, [SEARCH_MAX_PREFIXES]);
+      }
     }
+    return { filters, searchText: q };
   }
-  return filters;
+  return { filters };
 }
 
 function readEnums<T extends string>(params: QueryParameters, name: string, values: Record<string, T>, javaType: string): T[] {
