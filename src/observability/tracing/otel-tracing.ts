@@ -18,8 +18,15 @@ import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrum
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Span as SdkSpan,
+  type SpanProcessor,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
+import { ATTR_DB_QUERY_TEXT, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import type { PublishOutcome } from '../../messaging/rabbitmq.client.js';
 import { installTracing, type PublishSpan, type TraceHeaders, type Tracing } from './trace-context.js';
@@ -29,6 +36,25 @@ export interface TracingSettings {
   serviceVersion: string;
   endpoint: string;
   samplingProbability: number;
+}
+
+/** A statement the server stops at the request's deadline (statement-time-limit.ts): its verb is the one after FOR. */
+const TIME_LIMITED = /^SET STATEMENT max_statement_time=\S+ FOR\s+(\S+)/;
+
+/**
+ * mysql2's instrumentation names a statement's span after its first word, which for a statement sent with a server
+ * time limit is SET: the span takes the verb of the statement itself (INSERT, SELECT, …), as without the limit.
+ * The statement's text keeps the prefix, as sent.
+ */
+class StatementVerbNames implements SpanProcessor {
+  onStart(span: SdkSpan): void {
+    const text = span.attributes[ATTR_DB_QUERY_TEXT];
+    const verb = span.name === 'SET' && typeof text === 'string' ? TIME_LIMITED.exec(text)?.[1] : undefined;
+    if (verb) span.updateName(verb);
+  }
+  onEnd(): void {}
+  async forceFlush(): Promise<void> {}
+  async shutdown(): Promise<void> {}
 }
 
 /**
@@ -47,7 +73,7 @@ export async function startTracing(settings: TracingSettings): Promise<Tracing> 
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: settings.serviceVersion }),
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.samplingProbability) }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.endpoint }))],
+    spanProcessors: [new StatementVerbNames(), new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.endpoint }))],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
