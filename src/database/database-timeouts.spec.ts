@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConsoleLogger, type LoggerService, Logger, ServiceUnavailableException } from '@nestjs/common';
 import type { AfterQueryEvent, BeforeQueryEvent } from 'typeorm';
-import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
+import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { runInRequestContext } from '../common/context/request-context.js';
 import {
   assertDeadlineNotPassed,
@@ -13,7 +13,7 @@ import {
 } from './request-deadline.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
-const subscriber = new DatabaseTimeoutsSubscriber();
+const subscriber = new (databaseTimeoutsSubscriber())();
 const before = (query: string) => subscriber.beforeQuery({ query } as BeforeQueryEvent);
 /** `work` in a request context whose deadline is `budget` ms away. */
 const runWithDeadline = <T>(budget: number, work: () => T) =>

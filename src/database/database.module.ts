@@ -9,6 +9,7 @@ import { PooledStatement } from './pooled-statement.js';
 import { setRequestDeadlineBudget } from './request-deadline.js';
 import { runMigrations } from './run-migrations.js';
 import { typeOrmOptions } from './typeorm-options.js';
+import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 
 /**
  * The database for every module: the pool (DatabasePool), TypeORM's DataSource on that same pool (migrated at
@@ -24,6 +25,7 @@ import { typeOrmOptions } from './typeorm-options.js';
       useFactory: (config: ConfigService<AppConfig, true>, pool: DatabasePool) => ({
         ...typeOrmOptions(config.get('db', { infer: true })),
         driver: pool.typeOrmDriver(),
+        subscribers: [databaseTimeoutsSubscriber((connection) => pool.destroy(connection))],
         // No retries: a failed attempt ends the pool, which a retry could not use again. Waiting for the database
         // to come up is ensureDatabase's, before the pool exists.
         retryAttempts: 0,

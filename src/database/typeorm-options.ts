@@ -13,7 +13,7 @@ import { CreateTicketComments1763900014002 } from './migrations/1763900014002-Cr
 import { CreateIdempotencyKeys1763900014003 } from './migrations/1763900014003-CreateIdempotencyKeys.js';
 import { CreateTicketWords1763900015000 } from './migrations/1763900015000-CreateTicketWords.js';
 import { ExactIdempotencyScopes1763900016300 } from './migrations/1763900016300-ExactIdempotencyScopes.js';
-import { DatabaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
+import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { mysqlPoolOptions } from './mysql-pool-options.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -50,7 +50,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
     // which ran; the CLI runs them on `migration:run`.
     migrationsRun: false,
     synchronize: false,
-    subscribers: [DatabaseTimeoutsSubscriber],
+    subscribers: [databaseTimeoutsSubscriber()],
     logger: new NestTypeOrmLogger(),
     // A database that is down, slow or silently gone must cost a request at most DB_QUERY_TIMEOUT_MS, not
     // hang it: connecting and each statement are bounded by it (a connection whose statement timed out is

@@ -69,12 +69,28 @@ export function answerClientErrorsAsJson(server: Server, headers: Array<[string,
  * the last request line in the packet before the point of failure, as the packet can begin with requests
  * handled before it; failing that, the start of the packet.
  */
-function requestLineAt(error: ParserError): [method: string, path: string] {
+export function requestLineAt(error: Pick<ParserError, 'rawPacket' | 'bytesParsed'>): [method: string, path: string] {
   const packet = error.rawPacket?.subarray(0, Math.min(error.bytesParsed ?? Infinity, 64 * 1024)).toString('latin1') ?? '';
-  // A pipelined request begins right after the body before it, not necessarily after a line break.
-  const lines = [...packet.matchAll(/([A-Z]+) (\/[^\s?]*)\S* HTTP\/\d\.\d\r?\n/g)];
-  const [, method = '', path = ''] = lines.at(-1) ?? /^([A-Z]+) (\/[^\s?]*)/.exec(packet) ?? [];
+  // Found from its version backwards, in one pass: a regular expression over the packet (up to 64 KiB a client
+  // chose) backtracks for seconds on a long run of letters without a version after it.
+  const version = packet.lastIndexOf(' HTTP/1.');
+  if (version > 0) {
+    const space = packet.lastIndexOf(' ', version - 1);
+    // A pipelined request begins right after the body before it, not necessarily after a line break.
+    let methodStart = space;
+    while (methodStart > 0 && space - methodStart < METHOD_MAX_LENGTH && isUpperCaseLetter(packet.charCodeAt(methodStart - 1))) methodStart--;
+    const target = packet.slice(space + 1, version);
+    if (space > methodStart && target.startsWith('/') && !/\s/.test(target)) return [packet.slice(methodStart, space), pathOf(target)];
+  }
+  const [, method = '', path = ''] = /^([A-Z]{1,20}) (\/[^\s?]*)/.exec(packet) ?? [];
   return [method, path];
+}
+
+/** Longer than any method of HTTP's registry (UPDATEREDIRECTREF, 17). */
+const METHOD_MAX_LENGTH = 20;
+
+function isUpperCaseLetter(code: number): boolean {
+  return code >= 65 && code <= 90;
 }
 
 function pathOf(url: string): string {
