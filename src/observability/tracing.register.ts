@@ -22,6 +22,11 @@ if (config?.management.tracing.enabled && isServiceEntry()) {
     serviceVersion: info.version ?? facts.version,
     endpoint: tracing.endpoint,
     samplingProbability: tracing.samplingProbability,
+  }).catch((error: unknown) => {
+    // Before the application and its logger exist: one JSON line, as a failed start-up says it (bootstrap.ts).
+    const message = `Start-up failed: tracing could not start: ${error instanceof Error ? error.message : String(error)}`;
+    process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), context: 'Bootstrap', message })}\n`);
+    process.exit(1);
   });
 }
 
