@@ -2,7 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HistoryAction } from '../tickets/history-action.js';
-import { recordHistory } from '../tickets/history-entry.js';
+import { HistoryRepository } from '../history/history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
@@ -26,6 +26,7 @@ export class CommentsService {
     private readonly relay: OutboxRelay,
     private readonly idempotency: IdempotencyService,
     private readonly comments: CommentsRepository,
+    private readonly history: HistoryRepository,
   ) {}
 
   /**
@@ -40,7 +41,7 @@ export class CommentsService {
       const fields = { body: request.body, author: request.author ?? context.actor ?? null, visibility: request.visibility ?? CommentVisibility.PUBLIC };
       const id = await this.comments.insert(transaction, ticketId, fields, now);
       const comment: CommentResponse = { id, ticketId: Number(ticketId), ...fields, createdAt: now };
-      await recordHistory(transaction.later, {
+      await this.history.record(transaction.later, {
         ticketId: comment.ticketId,
         occurredAt: now,
         actor: context.actor,

@@ -3,8 +3,8 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HistoryAction } from './history-action.js';
+import { HistoryRepository } from '../history/history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
-import { recordHistory } from './history-entry.js';
 import { ticketChanges } from './ticket-changes.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
@@ -72,6 +72,7 @@ export class TicketsService {
     private readonly relay: OutboxRelay,
     private readonly idempotency: IdempotencyService,
     private readonly statement: PooledStatement,
+    private readonly history: HistoryRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
@@ -224,7 +225,7 @@ export class TicketsService {
     now: Date,
     trace = currentTraceContext(),
   ): Promise<void> {
-    await recordHistory(manager, { ticketId: ticket.id, occurredAt: now, actor: context.actor, action, changes: ticketChanges(before, ticket) });
+    await this.history.record(manager, { ticketId: ticket.id, occurredAt: now, actor: context.actor, action, changes: ticketChanges(before, ticket) });
     await this.outbox.record(manager, ticketEvent(action, ticket, now), routingKeyOf(action), trace);
   }
 }
