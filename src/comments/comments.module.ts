@@ -1,13 +1,15 @@
 import { Module } from '@nestjs/common';
+import { HistoryModule } from '../history/history.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { CommentsController } from './comments.controller.js';
+import { CommentsRepository } from './comments.repository.js';
 import { CommentsService } from './comments.service.js';
 import { CommentsV2Controller } from './v2/comments-v2.controller.js';
 
 @Module({
-  imports: [OutboxModule, IdempotencyModule],
+  imports: [OutboxModule, IdempotencyModule, HistoryModule],
   controllers: [CommentsController, CommentsV2Controller],
-  providers: [CommentsService],
+  providers: [CommentsService, CommentsRepository],
 })
 export class CommentsModule {}

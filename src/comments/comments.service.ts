@@ -2,32 +2,22 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HistoryAction } from '../tickets/history-action.js';
-import { recordHistory } from '../tickets/history-entry.js';
+import { HistoryRepository } from '../history/history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import { commentAddedEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
-import { type KeysetPage, type KeysetPageRequest, keysetPage, keysetSql } from '../tickets/query/keyset-page.js';
+import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../tickets/query/keyset-page.js';
 import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import { anonymousWrite, type WriteContext } from '../tickets/write-context.js';
 import { CommentVisibility } from './comment-visibility.enum.js';
+import { CommentsRepository } from './comments.repository.js';
 import type { CommentRequest } from './dto/comment-request.dto.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
 import { inTransaction } from '../database/transaction.js';
 
-interface CommentRow {
-  id: string | number;
-  ticket_id: string | number;
-  body: string;
-  author: string | null;
-  visibility: CommentVisibility;
-  created_at: Date;
-}
-
-const COMMENT_COLUMNS = 'id, ticket_id, body, author, visibility, created_at';
-
-/** A ticket's conversation, in plain SQL like the tickets. */
+/** A ticket's conversation; its SQL is CommentsRepository's. */
 @Injectable()
 export class CommentsService {
   constructor(
@@ -35,6 +25,8 @@ export class CommentsService {
     private readonly outbox: OutboxWriter,
     private readonly relay: OutboxRelay,
     private readonly idempotency: IdempotencyService,
+    private readonly comments: CommentsRepository,
+    private readonly history: HistoryRepository,
   ) {}
 
   /**
@@ -47,12 +39,9 @@ export class CommentsService {
     const comment = await inTransaction(this.dataSource, async (transaction) => {
       await assertTicketExists(transaction, ticketId, true);
       const fields = { body: request.body, author: request.author ?? context.actor ?? null, visibility: request.visibility ?? CommentVisibility.PUBLIC };
-      const { insertId } = (await transaction.query(
-        'INSERT INTO ticket_comments (ticket_id, body, author, visibility, created_at) VALUES (?, ?, ?, ?, ?)',
-        [ticketId, fields.body, fields.author, fields.visibility, now],
-      )) as { insertId: number | string };
-      const comment: CommentResponse = { id: Number(insertId), ticketId: Number(ticketId), ...fields, createdAt: now };
-      await recordHistory(transaction.later, {
+      const id = await this.comments.insert(transaction, ticketId, fields, now);
+      const comment: CommentResponse = { id, ticketId: Number(ticketId), ...fields, createdAt: now };
+      await this.history.record(transaction.later, {
         ticketId: comment.ticketId,
         occurredAt: now,
         actor: context.actor,
@@ -69,35 +58,17 @@ export class CommentsService {
 
   @WithinRequestDeadline()
   async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<CommentResponse>> {
-    const range = keysetSql(page);
-    const rows: CommentRow[] = await this.dataSource.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ?${range.sql}`, [
-      ticketId,
-      ...range.params,
-    ]);
+    const comments = await this.comments.page(ticketId, page);
     // A ticket's rows prove it exists; only an empty page needs the extra look.
-    if (rows.length === 0) await assertTicketExists(this.dataSource, ticketId);
-    return keysetPage(rows.map(commentFromRow), page);
+    if (comments.length === 0) await assertTicketExists(this.dataSource, ticketId);
+    return keysetPage(comments, page);
   }
 
   @WithinRequestDeadline()
   async findOne(ticketId: string, commentId: string): Promise<CommentResponse> {
-    const [row]: CommentRow[] = await this.dataSource.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ? AND id = ?`, [
-      ticketId,
-      commentId,
-    ]);
-    if (row) return commentFromRow(row);
+    const comment = await this.comments.findOne(ticketId, commentId);
+    if (comment) return comment;
     await assertTicketExists(this.dataSource, ticketId);
     throw new NotFoundException(`Comment not found with id: ${commentId}`);
   }
-}
-
-function commentFromRow(row: CommentRow): CommentResponse {
-  return {
-    id: Number(row.id),
-    ticketId: Number(row.ticket_id),
-    body: row.body,
-    author: row.author,
-    visibility: row.visibility,
-    createdAt: row.created_at,
-  };
 }

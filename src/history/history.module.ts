@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { HistoryController } from './history.controller.js';
+import { HistoryRepository } from './history.repository.js';
 import { HistoryService } from './history.service.js';
 import { HistoryV2Controller } from './v2/history-v2.controller.js';
 
 @Module({
   controllers: [HistoryController, HistoryV2Controller],
-  providers: [HistoryService],
+  providers: [HistoryService, HistoryRepository],
+  exports: [HistoryRepository],
 })
 export class HistoryModule {}

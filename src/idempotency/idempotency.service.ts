@@ -8,11 +8,10 @@ import {
   UnprocessableEntityException,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { QueryFailedError, type DataSource } from 'typeorm';
 import type { Queryable } from '../database/statement-batch.js';
 import type { AppConfig } from '../config/app-config.js';
 import { freeOfRequestDeadline, WithinRequestDeadline } from '../database/request-deadline.js';
+import { IdempotencyRepository, type KeyRecord, type StartedKey } from './idempotency.repository.js';
 
 /**
  * A started key whose request has not finished after this long is taken to be a crashed one, and the next
@@ -42,18 +41,6 @@ export interface IdempotencyClaim {
 
 export type IdempotencyStart = { claim: IdempotencyClaim } | { replay: StoredResponse };
 
-interface KeyRow {
-  request_hash: string;
-  state: 'started' | 'finished';
-  token: string;
-  started_at: Date;
-  expires_at: Date;
-  status: number | null;
-  location: string | null;
-  etag: string | null;
-  body: string | null;
-}
-
 /**
  * Idempotency keys as a state machine in the database (Stripe's design): started → finished → expired (purged).
  * Nothing is held in process memory, so every replica sees the same keys (decision 30).
@@ -65,7 +52,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
   private timer?: NodeJS.Timeout;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly keys: IdempotencyRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.ttlMs = config.get('idempotency.ttlHours', { infer: true }) * 3_600_000;
@@ -94,27 +81,16 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
       const now = new Date();
       const token = randomUUID();
       const claim = { scope, key, token, locationOf };
-      try {
-        await this.dataSource.query(
-          `INSERT INTO idempotency_keys (scope, idem_key, request_hash, state, token, started_at, expires_at) VALUES (?, ?, ?, 'started', ?, ?, ?)`,
-          [scope, key, hash, token, now, new Date(now.getTime() + this.ttlMs)],
-        );
-        return { claim };
-      } catch (error) {
-        if (!isDuplicateKey(error)) throw error;
-      }
-      const [row]: KeyRow[] = await this.dataSource.query(
-        'SELECT request_hash, state, token, started_at, expires_at, status, location, etag, body FROM idempotency_keys WHERE scope = ? AND idem_key = ?',
-        [scope, key],
-      );
+      if (await this.keys.insertStarted(this.started(claim, hash, now))) return { claim };
+      const row = await this.keys.find(scope, key);
       if (!row) continue; // dropped meanwhile (its request failed): try to claim it again
-      const expired = row.expires_at.getTime() <= now.getTime();
-      const abandoned = row.state === 'started' && now.getTime() - row.started_at.getTime() >= STARTED_TIMEOUT_MS;
+      const expired = row.expiresAt.getTime() <= now.getTime();
+      const abandoned = row.state === 'started' && now.getTime() - row.startedAt.getTime() >= STARTED_TIMEOUT_MS;
       if (expired || abandoned) {
         if (await this.takeOver(row, claim, hash, now)) return { claim };
         continue;
       }
-      if (row.request_hash !== hash) {
+      if (row.requestHash !== hash) {
         throw new UnprocessableEntityException(`Idempotency-Key "${key}" was used with a different request (method, path or body)`);
       }
       if (row.state === 'started') {
@@ -130,12 +106,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
    * that was taken over meanwhile (its request ran past STARTED_TIMEOUT_MS) fails the write with a 409.
    */
   async finish(manager: Queryable, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
-    const { affectedRows } = (await manager.query(
-      `UPDATE idempotency_keys SET state = 'finished', status = ?, body = ?, location = ?, etag = ?
-       WHERE scope = ? AND idem_key = ? AND token = ? AND state = 'started'`,
-      [response.status, response.body, response.location, response.etag, claim.scope, claim.key, claim.token],
-    )) as { affectedRows: number };
-    if (affectedRows !== 1) throw new ConflictException(`Idempotency-Key "${claim.key}" was taken over by another request`);
+    if (!(await this.keys.finish(manager, claim, response))) throw new ConflictException(`Idempotency-Key "${claim.key}" was taken over by another request`);
   }
 
   /** A create's 201 (its body, Location and ETag) as the key's response, when the request holds a key. */
@@ -154,11 +125,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
   async abandon(claim: IdempotencyClaim): Promise<void> {
     // Also, and above all, for a request that ran past its database deadline: the write rolls back at its next
     // statement, and a key left started would answer the client's retries with 409 until it expires.
-    await freeOfRequestDeadline(() => this.dataSource.query(`DELETE FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND token = ? AND state = 'started'`, [
-      claim.scope,
-      claim.key,
-      claim.token,
-    ]));
+    await freeOfRequestDeadline(() => this.keys.deleteStarted(claim));
   }
 
   /**
@@ -169,28 +136,20 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
   async purgeExpired(now = new Date()): Promise<number> {
     let purged = 0;
     for (;;) {
-      const { affectedRows }: { affectedRows: number } = await this.dataSource.query(
-        `DELETE FROM idempotency_keys WHERE expires_at <= ? LIMIT ${PURGE_BATCH_SIZE}`,
-        [now],
-      );
+      const affectedRows = await this.keys.deleteExpired(now, PURGE_BATCH_SIZE);
       purged += affectedRows;
       if (affectedRows < PURGE_BATCH_SIZE) return purged;
     }
   }
 
   /** Claims an expired or abandoned key by a conditional update on the token and state seen, so only one request wins it. */
-  private async takeOver(row: KeyRow, claim: IdempotencyClaim, hash: string, now: Date): Promise<boolean> {
-    const { affectedRows }: { affectedRows: number } = await this.dataSource.query(
-      `UPDATE idempotency_keys SET request_hash = ?, state = 'started', token = ?, started_at = ?, expires_at = ?,
-         status = NULL, body = NULL, location = NULL, etag = NULL
-       WHERE scope = ? AND idem_key = ? AND token = ? AND state = ?`,
-      // The state seen too: a request that finished after the read keeps its key (its write stands).
-      [hash, claim.token, now, new Date(now.getTime() + this.ttlMs), claim.scope, claim.key, row.token, row.state],
-    );
-    return affectedRows === 1;
+  private takeOver(row: KeyRecord, claim: IdempotencyClaim, hash: string, now: Date): Promise<boolean> {
+    // The state seen too: a request that finished after the read keeps its key (its write stands).
+    return this.keys.takeOver(row, this.started(claim, hash, now));
   }
-}
 
-function isDuplicateKey(error: unknown): boolean {
-  return error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === 'ER_DUP_ENTRY';
+  /** A claim's started row: it expires IDEMPOTENCY_TTL_HOURS after it started. */
+  private started(claim: IdempotencyClaim, hash: string, now: Date): StartedKey {
+    return { claim, hash, startedAt: now, expiresAt: new Date(now.getTime() + this.ttlMs) };
+  }
 }

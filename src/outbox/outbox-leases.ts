@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
+import type { OutboxLeasesRepository } from './outbox-leases.repository.js';
 
 /** One partition's lease as the table holds it. */
 export interface LeaseRow {
@@ -42,18 +43,10 @@ interface Held {
   validUntil: number;
 }
 
-interface WriteResult {
-  affectedRows: number;
-}
-
 /** Error numbers of a lost race for a row: a deadlock, a lock wait timeout, or a Galera certification failure. */
 const LOST_RACE = new Set([1213, 1205]);
 
 /**
- * Every write of a lease row names one row by its primary key: a statement that scans (the optimizer scans a table
- * this small for an IN list) locks every row it reads, and on Galera a replicated write to any of those rows then
- * aborts the scanning transaction, a fence among them.
- *
  * The relay's leases on outbox partitions, as rows of `outbox_lease` claimed by committed conditional UPDATEs and
  * `outbox_relay` rows that say which relays are alive. Nothing here rests on a node-local feature (GET_LOCK,
  * SKIP LOCKED, session state), so it holds on Galera, Group Replication and after a failover alike.
@@ -61,6 +54,7 @@ const LOST_RACE = new Set([1213, 1205]);
  * Fencing: every delete of published events runs in a transaction that first updates the lease row on the
  * condition that owner and epoch are still this relay's. A relay that lost its lease (paused, partitioned,
  * slow) deletes nothing; on a multi-primary cluster a concurrent takeover makes one of the two commits fail.
+ * The statements are OutboxLeasesRepository's, run on the connection of the relay's pass (`runner`).
  */
 export class OutboxLeases {
   private readonly logger = new Logger('OutboxLeases');
@@ -71,6 +65,7 @@ export class OutboxLeases {
   private renewDueAt = 0;
 
   constructor(
+    private readonly leases: OutboxLeasesRepository,
     private readonly partitions: number,
     private readonly ttlMs: number,
   ) {
@@ -90,8 +85,7 @@ export class OutboxLeases {
 
   /** Creates the lease rows of the configured partitions; rows of a larger earlier count stay and are served too. */
   async ensurePartitions(runner: QueryRunner): Promise<void> {
-    const values = Array.from({ length: this.partitions }, (_, partition) => `(${partition}, NOW(3))`).join(', ');
-    await runner.query(`INSERT IGNORE INTO outbox_lease (partition_no, expires_at) VALUES ${values}`);
+    await this.leases.ensurePartitions(runner, this.partitions);
   }
 
   /**
@@ -102,7 +96,7 @@ export class OutboxLeases {
     const now = Date.now();
     if (now >= this.heartbeatDueAt) await this.heartbeat(runner, now);
     if (this.held.size > 0 && now >= this.renewDueAt) await this.renew(runner, now);
-    const { rows, members } = await this.read(runner);
+    const { rows, members } = await this.leases.read(runner);
     this.forgetLost(rows);
     const plan = planLeases(rows, this.owner, members, this.offset);
     if (plan.release.length > 0) await this.release(runner, plan.release);
@@ -147,11 +141,7 @@ export class OutboxLeases {
     for (const partition of partitions) {
       const lease = this.held.get(partition);
       if (!lease) continue;
-      const result: WriteResult = await runner.query(
-        'UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE partition_no = ? AND owner = ? AND epoch = ?',
-        [this.ttlMs * 1000, partition, this.owner, lease.epoch],
-      );
-      if (result.affectedRows === 1) kept.push(partition);
+      if (await this.leases.fence(runner, partition, this.owner, lease.epoch, this.ttlMs)) kept.push(partition);
     }
     return kept;
   }
@@ -159,42 +149,26 @@ export class OutboxLeases {
   /** Gives every lease back and leaves the relay table, so other relays take over at once. */
   async releaseAll(runner: QueryRunner): Promise<void> {
     for (const partition of this.held.keys()) {
-      await runner.query('UPDATE outbox_lease SET owner = NULL, expires_at = NOW(3) WHERE partition_no = ? AND owner = ?', [partition, this.owner]);
+      await this.leases.release(runner, partition, this.owner);
     }
-    await runner.query('DELETE FROM outbox_relay WHERE owner = ?', [this.owner]);
+    await this.leases.deleteRelay(runner, this.owner);
     this.held.clear();
   }
 
   private async heartbeat(runner: QueryRunner, now: number): Promise<void> {
-    await runner.query(
-      `INSERT INTO outbox_relay (owner, expires_at) VALUES (?, NOW(3) + INTERVAL ? MICROSECOND)
-       ON DUPLICATE KEY UPDATE expires_at = VALUES(expires_at)`,
-      [this.owner, this.ttlMs * 1000],
-    );
+    await this.leases.heartbeat(runner, this.owner, this.ttlMs);
     this.heartbeatDueAt = now + this.ttlMs / 3;
     // Relays that stopped without leaving; any relay may remove them, and losing that race changes nothing.
-    await runner.query('DELETE FROM outbox_relay WHERE expires_at < NOW(3) - INTERVAL 1 HOUR').catch(ignoreLostRace);
+    await this.leases.deleteStaleRelays(runner).catch(ignoreLostRace);
   }
 
   private async renew(runner: QueryRunner, now: number): Promise<void> {
     const partitions = [...this.held.keys()];
     for (const partition of partitions) {
-      await runner
-        .query('UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE partition_no = ? AND owner = ?', [this.ttlMs * 1000, partition, this.owner])
-        .catch(ignoreLostRace);
+      await this.leases.renew(runner, partition, this.owner, this.ttlMs).catch(ignoreLostRace);
     }
     // The read that follows drops any lease that was not renewed because someone else holds it now.
     for (const partition of partitions) this.extend(partition, now);
-  }
-
-  private async read(runner: QueryRunner): Promise<{ rows: LeaseRow[]; members: number }> {
-    const result: Array<{ partition_no: number; owner: string | null; epoch: string; expired: number; members: string }> = await runner.query(
-      `SELECT partition_no, owner, epoch, expires_at < NOW(3) AS expired,
-              (SELECT COUNT(*) FROM outbox_relay WHERE expires_at > NOW(3)) AS members
-       FROM outbox_lease ORDER BY partition_no`,
-    );
-    const rows = result.map((row) => ({ partition: Number(row.partition_no), owner: row.owner, epoch: Number(row.epoch), expired: Number(row.expired) === 1 }));
-    return { rows, members: Number(result[0]?.members ?? 1) };
   }
 
   /** Drops what the table says is no longer this relay's (taken over), and adopts a renewed epoch change. */
@@ -208,9 +182,7 @@ export class OutboxLeases {
 
   private async release(runner: QueryRunner, partitions: number[]): Promise<void> {
     for (const partition of partitions) {
-      await runner
-        .query('UPDATE outbox_lease SET owner = NULL, expires_at = NOW(3) WHERE partition_no = ? AND owner = ?', [partition, this.owner])
-        .catch(ignoreLostRace);
+      await this.leases.release(runner, partition, this.owner).catch(ignoreLostRace);
       this.held.delete(partition);
     }
     this.logger.log(`Released outbox partition(s) ${partitions.join(', ')} for another relay; holding ${this.describeHeld()}`);
@@ -219,24 +191,14 @@ export class OutboxLeases {
   private async claim(runner: QueryRunner, partitions: number[]): Promise<void> {
     const started = Date.now();
     for (const partition of partitions) {
-      // Epoch first: MySQL evaluates the assignments of an UPDATE from left to right.
-      await runner
-        .query(
-          `UPDATE outbox_lease SET epoch = IF(owner <=> ?, epoch, epoch + 1), owner = ?, expires_at = NOW(3) + INTERVAL ? MICROSECOND
-           WHERE partition_no = ? AND (owner IS NULL OR owner = ? OR expires_at < NOW(3))`,
-          [this.owner, this.owner, this.ttlMs * 1000, partition, this.owner],
-        )
-        .catch(ignoreLostRace);
+      await this.leases.claim(runner, partition, this.owner, this.ttlMs).catch(ignoreLostRace);
     }
-    const claimed: Array<{ partition_no: number; epoch: string }> = await runner.query(
-      'SELECT partition_no, epoch FROM outbox_lease WHERE owner = ? AND partition_no IN (?)',
-      [this.owner, partitions],
-    );
+    const claimed = await this.leases.claimed(runner, this.owner, partitions);
     if (claimed.length === 0) return;
-    for (const row of claimed) this.held.set(Number(row.partition_no), { epoch: Number(row.epoch), validUntil: 0 });
-    for (const row of claimed) this.extend(Number(row.partition_no), started);
+    for (const row of claimed) this.held.set(row.partition, { epoch: row.epoch, validUntil: 0 });
+    for (const row of claimed) this.extend(row.partition, started);
     this.renewDueAt = Math.min(this.renewDueAt || Infinity, started + this.ttlMs / 3);
-    this.logger.log(`Claimed outbox partition(s) ${claimed.map((row) => `${row.partition_no} (epoch ${row.epoch})`).join(', ')}; holding ${this.describeHeld()}`);
+    this.logger.log(`Claimed outbox partition(s) ${claimed.map((row) => `${row.partition} (epoch ${row.epoch})`).join(', ')}; holding ${this.describeHeld()}`);
   }
 
   /** A lease renewed by a statement sent at `since` lasts, on this clock, until since + TTL; keep a margin. */

@@ -7,6 +7,8 @@ import type { AppConfig } from '../config/app-config.js';
 import { type PublishOutcome, RabbitMqClient } from '../messaging/rabbitmq.client.js';
 import { publishSpans, untraced } from '../observability/tracing/trace-context.js';
 import { OutboxLeases } from './outbox-leases.js';
+import { OutboxLeasesRepository } from './outbox-leases.repository.js';
+import { OutboxRepository } from './outbox.repository.js';
 
 const BATCH_SIZE = 200;
 /** Also how soon a partition whose relay died is taken over once its lease has expired. */
@@ -100,12 +102,14 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly client: RabbitMqClient,
+    private readonly outbox: OutboxRepository,
+    leases: OutboxLeasesRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.routingKey = config.get('rabbitmq.routingKey', { infer: true });
     this.exchange = config.get('rabbitmq.exchange', { infer: true });
-    const outbox = config.get('outbox', { infer: true });
-    this.leases = new OutboxLeases(outbox.partitions, outbox.leaseTtlMs);
+    const settings = config.get('outbox', { infer: true });
+    this.leases = new OutboxLeases(leases, settings.partitions, settings.leaseTtlMs);
   }
 
   onApplicationBootstrap(): void {
@@ -146,12 +150,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     return this.leases.heldPartitions();
   }
 
-  async backlog(): Promise<OutboxBacklog> {
-    const [row] = await this.dataSource.query(
-      `SELECT COUNT(*) - COUNT(parked_at) AS pending, MIN(CASE WHEN parked_at IS NULL THEN occurred_at END) AS oldest,
-              COUNT(parked_at) AS parked FROM outbox`,
-    );
-    return { pending: Number(row.pending), oldestPendingAt: row.oldest ? new Date(row.oldest) : null, parked: Number(row.parked) };
+  backlog(): Promise<OutboxBacklog> {
+    return this.outbox.backlog();
   }
 
   private async drain(): Promise<void> {
@@ -217,7 +217,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     await this.refreshLeasesIfDue(runner);
     const partitions = [...this.leases.publishable().keys()];
     if (partitions.length === 0) return false;
-    const events = await this.pendingEvents(runner, partitions);
+    const events = await this.outbox.pending(runner, partitions, BATCH_SIZE);
     if (events.length === 0) return false;
 
     const spans = publishSpans(events, this.exchange, this.routingKey);
@@ -242,35 +242,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     throw new Error(`RabbitMQ did not confirm ${stopped.length} event(s): ${stopped[0].outcome.reason}`);
   }
 
-  /**
-   * The oldest pending events of each partition, merged in id order; one index range per partition
-   * (idx_outbox_partition_pending), each stopping after BATCH_SIZE rows.
-   */
-  private async pendingEvents(runner: QueryRunner, partitions: number[]): Promise<PendingEvent[]> {
-    const perPartition = partitions.map(
-      () => `(SELECT id, partition_no AS \`partition\`, event_id AS eventId, event_type AS eventType, routing_key AS routingKey, payload,
-                     occurred_at AS occurredAt, attempts, traceparent, tracestate
-              FROM outbox WHERE partition_no = ? AND parked_at IS NULL ORDER BY id LIMIT ${BATCH_SIZE})`,
-    );
-    const rows: PendingEvent[] = await runner.query(perPartition.join(' UNION ALL '), partitions);
-    // Cutting the merged list keeps each partition's part a prefix of its pending events.
-    return rows
-      .map((row) => ({ ...row, partition: Number(row.partition) }))
-      .sort((a, b) => Number(a.id) - Number(b.id))
-      .slice(0, BATCH_SIZE);
-  }
-
-  /**
-   * Deletes the confirmed events of the partitions this relay still holds, behind the lease fence. The ids go in
-   * as a derived table joined on the primary key: given as a list (`IN`), the optimizer scans the whole table
-   * when its statistics call it small (an outbox usually is), and the scan waits for the lock of every row a
-   * write is still inserting (EXPLAIN on MariaDB 10.11: eq_ref on PRIMARY for the join).
-   */
+  /** Deletes the confirmed events of the partitions this relay still holds, behind the lease fence. */
   private async deletePublished(runner: QueryRunner, confirmed: Map<number, string[]>): Promise<void> {
     const kept = await this.leases.fenced(runner, [...confirmed.keys()], async (partitions) => {
-      const ids = partitions.flatMap((partition) => confirmed.get(partition)!);
-      const derived = ids.map(() => 'SELECT ? AS id').join(' UNION ALL ');
-      await runner.query(`DELETE o FROM outbox o JOIN (${derived}) published ON o.id = published.id`, ids);
+      await this.outbox.delete(runner, partitions.flatMap((partition) => confirmed.get(partition)!));
     });
     const lost = [...confirmed.keys()].filter((partition) => !kept.includes(partition));
     if (lost.length > 0) {
@@ -282,12 +257,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private async recordRefusal(runner: QueryRunner, event: PendingEvent, reason: string): Promise<void> {
     const attempts = event.attempts + 1;
     const parked = attempts >= MAX_ATTEMPTS;
-    await runner.query('UPDATE outbox SET attempts = ?, last_error = ?, parked_at = ? WHERE id = ?', [
-      attempts,
-      reason.slice(0, 500),
-      parked ? new Date() : null,
-      event.id,
-    ]);
+    await this.outbox.recordRefusal(runner, event.id, attempts, reason, parked ? new Date() : null);
     if (parked) this.logger.error(`Event ${event.eventId} parked after ${attempts} refused attempts: ${reason}`);
   }
 }

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
 import type { Queryable } from '../database/statement-batch.js';
+import { OutboxRepository } from './outbox.repository.js';
 
 /** What the outbox needs of an event; the event's JSON, all of it, is the message's body. */
 export interface OutboxEvent {
@@ -18,7 +19,10 @@ export interface OutboxEvent {
 export class OutboxWriter {
   private readonly partitions: number;
 
-  constructor(config: ConfigService<AppConfig, true>) {
+  constructor(
+    private readonly outbox: OutboxRepository,
+    config: ConfigService<AppConfig, true>,
+  ) {
     this.partitions = config.get('outbox.partitions', { infer: true });
   }
 
@@ -27,25 +31,19 @@ export class OutboxWriter {
    * current one (a write made for several requests names each's).
    */
   async record(manager: Queryable, event: OutboxEvent, routingKey: string | null, trace: TraceHeaders | undefined = currentTraceContext()): Promise<void> {
-    // Plain SQL: the repository's insert would read the row back for its column defaults, one more round
-    // trip inside every write's transaction.
     // The routing key is stored per row (null: the configured one), so one partition can carry events of
     // several kinds, each to its own key, in order. The request's trace context travels with the event, so its
     // publish joins the request's trace (NULL untraced).
-    await manager.query(
-      `INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at, routing_key, traceparent, tracestate)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        event.eventId,
-        event.eventType,
-        event.ticketId,
-        event.ticketId % this.partitions,
-        JSON.stringify(event),
-        event.occurredAt,
-        routingKey,
-        trace?.traceparent ?? null,
-        trace?.tracestate ?? null,
-      ],
-    );
+    await this.outbox.insert(manager, {
+      eventId: event.eventId,
+      eventType: event.eventType,
+      ticketId: event.ticketId,
+      partition: event.ticketId % this.partitions,
+      payload: JSON.stringify(event),
+      occurredAt: event.occurredAt,
+      routingKey,
+      traceparent: trace?.traceparent ?? null,
+      tracestate: trace?.tracestate ?? null,
+    });
   }
 }

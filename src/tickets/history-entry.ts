@@ -1,8 +1,10 @@
-import type { Queryable } from '../database/statement-batch.js';
 import type { HistoryAction } from './history-action.js';
 import type { FieldChange } from './ticket-changes.js';
 
-/** An entry of a ticket's audit trail, as a write records it (the database assigns its id). */
+/**
+ * An entry of a ticket's audit trail, as a write records it (the database assigns its id), in the write's own
+ * transaction (HistoryRepository.record). The trail is read by history/.
+ */
 export interface HistoryEntry {
   ticketId: number;
   occurredAt: Date;
@@ -10,18 +12,4 @@ export interface HistoryEntry {
   actor: string | null;
   action: HistoryAction;
   changes: Record<string, FieldChange>;
-}
-
-/**
- * Records the entry in the write's own transaction (`manager`), so it commits or rolls back with the write it
- * describes. The trail is read by history/.
- */
-export async function recordHistory(manager: Queryable, entry: HistoryEntry): Promise<void> {
-  await manager.query('INSERT INTO ticket_history (ticket_id, occurred_at, actor, action, changes) VALUES (?, ?, ?, ?, ?)', [
-    entry.ticketId,
-    entry.occurredAt,
-    entry.actor,
-    entry.action,
-    JSON.stringify(entry.changes),
-  ]);
 }

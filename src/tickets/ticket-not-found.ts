@@ -1,5 +1,6 @@
 import { NotFoundException } from '@nestjs/common';
 import type { Queryable } from '../database/statement-batch.js';
+import { ticketExists } from './tickets.repository.js';
 
 /** The one message for an unknown ticket, on the ticket and on its sub-resources alike (decision 1). */
 export function ticketNotFound(id: string | number): NotFoundException {
@@ -11,6 +12,5 @@ export function ticketNotFound(id: string | number): NotFoundException {
  * ends, which orders a sub-resource's write (a comment) with the ticket's own updates and with its delete.
  */
 export async function assertTicketExists(db: Queryable, id: string, lock = false): Promise<void> {
-  const rows = (await db.query(`SELECT id FROM tickets WHERE id = ?${lock ? ' FOR UPDATE' : ''}`, [id])) as unknown[];
-  if (rows.length === 0) throw ticketNotFound(id);
+  if (!(await ticketExists(db, id, lock))) throw ticketNotFound(id);
 }

@@ -3,8 +3,8 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HistoryAction } from './history-action.js';
+import { HistoryRepository } from '../history/history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
-import { recordHistory } from './history-entry.js';
 import { ticketChanges } from './ticket-changes.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
@@ -13,22 +13,19 @@ import type { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 import type { TicketTransitionsResponse } from './dto/ticket-transitions-response.dto.js';
 import { routingKeyOf, ticketEvent } from './events/ticket-event.js';
-import { type ListedTicket, listedTicketFromRow, TICKET_COLUMNS, type TicketRow, type TicketTextRow, ticketFromRow } from './ticket-row.js';
+import type { ListedTicket } from './ticket-row.js';
 import { assertIfMatch, ticketEtag } from './ticket-etag.js';
 import { newTicket, patchTicket, replaceTicket, type TicketState } from './ticket.rules.js';
 import { ticketNotFound } from './ticket-not-found.js';
 import { allowedStatuses, assertTransition } from './ticket-workflow.js';
+import { type NewTicketRow, TicketsRepository } from './tickets.repository.js';
 import { anonymousWrite, type WriteContext } from './write-context.js';
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
-import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
-import { assertPrefixesBounded, type PrefixWordCount, prefixWordCountSql } from './query/search-prefix-bound.js';
-import { insertTicketWords, updateTicketWords } from './query/ticket-words.js';
+import { assertPrefixesBounded } from './query/search-prefix-bound.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
-import { PooledStatement } from '../database/pooled-statement.js';
 import { inTransaction } from '../database/transaction.js';
 import type { Queryable } from '../database/statement-batch.js';
-import { BatchedLookup } from '../database/batched-lookup.js';
 import { BatchedWrites } from '../database/batched-writes.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
 import type { AppConfig, TicketWorkflow } from '../config/app-config.js';
@@ -42,25 +39,15 @@ export interface TicketPage {
   total: number | null;
 }
 
-interface InsertResult {
-  insertId: number | string;
-}
-
 /** A create as its request hands it to the transaction that writes it, maybe with those of other requests. */
-interface NewTicket {
-  fields: Omit<TicketResponse, 'id'>;
-  now: Date;
+interface NewTicket extends NewTicketRow {
   context: WriteContext;
   trace: TraceHeaders | undefined;
 }
 
-const INSERT_TICKET = `INSERT INTO tickets (title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-
 /**
- * Tickets in plain SQL on TypeORM's connections (its transactions, timeouts and error types), mapped once from
- * rows to the wire shape. Building entities and queries through the repository cost more CPU than the
- * statements themselves on every hot path (see bench/).
+ * Tickets' rules, transactions and batching; their SQL is TicketsRepository's, which runs a write's statements on
+ * the transaction handed to it (TypeORM's connections: its transactions, timeouts and error types).
  */
 @Injectable()
 export class TicketsService {
@@ -71,16 +58,12 @@ export class TicketsService {
     private readonly outbox: OutboxWriter,
     private readonly relay: OutboxRelay,
     private readonly idempotency: IdempotencyService,
-    private readonly statement: PooledStatement,
+    private readonly tickets: TicketsRepository,
+    private readonly history: HistoryRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
   }
-
-  private readonly byId = new BatchedLookup<TicketRow>(async (ids) => {
-    const rows = await this.statement.rows<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id IN (?)`, [ids]);
-    return new Map(rows.map((row) => [String(row.id), row]));
-  });
 
   /** Creates arriving together are written in one transaction (see BatchedWrites), within the request's deadline. */
   private readonly creates = new BatchedWrites<NewTicket, TicketResponse>((tickets) => this.insertAll(tickets));
@@ -95,12 +78,8 @@ export class TicketsService {
 
   private insertAll(pending: NewTicket[]): Promise<TicketResponse[]> {
     return inTransaction(this.dataSource, async (transaction) => {
-      const inserted = (await transaction.query(
-        pending.map(() => INSERT_TICKET).join(';\n'),
-        pending.flatMap(({ fields, now }) => [fields.title, fields.description, fields.status, fields.priority, fields.requesterEmail, fields.assignedTo, now, now, null]),
-      )) as InsertResult | InsertResult[];
-      const tickets = (Array.isArray(inserted) ? inserted : [inserted]).map(({ insertId }, i) => ({ id: Number(insertId), ...pending[i].fields }));
-      await insertTicketWords(transaction.later, tickets);
+      const tickets = await this.tickets.insertAll(transaction, pending);
+      await this.tickets.insertWords(transaction.later, tickets);
       for (const [i, ticket] of tickets.entries()) {
         const { context, now, trace } = pending[i];
         await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace);
@@ -118,26 +97,21 @@ export class TicketsService {
    */
   @WithinRequestDeadline()
   async list(query: TicketQuery): Promise<TicketPage> {
-    const prefixes = prefixWordCountSql(query.filters.search);
-    if (prefixes) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await this.statement.rows<PrefixWordCount>(prefixes.sql, prefixes.params));
-    const listing = ticketListSql(query);
-    const counting = query.page?.withTotal ? ticketCountSql(query) : undefined;
-    const [rows, counted] = await Promise.all([
-      this.statement.rows<TicketTextRow>(listing.sql, listing.params, { dateStrings: true }),
-      counting && this.statement.rows<{ total: number | string }>(counting.sql, counting.params),
-    ]);
-    const total = counted ? Number(counted[0].total) : null;
-    if (!query.page || rows.length <= query.page.limit) return { items: rows.map(listedTicketFromRow), nextCursor: null, total };
-    const items = rows.slice(0, query.page.limit).map(listedTicketFromRow);
+    const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
+    if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
+    const [tickets, counted] = await Promise.all([this.tickets.list(query), query.page?.withTotal ? this.tickets.count(query) : undefined]);
+    const total = counted ?? null;
+    if (!query.page || tickets.length <= query.page.limit) return { items: tickets, nextCursor: null, total };
+    const items = tickets.slice(0, query.page.limit);
     return { items, nextCursor: encodeCursor(query.fingerprint, query.sort, items.at(-1)!), total };
   }
 
   /** By id, read in batches with the reads of other requests (see BatchedLookup). */
   @WithinRequestDeadline()
   async findOne(id: string): Promise<TicketResponse> {
-    const row = await this.byId.get(id);
-    if (!row) throw ticketNotFound(id);
-    return ticketFromRow(row);
+    const ticket = await this.tickets.findById(id);
+    if (!ticket) throw ticketNotFound(id);
+    return ticket;
   }
 
   /** The ticket's status and the statuses an update may move it to under the configured workflow. */
@@ -176,13 +150,8 @@ export class TicketsService {
       assertIfMatch(ifMatch, current);
       const updated = apply(current, now);
       assertTransition(this.workflow, current.status, updated.status);
-      await transaction.later.query(
-        `UPDATE tickets SET title = ?, description = ?, status = ?, priority = ?, requester_email = ?, assigned_to = ?,
-         updated_at = ?, resolved_at = ? WHERE id = ?`,
-        [updated.title, updated.description, updated.status, updated.priority, updated.requesterEmail, updated.assignedTo,
-          updated.updatedAt, updated.resolvedAt, id],
-      );
-      await updateTicketWords(transaction.later, id, current, updated);
+      await this.tickets.update(transaction.later, id, updated);
+      await this.tickets.updateWords(transaction.later, id, current, updated);
       await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now);
       await this.idempotency.finishUpdated(transaction, context.idempotency, updated, ticketEtag(updated));
       return updated;
@@ -202,16 +171,16 @@ export class TicketsService {
     await inTransaction(this.dataSource, async (transaction) => {
       const last = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, last);
-      await transaction.later.query('DELETE FROM tickets WHERE id = ?', [id]);
+      await this.tickets.delete(transaction.later, id);
       await this.outbox.record(transaction.later, ticketEvent('DELETED', last, now), routingKeyOf('DELETED'));
     });
     this.relay.kick();
   }
 
   private async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse> {
-    const [row] = (await transaction.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ? FOR UPDATE`, [id])) as TicketRow[];
-    if (!row) throw ticketNotFound(id);
-    return ticketFromRow(row);
+    const ticket = await this.tickets.findForUpdate(transaction, id);
+    if (!ticket) throw ticketNotFound(id);
+    return ticket;
   }
 
   /** The write's history entry (what changed) and its event, in the write's transaction. */
@@ -224,7 +193,7 @@ export class TicketsService {
     now: Date,
     trace = currentTraceContext(),
   ): Promise<void> {
-    await recordHistory(manager, { ticketId: ticket.id, occurredAt: now, actor: context.actor, action, changes: ticketChanges(before, ticket) });
+    await this.history.record(manager, { ticketId: ticket.id, occurredAt: now, actor: context.actor, action, changes: ticketChanges(before, ticket) });
     await this.outbox.record(manager, ticketEvent(action, ticket, now), routingKeyOf(action), trace);
   }
 }

@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Queryable } from '../database/statement-batch.js';
+import { type KeysetPageRequest, keysetSql } from '../tickets/query/keyset-page.js';
+import type { CommentVisibility } from './comment-visibility.enum.js';
+import type { CommentResponse } from './dto/comment-response.dto.js';
+
+interface CommentRow {
+  id: string | number;
+  ticket_id: string | number;
+  body: string;
+  author: string | null;
+  visibility: CommentVisibility;
+  created_at: Date;
+}
+
+/** What a new comment stores besides its ticket and its time. */
+export type CommentFields = Pick<CommentResponse, 'body' | 'author' | 'visibility'>;
+
+const COMMENT_COLUMNS = 'id, ticket_id, body, author, visibility, created_at';
+
+/** `ticket_comments` in plain SQL like the tickets, mapped once from rows to the wire shape. */
+@Injectable()
+export class CommentsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Inserts the comment in the caller's transaction; answers its id. */
+  async insert(transaction: Queryable, ticketId: string, fields: CommentFields, now: Date): Promise<number> {
+    const { insertId } = (await transaction.query(
+      'INSERT INTO ticket_comments (ticket_id, body, author, visibility, created_at) VALUES (?, ?, ?, ?, ?)',
+      [ticketId, fields.body, fields.author, fields.visibility, now],
+    )) as { insertId: number | string };
+    return Number(insertId);
+  }
+
+  /** The ticket's comments of the page's id range (one more than its limit, see keysetSql). */
+  async page(ticketId: string, page: KeysetPageRequest): Promise<CommentResponse[]> {
+    const range = keysetSql(page);
+    const rows: CommentRow[] = await this.dataSource.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ?${range.sql}`, [
+      ticketId,
+      ...range.params,
+    ]);
+    return rows.map(commentFromRow);
+  }
+
+  async findOne(ticketId: string, commentId: string): Promise<CommentResponse | undefined> {
+    const [row]: CommentRow[] = await this.dataSource.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ? AND id = ?`, [
+      ticketId,
+      commentId,
+    ]);
+    return row && commentFromRow(row);
+  }
+}
+
+function commentFromRow(row: CommentRow): CommentResponse {
+  return {
+    id: Number(row.id),
+    ticketId: Number(row.ticket_id),
+    body: row.body,
+    author: row.author,
+    visibility: row.visibility,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { BatchedLookup } from '../database/batched-lookup.js';
+import { PooledStatement } from '../database/pooled-statement.js';
+import type { Queryable } from '../database/statement-batch.js';
+import type { TicketResponse } from './dto/ticket-response.dto.js';
+import { type ListedTicket, listedTicketFromRow, TICKET_COLUMNS, type TicketRow, type TicketTextRow, ticketFromRow } from './ticket-row.js';
+import type { TicketQuery } from './query/ticket-query.js';
+import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
+import { type PrefixWordCount, prefixWordCountSql } from './query/search-prefix-bound.js';
+import type { SearchTerm } from './query/ticket-search.js';
+import { insertTicketWords, type SearchableText, updateTicketWords } from './query/ticket-words.js';
+
+interface InsertResult {
+  insertId: number | string;
+}
+
+/** A new ticket's row: its fields and the time of its create. */
+export interface NewTicketRow {
+  fields: Omit<TicketResponse, 'id'>;
+  now: Date;
+}
+
+const INSERT_TICKET = `INSERT INTO tickets (title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * `tickets` and its search index `ticket_words` in plain SQL, mapped once from rows to the wire shape (ticket-row.ts).
+ * Building entities and queries through TypeORM's repository cost more CPU than the statements themselves on every
+ * hot path (see bench/). Reads of one statement go through PooledStatement; writes run on the transaction the
+ * service hands in. The list's SQL is built by query/ticket-query-sql.ts, the search index's by query/ticket-words.ts.
+ */
+@Injectable()
+export class TicketsRepository {
+  constructor(private readonly statement: PooledStatement) {}
+
+  private readonly byId = new BatchedLookup<TicketRow>(async (ids) => {
+    const rows = await this.statement.rows<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id IN (?)`, [ids]);
+    return new Map(rows.map((row) => [String(row.id), row]));
+  });
+
+  /** By id, read in batches with the reads of other requests (see BatchedLookup). */
+  async findById(id: string): Promise<TicketResponse | undefined> {
+    const row = await this.byId.get(id);
+    return row && ticketFromRow(row);
+  }
+
+  /** The tickets the query selects: its page and one more when paged, so the caller knows whether more follow. */
+  async list(query: TicketQuery): Promise<ListedTicket[]> {
+    const listing = ticketListSql(query);
+    const rows = await this.statement.rows<TicketTextRow>(listing.sql, listing.params, { dateStrings: true });
+    return rows.map(listedTicketFromRow);
+  }
+
+  /** How many tickets match the query's filters. */
+  async count(query: TicketQuery): Promise<number> {
+    const counting = ticketCountSql(query);
+    const [counted] = await this.statement.rows<{ total: number | string }>(counting.sql, counting.params);
+    return Number(counted.total);
+  }
+
+  /** How many words of the index each prefix term matches (search-prefix-bound.ts); undefined without prefix terms. */
+  prefixWordCounts(terms: readonly SearchTerm[] | null | undefined): Promise<PrefixWordCount[]> | undefined {
+    const prefixes = prefixWordCountSql(terms);
+    return prefixes && this.statement.rows<PrefixWordCount>(prefixes.sql, prefixes.params);
+  }
+
+  /** Inserts the tickets, several in one round trip: the tickets with their ids, in order. */
+  async insertAll(transaction: Queryable, pending: readonly NewTicketRow[]): Promise<TicketResponse[]> {
+    const inserted = (await transaction.query(
+      pending.map(() => INSERT_TICKET).join(';\n'),
+      pending.flatMap(({ fields, now }) => [fields.title, fields.description, fields.status, fields.priority, fields.requesterEmail, fields.assignedTo, now, now, null]),
+    )) as InsertResult | InsertResult[];
+    return (Array.isArray(inserted) ? inserted : [inserted]).map(({ insertId }, i) => ({ id: Number(insertId), ...pending[i].fields }));
+  }
+
+  /** The ticket, its row locked until the transaction ends. */
+  async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse | undefined> {
+    const [row] = (await transaction.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ? FOR UPDATE`, [id])) as TicketRow[];
+    return row && ticketFromRow(row);
+  }
+
+  async update(manager: Queryable, id: string, updated: TicketResponse): Promise<void> {
+    await manager.query(
+      `UPDATE tickets SET title = ?, description = ?, status = ?, priority = ?, requester_email = ?, assigned_to = ?,
+         updated_at = ?, resolved_at = ? WHERE id = ?`,
+      [updated.title, updated.description, updated.status, updated.priority, updated.requesterEmail, updated.assignedTo,
+        updated.updatedAt, updated.resolvedAt, id],
+    );
+  }
+
+  /** Its comments, history and search words go with it, by foreign key. */
+  async delete(manager: Queryable, id: string): Promise<void> {
+    await manager.query('DELETE FROM tickets WHERE id = ?', [id]);
+  }
+
+  /** The search words of new tickets, in the creates' transaction. */
+  insertWords(manager: Queryable, tickets: ReadonlyArray<SearchableText & { id: number | string }>): Promise<void> {
+    return insertTicketWords(manager, tickets);
+  }
+
+  /** The search words an update changed, in the update's transaction (see updateTicketWords). */
+  updateWords(manager: Queryable, id: string, before: SearchableText, after: SearchableText): Promise<void> {
+    return updateTicketWords(manager, id, before, after);
+  }
+}
+
+/**
+ * Whether the ticket exists. With `lock`, its row stays locked until the caller's transaction ends. A function of the
+ * connection it runs on, for the sub-resources (comments, history), which check their ticket on their own.
+ */
+export async function ticketExists(db: Queryable, id: string, lock = false): Promise<boolean> {
+  const rows = (await db.query(`SELECT id FROM tickets WHERE id = ?${lock ? ' FOR UPDATE' : ''}`, [id])) as unknown[];
+  return rows.length > 0;
+}
