@@ -77,15 +77,18 @@ describe('Outbox delivery', () => {
     try {
       await waitUntil(() => app.get(RabbitMqClient).isConnected());
       proxy.delayMs = 400;
-      const { body } = await request(app.getHttpServer()).post('/api/tickets').send(buildTicketRequest()).expect(201);
+      const http = request(app.getHttpServer());
+      const { body } = await http.post('/api/tickets').send(buildTicketRequest()).expect(201);
       const ticket = new Set([body.id as number]);
       await consumer.waitFor(() => received(ticket).length >= 1, 10_000);
       const outboxRows = async () =>
         Number((await app.get(DataSource).query('SELECT COUNT(*) AS n FROM outbox WHERE ticket_id = ?', [body.id]))[0].n);
       await waitUntil(async () => (await outboxRows()) === 0);
-      // Longer than the relay's backoff and poll, so a second publication would have arrived.
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
-      expect(received(ticket)).toHaveLength(1);
+      // A later event of the same ticket goes out behind the first in its partition: had the first stayed in the
+      // outbox for another pass, its second publication would arrive before this one.
+      await http.put(`/api/tickets/${body.id}`).send(buildTicketRequest({ title: 'marker' })).expect(200);
+      await consumer.waitFor(() => received(ticket).some((event) => event.eventType === 'UPDATED'), 10_000);
+      expect(received(ticket).map((event) => event.eventType)).toEqual(['CREATED', 'UPDATED']);
     } finally {
       proxy.delayMs = 0;
       await app.close();
@@ -172,10 +175,12 @@ describe('Outbox delivery', () => {
 
       const idSet = new Set(ids);
       await consumer.waitFor(() => received(idSet).length >= 200, 30_000);
-      // Give a duplicate, if any, the chance to arrive before counting.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect(received(idSet)).toHaveLength(200);
-      expectExactlyOnceInOrder(received(idSet), new Map(ids.map((id) => [id, ['CREATED', 'UPDATED']])));
+      // A marker on each ticket goes out behind that ticket's earlier events in their partition, so a duplicate
+      // of either of them, from whichever replica, arrives before the ticket's marker does.
+      await Promise.all(ids.map((id, i) => write(replicas[i % 2], `/api/tickets/${id}`, 'PUT')));
+      await consumer.waitFor(() => new Set(received(idSet).map((event) => event.eventId)).size === 300, 30_000);
+      expect(received(idSet)).toHaveLength(300);
+      expectExactlyOnceInOrder(received(idSet), new Map(ids.map((id) => [id, ['CREATED', 'UPDATED', 'UPDATED']])));
     } finally {
       await Promise.all(replicas.map((replica) => replica.stop()));
     }

@@ -2,6 +2,7 @@ import { EventConsumer } from '../support/event-consumer.js';
 import { deliveryReport, heldPartitions, received, waitForEvenSplit, waitUntil, writeTickets } from '../support/delivery.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
+import { buildTicketRequest } from '../support/ticket-factory.js';
 
 const TTL_MS = 2_000;
 const PARTITIONS = 8;
@@ -49,10 +50,15 @@ describe('Outbox relay leases across replicas', () => {
   it('hands the partitions of a killed replica to the survivor once their leases expire, losing nothing', async () => {
     const [a, b] = [await start(), await start()];
     await waitForEvenSplit([a, b], PARTITIONS, 10_000);
+    const heldByA = new Set(await heldPartitions(a.url));
 
-    // Writes go through b while a is killed mid-stream; a's partitions have events waiting when it dies.
+    // Writes go through b while a is killed mid-stream, once a has published some of them; a's partitions have
+    // events waiting when it dies.
+    const before = consumer.messages.length;
     const writing = writeTickets([b], 60, 5);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const publishedByA = () =>
+      consumer.messages.slice(before).filter((message) => heldByA.has(JSON.parse(message.content.toString('utf8')).ticketId % PARTITIONS)).length;
+    await consumer.waitFor(() => publishedByA() >= 10, 15_000);
     a.kill('SIGKILL');
     await a.exited;
     // The leases a held run out within the TTL, and b looks every poll (0.5 s) for expired ones. The cluster suite
@@ -66,20 +72,23 @@ describe('Outbox relay leases across replicas', () => {
   });
 
   it('fences a relay paused past its lease: after it resumes, its deletes change nothing and no event is lost', async () => {
-    // a reaches the broker through a slow proxy, so it is still waiting for confirms when it is paused.
+    // a reaches the broker through a proxy that holds the broker's confirms back, so it is still waiting for them
+    // when it is paused.
     const slowBroker = await TcpProxy.start(5672);
     try {
-      slowBroker.delayMs = 600;
       const a = await start({ RABBITMQ_URL: `amqp://guest:guest@127.0.0.1:${slowBroker.port}` });
       const b = await start();
       await waitForEvenSplit([a, b], PARTITIONS, 15_000);
       const heldByA = new Set(await heldPartitions(a.url));
 
+      slowBroker.holdReplies();
       const acknowledged = await writeTickets([a], 40, 0);
       const ofA = [...acknowledged.keys()].filter((id) => heldByA.has(id % PARTITIONS));
       expect(ofA.length).toBeGreaterThan(0);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // One of a's events has reached the broker, whose confirm a has not received: a is waiting for confirms.
+      await consumer.waitFor(() => ofA.some((id) => consumer.forTicket(id).length > 0), 10_000);
       a.kill('SIGSTOP');
+      slowBroker.releaseReplies();
 
       // b takes a's partitions over and publishes their events itself.
       await waitUntil(async () => (await heldPartitions(b.url)).length === PARTITIONS, TTL_MS + 3_000, 'takeover of a paused relay');
@@ -88,7 +97,18 @@ describe('Outbox relay leases across replicas', () => {
 
       // a's confirms arrive; its fenced delete finds the lease gone and deletes nothing.
       await waitUntil(() => /Lease lost before deleting \d+ published event/.test(a.output), 10_000, "a's fenced delete");
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // A later write on each of a's tickets, through a again: it goes out behind whatever a's partitions still
+      // held, so once it has arrived every event before it has, in order.
+      for (const id of ofA) {
+        const response = await fetch(`${a.url}/api/tickets/${id}`, {
+          method: 'PUT',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(buildTicketRequest({ title: 'step 1' })),
+        });
+        expect(response.status).toBe(200);
+        acknowledged.set(id, 2);
+      }
+      await allDelivered(consumer, acknowledged);
       const report = deliveryReport(received(consumer.bodies()), acknowledged);
       expect([report.lost, report.outOfOrder]).toEqual([0, []]);
     } finally {

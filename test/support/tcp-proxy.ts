@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A TCP proxy a test controls, placed between the service and MariaDB or RabbitMQ: cut() drops every
  * connection and refuses new ones, stall() silently swallows all traffic (a network partition: no error,
- * no answer), restore() lets traffic through again, delayMs slows each chunk down.
+ * no answer), restore() lets traffic through again, delayMs slows each chunk down, holdReplies() keeps what the
+ * target sends back until releaseReplies().
  */
 export class TcpProxy {
   delayMs = 0;
@@ -12,6 +13,7 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private open = true;
   private stalled = false;
+  private held?: Array<{ to: Socket; chunk: Buffer }>;
 
   private constructor(
     private readonly targetHost: string,
@@ -46,6 +48,18 @@ export class TcpProxy {
     this.stalled = false;
   }
 
+  /** From now on, what the target sends is kept back (requests still go through) until releaseReplies(). */
+  holdReplies(): void {
+    this.held ??= [];
+  }
+
+  /** Forwards what was kept back, in the order it came, and lets replies through again. */
+  releaseReplies(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const { to, chunk } of held) if (to.writable) to.write(chunk);
+  }
+
   async stop(): Promise<void> {
     this.cut();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
@@ -59,8 +73,12 @@ export class TcpProxy {
     const upstream = connect(this.targetPort, this.targetHost);
     this.sockets.add(client).add(upstream);
     const pipe = (from: Socket, to: Socket) =>
-      from.on('data', (chunk) => {
+      from.on('data', (chunk: Buffer) => {
         if (this.stalled) return;
+        if (this.held && from === upstream) {
+          this.held.push({ to, chunk });
+          return;
+        }
         if (this.delayMs > 0) setTimeout(() => to.write(chunk), this.delayMs);
         else to.write(chunk);
       });
