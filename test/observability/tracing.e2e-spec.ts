@@ -88,11 +88,8 @@ describe('tracing', () => {
     const spans = receiver.spansOf(caller.traceId);
     const server = spans.find((span) => span.kind === SERVER)!;
     expect(server).toMatchObject({ parentSpanId: caller.spanId, name: expect.stringContaining('POST') });
-    // By statement text, not span name: on MariaDB a write's statements are prefixed (SET STATEMENT ... FOR INSERT ...).
-    const statements = spans
-      .filter((span) => span.scope.includes('mysql2'))
-      .map((span) => String(span.attributes.find((attribute) => attribute.key === 'db.query.text')?.value.stringValue ?? span.name));
-    expect(statements).toEqual(expect.arrayContaining([expect.stringMatching(/\bINSERT INTO\b/), 'COMMIT']));
+    // Named after the statement's own verb, also when it is sent with a server time limit (SET STATEMENT … FOR INSERT …).
+    expect(spans.filter((span) => span.scope.includes('mysql2')).map((span) => span.name)).toEqual(expect.arrayContaining(['INSERT', 'COMMIT']));
     const publish = spans.find((span) => span.kind === PRODUCER)!;
     expect(publish.name).toBe(`${process.env.RABBITMQ_EXCHANGE} publish`);
     expect([...receiver.contentTypes]).toEqual(['application/json']);
