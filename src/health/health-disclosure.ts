@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import type { AppConfig } from '../config/app-config.js';
 import type { ShowDetails } from '../config/security-config.js';
 import { SCOPES } from '../security/access-rules.js';
-import { hasScope, principalOf } from '../security/principal.js';
+import { hasScope, principalOf } from '../common/context/principal.js';
 
 /** How much of the health a request is shown, as Spring's HealthEndpointGroup decides it. */
 export interface HealthDisclosure {

@@ -18,7 +18,7 @@ import { assertIfMatch, ticketEtag } from './ticket-etag.js';
 import { newTicket, patchTicket, replaceTicket, type TicketState } from './ticket.rules.js';
 import { ticketNotFound } from './ticket-not-found.js';
 import { allowedStatuses, assertTransition } from './ticket-workflow.js';
-import { anonymousWrite, type WriteContext } from './write-context.js';
+import { anonymousWrite, type WriteContext } from '../common/context/write-context.js';
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';

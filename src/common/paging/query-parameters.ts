@@ -1,5 +1,5 @@
-import type { FieldErrorCode } from '../../common/errors/field-error-codes.js';
-import { springFieldError, type SpringFieldError } from '../../common/errors/spring-field-error.js';
+import type { FieldErrorCode } from '../errors/field-error-codes.js';
+import { springFieldError, type SpringFieldError } from '../errors/spring-field-error.js';
 
 export type QueryDialect = 'v1' | 'v2';
 

@@ -1,7 +1,7 @@
-import { ValidationFailedException } from '../../common/errors/validation-failed.exception.js';
+import { ValidationFailedException } from '../errors/validation-failed.exception.js';
 import { type QueryDialect, QueryParameters } from './query-parameters.js';
-import { decodePosition, encodePosition, queryFingerprint } from './ticket-cursor.js';
-import { readLimit } from './ticket-query.js';
+import { decodePosition, encodePosition, queryFingerprint } from './cursor.js';
+import { readLimit } from './page-limit.js';
 
 /** A page of a list in id order (a ticket's comments, its history): how many, and after which id. */
 export interface KeysetPageRequest {

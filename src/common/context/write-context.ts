@@ -1,7 +1,14 @@
 import type { Request } from 'express';
-import { idempotencyClaimOf } from '../idempotency/idempotency.interceptor.js';
-import type { IdempotencyClaim } from '../idempotency/idempotency.service.js';
-import { principalOf } from '../security/principal.js';
+import { principalOf } from './principal.js';
+
+/** A key this request holds while it runs: only its token can finish or drop the started row. */
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+  token: string;
+  /** Where the resource this request creates will be, from its id (the request path and the id). */
+  locationOf(id: number): string;
+}
 
 /**
  * Who makes a write and under which conditions, as the controllers hand it to the services. `actor` is the
@@ -11,6 +18,20 @@ export interface WriteContext {
   actor: string | null;
   /** The Idempotency-Key the request holds, if any: its response is stored in the write's transaction. */
   idempotency?: IdempotencyClaim;
+}
+
+/** Where a request's claim of its key waits for the service, which finishes it in the write's transaction. */
+const CLAIM = Symbol('idempotencyClaim');
+
+type WithClaim = Request & { [CLAIM]?: IdempotencyClaim };
+
+/** The key a request holds, if it came with an Idempotency-Key (set by the idempotency interceptor). */
+export function idempotencyClaimOf(request: Request): IdempotencyClaim | undefined {
+  return (request as WithClaim)[CLAIM];
+}
+
+export function setIdempotencyClaim(request: Request, claim: IdempotencyClaim): void {
+  (request as WithClaim)[CLAIM] = claim;
 }
 
 /** The context of a write made outside any request, or by a request with no subject and no key. */

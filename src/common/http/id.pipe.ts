@@ -2,9 +2,9 @@ import { BadRequestException, Injectable, type PipeTransform } from '@nestjs/com
 
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
 
-/** A ticket id is a positive 64-bit integer; anything else is a 400, never a database query. */
+/** An id in a path (a ticket's, a comment's) is a positive 64-bit integer; anything else is a 400, never a database query. */
 @Injectable()
-export class TicketIdPipe implements PipeTransform<string, string> {
+export class IdPipe implements PipeTransform<string, string> {
   transform(value: string): string {
     if (!/^[1-9][0-9]{0,18}$/.test(value) || BigInt(value) > MAX_BIGINT) {
       throw new BadRequestException(
