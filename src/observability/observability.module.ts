@@ -1,21 +1,20 @@
 import { Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
-import { ActuatorExposure } from '../health/actuator-exposure.js';
+import { ActuatorExposure } from '../actuator/actuator-exposure.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { ConnectionsMetrics } from './metrics/connections.metrics.js';
 import { HttpServerRequestsRecorder } from './metrics/http-server-requests.recorder.js';
 import { MetricsRegistry } from './metrics/metrics.registry.js';
 import { OutboxMetrics } from './metrics/outbox.metrics.js';
-import { PrometheusController } from './metrics/prometheus.controller.js';
 import { HTTP_SERVER_REQUESTS } from './metrics/http-server-requests.provider.js';
 import { activeTracing } from './tracing/trace-context.js';
 
-/** Metrics (/actuator/prometheus) and, when turned on, tracing; see docs/observability.md. */
+/** Metrics (served by the actuator at /actuator/prometheus) and, when turned on, tracing; see docs/observability.md. */
 @Module({
   imports: [OutboxModule],
-  controllers: [PrometheusController],
   providers: [ActuatorExposure, MetricsRegistry, OutboxMetrics, ConnectionsMetrics, HTTP_SERVER_REQUESTS],
+  exports: [MetricsRegistry],
 })
 export class ObservabilityModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(

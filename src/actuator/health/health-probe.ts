@@ -1,5 +1,5 @@
 import type { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { describeError } from '../common/errors/describe-error.js';
+import { describeError } from '../../common/errors/describe-error.js';
 
 export interface ProbeOutcome {
   up: boolean;

@@ -1,4 +1,5 @@
-import { appInfo, readPackageFacts } from './app-info.js';
+import { readPackageFacts } from '../../common/package-facts.js';
+import { appInfo } from './app-info.js';
 
 const PKG = { name: 'ticket-service', description: 'Tickets', version: '1.2.3' };
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import type { AppConfig } from '../../config/app-config.js';
-import { RabbitMqClient } from '../../messaging/rabbitmq.client.js';
+import type { AppConfig } from '../../../config/app-config.js';
+import { RabbitMqClient } from '../../../messaging/rabbitmq.client.js';
 import { probe } from '../health-probe.js';
 
 /** Spring's rabbit component: UP with the broker's version while the publishing connection is up. */

@@ -3,9 +3,9 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiErrorResponse } from '../../common/errors/api-error-response.decorator.js';
 import { noEndpointMessage } from '../../common/errors/no-endpoint.js';
-import { ActuatorEndpoint, EndpointExposureGuard } from '../../health/endpoint-exposure.guard.js';
-import { MetricsRegistry, OPENMETRICS_TEXT, PROMETHEUS_TEXT } from './metrics.registry.js';
-import { prefersOpenMetrics } from './metrics-negotiation.js';
+import { ActuatorEndpoint, EndpointExposureGuard } from '../endpoint-exposure.guard.js';
+import { MetricsRegistry, OPENMETRICS_TEXT, PROMETHEUS_TEXT } from '../../observability/metrics/metrics.registry.js';
+import { prefersOpenMetrics } from '../../observability/metrics/metrics-negotiation.js';
 
 const ApiPrometheus = () =>
   applyDecorators(

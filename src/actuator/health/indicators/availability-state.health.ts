@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { ApplicationAvailability } from '../application-availability.js';
+import { ApplicationAvailability } from '../../lifecycle/application-availability.js';
 import { SPRING_STATUS } from '../spring-health.js';
 
 /** Spring's livenessState and readinessState components: the application's own state, no dependency. */

@@ -1,5 +1,5 @@
-import { ConfigError } from '../config/app-config.js';
-import type { AppConfig } from '../config/app-config.js';
+import { ConfigError } from '../../config/app-config.js';
+import type { AppConfig } from '../../config/app-config.js';
 
 /**
  * Spring's health groups: with probes on, `liveness` is the process itself and `readiness` what

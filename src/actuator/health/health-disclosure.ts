@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request } from 'express';
-import type { AppConfig } from '../config/app-config.js';
-import type { ShowDetails } from '../config/security-config.js';
-import { SCOPES } from '../security/access-rules.js';
-import { hasScope, principalOf } from '../common/context/principal.js';
+import type { AppConfig } from '../../config/app-config.js';
+import type { ShowDetails } from '../../config/security-config.js';
+import { SCOPES } from '../../security/access-rules.js';
+import { hasScope, principalOf } from '../../common/context/principal.js';
 
 /** How much of the health a request is shown, as Spring's HealthEndpointGroup decides it. */
 export interface HealthDisclosure {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import type { AppConfig } from '../../config/app-config.js';
-import { type OutboxBacklog, OutboxRelay } from '../../outbox/outbox.relay.js';
+import type { AppConfig } from '../../../config/app-config.js';
+import { type OutboxBacklog, OutboxRelay } from '../../../outbox/outbox.relay.js';
 import { probe } from '../health-probe.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HealthCheckService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
-import type { AppConfig } from '../config/app-config.js';
+import type { AppConfig } from '../../config/app-config.js';
 import type { HealthDisclosure } from './health-disclosure.js';
 import { healthGroups } from './health-groups.js';
 import { AvailabilityStateHealthIndicator } from './indicators/availability-state.health.js';

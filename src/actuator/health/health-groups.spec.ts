@@ -1,4 +1,4 @@
-import { ConfigError, parseConfig } from '../config/app-config.js';
+import { ConfigError, parseConfig } from '../../config/app-config.js';
 import { healthGroups } from './health-groups.js';
 
 const COMPONENTS = ['db', 'diskSpace', 'ping', 'rabbit', 'outbox', 'livenessState', 'readinessState'];

@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiActuator, ApiHealth, ApiHealthComponent } from './actuator.openapi.js';
-import { actuatorBody } from './actuator-response.js';
-import { ActuatorEndpoint, EndpointExposureGuard } from './endpoint-exposure.guard.js';
+import { ApiActuator, ApiHealth, ApiHealthComponent } from '../actuator.openapi.js';
+import { actuatorBody } from '../actuator-response.js';
+import { ActuatorEndpoint, EndpointExposureGuard } from '../endpoint-exposure.guard.js';
 import { HealthDisclosurePolicy } from './health-disclosure.js';
 import { HealthService } from './health.service.js';
 import { type SpringComponent, type SpringSystemHealth, withoutHidden } from './spring-health.js';

@@ -1,22 +1,10 @@
-import { readFileSync } from 'node:fs';
-import type { AppConfig } from '../config/app-config.js';
-
-export interface PackageFacts {
-  name: string;
-  description?: string;
-  version: string;
-}
+import type { PackageFacts } from '../../common/package-facts.js';
+import type { AppConfig } from '../../config/app-config.js';
 
 export interface AppInfo {
   app: { name: string; description: string; version: string };
   build: { artifact: string; name: string; version: string };
   node: { version: string };
-}
-
-/** The project's package.json: two levels above this file, in src/ and in the compiled output alike. */
-export function readPackageFacts(): PackageFacts {
-  const { name, description, version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-  return { name, description, version };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { recordResponseError } from '../logging/response-error.js';
-import { httpStatusOf, type SpringStatus } from './spring-health.js';
+import { httpStatusOf, type SpringStatus } from './health/spring-health.js';
 
 /** Spring Boot 3's actuator media type; it answers plain application/json only when a client asks for that. */
 export const ACTUATOR_V3_JSON = 'application/vnd.spring-boot.actuator.v3+json';

@@ -1,11 +1,12 @@
 import { Controller, Get, Req, Res, UseGuards } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
-import type { AppConfig } from '../config/app-config.js';
-import { ApiActuator, ApiInfo } from './actuator.openapi.js';
-import { actuatorBody } from './actuator-response.js';
-import { type AppInfo, appInfo, readPackageFacts } from './app-info.js';
-import { ActuatorEndpoint, EndpointExposureGuard } from './endpoint-exposure.guard.js';
+import type { AppConfig } from '../../config/app-config.js';
+import { ApiActuator, ApiInfo } from '../actuator.openapi.js';
+import { actuatorBody } from '../actuator-response.js';
+import { readPackageFacts } from '../../common/package-facts.js';
+import { type AppInfo, appInfo } from './app-info.js';
+import { ActuatorEndpoint, EndpointExposureGuard } from '../endpoint-exposure.guard.js';
 
 @Controller('actuator/info')
 @ApiActuator()

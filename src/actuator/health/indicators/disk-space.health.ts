@@ -2,7 +2,7 @@ import { statfs } from 'node:fs/promises';
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import type { AppConfig } from '../../config/app-config.js';
+import type { AppConfig } from '../../../config/app-config.js';
 import { probe } from '../health-probe.js';
 
 /** Spring's diskSpace component for the working directory: DOWN when less than the threshold is free. */

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { PoolConnection, RowDataPacket } from 'mysql2';
-import type { AppConfig } from '../../config/app-config.js';
-import { DatabasePool } from '../../database/database-pool.js';
+import type { AppConfig } from '../../../config/app-config.js';
+import { DatabasePool } from '../../../database/database-pool.js';
 import { probe } from '../health-probe.js';
 
 /**
