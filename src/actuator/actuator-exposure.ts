@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
+import { isEndpointExposed } from '../config/management-config.js';
 
 /** Which actuator endpoints are served over HTTP (Spring's management.endpoints.web.exposure.include). */
 @Injectable()
@@ -12,6 +13,6 @@ export class ActuatorExposure {
   }
 
   isExposed(endpoint: string): boolean {
-    return this.include.includes('*') || this.include.includes(endpoint);
+    return isEndpointExposed(this.include, endpoint);
   }
 }

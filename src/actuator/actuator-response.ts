@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { recordResponseError } from '../logging/response-error.js';
+import { recordResponseError } from '../common/http/response-error.js';
 import { httpStatusOf, type SpringStatus } from './health/spring-health.js';
 
 /** Spring Boot 3's actuator media type; it answers plain application/json only when a client asks for that. */

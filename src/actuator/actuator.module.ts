@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { ObservabilityModule } from '../observability/observability.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { RedisModule } from '../redis/redis.module.js';
 import { ActuatorExposure } from './actuator-exposure.js';
@@ -26,7 +25,7 @@ import { PrometheusController } from './prometheus/prometheus.controller.js';
  */
 @Module({
   // Terminus' own logger is off: a probe every few seconds would repeat each outage, which the clients log already.
-  imports: [TerminusModule.forRoot({ logger: false }), ObservabilityModule, OutboxModule, RedisModule],
+  imports: [TerminusModule.forRoot({ logger: false }), OutboxModule, RedisModule],
   controllers: [ActuatorController, HealthController, InfoController, PrometheusController],
   providers: [
     ActuatorExposure,

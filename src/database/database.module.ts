@@ -24,6 +24,8 @@ import { typeOrmOptions } from './typeorm-options.js';
       useFactory: (config: ConfigService<AppConfig, true>, pool: DatabasePool) => ({
         ...typeOrmOptions(config.get('db', { infer: true })),
         driver: pool.typeOrmDriver(),
+        // The entities of the feature modules (TypeOrmModule.forFeature), so that the database knows no feature.
+        autoLoadEntities: true,
         // No retries: a failed attempt ends the pool, which a retry could not use again. Waiting for the database
         // to come up is ensureDatabase's, before the pool exists.
         retryAttempts: 0,

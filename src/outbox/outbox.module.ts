@@ -1,9 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { OutboxEvent } from './outbox-event.entity.js';
+import { OutboxMetrics } from './outbox.metrics.js';
 import { OutboxRelay } from './outbox.relay.js';
 import { OutboxWriter } from './outbox.writer.js';
 
+/** The outbox: the writer (an event into a write's transaction), the relay that publishes it, and its metrics. */
 @Module({
-  providers: [OutboxWriter, OutboxRelay],
+  imports: [TypeOrmModule.forFeature([OutboxEvent])],
+  providers: [OutboxWriter, OutboxRelay, OutboxMetrics],
   exports: [OutboxWriter, OutboxRelay],
 })
 export class OutboxModule {}

@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
+import { Ticket } from './ticket.entity.js';
 import { TicketsController } from './tickets.controller.js';
 import { TicketsService } from './tickets.service.js';
 import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
 
 @Module({
-  imports: [OutboxModule, IdempotencyModule],
+  imports: [TypeOrmModule.forFeature([Ticket]), OutboxModule, IdempotencyModule],
   controllers: [TicketsController, TicketsV2Controller],
   providers: [TicketsService],
 })

@@ -18,3 +18,17 @@ export function recordResponseError(response: ServerResponse, error: ResponseErr
 export function responseErrorOf(response: ServerResponse): ResponseError | undefined {
   return recorded.get(response);
 }
+
+const EXCEPTION = Symbol('http.server.requests.exception');
+
+type WithException = ServerResponse & { [EXCEPTION]?: string };
+
+/** Notes the class of the error a request ended with, for the metrics' `exception` label (called by the error filter). */
+export function noteRequestException(response: object, exception: unknown): void {
+  const name = (exception as { constructor?: { name?: string } } | null)?.constructor?.name;
+  (response as WithException)[EXCEPTION] = name || 'Error';
+}
+
+export function requestExceptionOf(response: ServerResponse): string | undefined {
+  return (response as WithException)[EXCEPTION];
+}

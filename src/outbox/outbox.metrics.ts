@@ -1,10 +1,10 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Counter, Gauge, Histogram } from './prom-client.js';
-import type { AppConfig } from '../../config/app-config.js';
-import type { PublishOutcome } from '../../messaging/rabbitmq.client.js';
-import { type OutboxBacklog, OutboxRelay, type OutboxRelayObserver, type PendingEvent } from '../../outbox/outbox.relay.js';
-import { MetricsRegistry } from './metrics.registry.js';
+import { Counter, Gauge, Histogram } from '../observability/metrics/prom-client.js';
+import type { AppConfig } from '../config/app-config.js';
+import type { PublishOutcome } from '../messaging/rabbitmq.client.js';
+import { type OutboxBacklog, OutboxRelay, type OutboxRelayObserver, type PendingEvent } from './outbox.relay.js';
+import { MetricsRegistry } from '../observability/metrics/metrics.registry.js';
 
 /** Publish lag boundaries, in seconds: from a few milliseconds (healthy) to an hour (a long broker outage). */
 const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
