@@ -6,7 +6,7 @@ import { HistoryModule } from './history/history.module.js';
 import { configModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DocsRoutes } from './docs/docs-routes.js';
-import { HealthModule } from './health/health.module.js';
+import { ActuatorModule } from './actuator/actuator.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MessagingModule } from './messaging/messaging.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
@@ -23,7 +23,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     TicketsModule,
     HistoryModule,
     CommentsModule,
-    HealthModule,
+    ActuatorModule,
     ObservabilityModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: SpringErrorFilter }, DocsRoutes],

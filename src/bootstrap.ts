@@ -10,7 +10,7 @@ import { AppModule } from './app.module.js';
 import { setupApp } from './app.setup.js';
 import { type AppConfig, ConfigError } from './config/app-config.js';
 import { configModule } from './config/config.module.js';
-import { ActuatorExposure } from './health/actuator-exposure.js';
+import { ActuatorExposure } from './actuator/actuator-exposure.js';
 import { listeningMessage, serviceUrls } from './service-urls.js';
 
 // Before its next full collection V8 lets the old generation grow to up to 4× what was live after the last one (the

@@ -2,10 +2,10 @@ import { Body, Controller, Get, Param, Post, Req, Res, UseGuards, UseInterceptor
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
-import { parseKeysetPage } from '../tickets/query/keyset-page.js';
-import { TicketIdPipe } from '../tickets/ticket-id.pipe.js';
-import { setPageHeaders } from '../tickets/ticket-page-headers.js';
-import { writeContext } from '../tickets/write-context.js';
+import { parseKeysetPage } from '../common/paging/keyset-page.js';
+import { IdPipe } from '../common/http/id.pipe.js';
+import { setPageHeaders } from '../common/paging/page-headers.js';
+import { writeContext } from '../common/context/write-context.js';
 import { commentsApi } from './comments.openapi.js';
 import { CommentsService } from './comments.service.js';
 import { CommentRequest } from './dto/comment-request.dto.js';
@@ -24,7 +24,7 @@ export class CommentsController {
   @UseGuards(JsonContentTypeGuard)
   @UseInterceptors(IdempotencyInterceptor)
   async addComment(
-    @Param('id', TicketIdPipe) id: string,
+    @Param('id', IdPipe) id: string,
     @Body() request: CommentRequest,
     @Req() http: Request,
     @Res({ passthrough: true }) response: Response,
@@ -36,7 +36,7 @@ export class CommentsController {
 
   @Get()
   @api.list()
-  async listComments(@Param('id', TicketIdPipe) id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<CommentResponse[]> {
+  async listComments(@Param('id', IdPipe) id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<CommentResponse[]> {
     const page = await this.comments.list(id, parseKeysetPage(request.query, 'v1', `comments:${id}`, 'pageQuery'));
     setPageHeaders(response, `/api/tickets/${id}/comments`, request.originalUrl, { ...page, total: null });
     return page.items;
@@ -44,7 +44,7 @@ export class CommentsController {
 
   @Get(':commentId')
   @api.get()
-  getComment(@Param('id', TicketIdPipe) id: string, @Param('commentId', TicketIdPipe) commentId: string): Promise<CommentResponse> {
+  getComment(@Param('id', IdPipe) id: string, @Param('commentId', IdPipe) commentId: string): Promise<CommentResponse> {
     return this.comments.findOne(id, commentId);
   }
 }

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { ApiIdempotencyKey, idempotentReplayedHeader } from '../idempotency/idempotency.openapi.js';
-import type { QueryDialect } from '../tickets/query/ticket-query.js';
+import type { QueryDialect } from '../common/paging/query-parameters.js';
 import { ticketSubresourceApi } from '../tickets/ticket-subresource.openapi.js';
 import { CommentRequest } from './dto/comment-request.dto.js';
 import { CommentPageResponse } from './dto/comment-page-response.dto.js';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Queryable } from '../database/statement-batch.js';
-import { type KeysetPageRequest, keysetSql } from '../tickets/query/keyset-page.js';
+import { type KeysetPageRequest, keysetSql } from '../common/paging/keyset-page.js';
 import type { CommentVisibility } from './comment-visibility.enum.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
 

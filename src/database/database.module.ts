@@ -26,6 +26,8 @@ import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
         ...typeOrmOptions(config.get('db', { infer: true })),
         driver: pool.typeOrmDriver(),
         subscribers: [databaseTimeoutsSubscriber((connection) => pool.destroy(connection))],
+        // The entities of the feature modules (TypeOrmModule.forFeature), so that the database knows no feature.
+        autoLoadEntities: true,
         // No retries: a failed attempt ends the pool, which a retry could not use again. Waiting for the database
         // to come up is ensureDatabase's, before the pool exists.
         retryAttempts: 0,

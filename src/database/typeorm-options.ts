@@ -1,7 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import { Ticket } from '../tickets/ticket.entity.js';
-import { OutboxEvent } from '../outbox/outbox-event.entity.js';
 import { CreateTickets1763900000000 } from './migrations/1763900000000-CreateTickets.js';
 import { CreateOutbox1763900000001 } from './migrations/1763900000001-CreateOutbox.js';
 import { PartitionOutbox1763900000002 } from './migrations/1763900000002-PartitionOutbox.js';
@@ -19,7 +17,9 @@ import { NestTypeOrmLogger } from './typeorm-logger.js';
 
 /**
  * The one set of TypeORM options, shared by the application and the migration CLI (ormconfig.ts). The application
- * adds its own pool as `driver` (DatabaseModule); the CLI's TypeORM makes a pool of its own from `extra`.
+ * adds its own pool as `driver` (DatabaseModule); the CLI's TypeORM makes a pool of its own from `extra`. The
+ * entities belong to their features: the application loads those the feature modules register
+ * (`TypeOrmModule.forFeature`), the CLI names them.
  */
 export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
   return {
@@ -32,7 +32,6 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
     charset: 'utf8mb4_unicode_ci',
     // Timestamps are written and read as UTC so the API can serve them with a "Z".
     timezone: 'Z',
-    entities: [Ticket, OutboxEvent],
     migrations: [
       CreateTickets1763900000000,
       CreateOutbox1763900000001,

@@ -5,7 +5,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import type { Express } from 'express';
 import { noEndpointMessage } from '../common/errors/no-endpoint.js';
 import type { AppConfig } from '../config/app-config.js';
-import { readPackageFacts } from '../health/app-info.js';
+import { readPackageFacts } from '../common/package-facts.js';
 import { ASYNCAPI_PATHS } from './asyncapi.setup.js';
 import { withSecurity } from './openapi-security.js';
 

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { QueryDialect } from '../tickets/query/ticket-query.js';
+import type { QueryDialect } from '../common/paging/query-parameters.js';
 import { ticketSubresourceApi } from '../tickets/ticket-subresource.openapi.js';
 import { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
 import { HistoryPageResponse } from './dto/history-page-response.dto.js';

@@ -5,7 +5,7 @@ import type { Queryable } from '../database/statement-batch.js';
 import type { HistoryAction } from '../tickets/history-action.js';
 import type { HistoryEntry } from '../tickets/history-entry.js';
 import type { FieldChange } from '../tickets/ticket-changes.js';
-import { type KeysetPageRequest, keysetSql } from '../tickets/query/keyset-page.js';
+import { type KeysetPageRequest, keysetSql } from '../common/paging/keyset-page.js';
 import type { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
 
 interface HistoryRow {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../tickets/query/keyset-page.js';
+import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/paging/keyset-page.js';
 import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import type { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
 import { HistoryRepository } from './history.repository.js';

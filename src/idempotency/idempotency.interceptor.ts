@@ -3,16 +3,9 @@ import type { Request, Response } from 'express';
 import { catchError, from, mergeMap, type Observable, of, throwError } from 'rxjs';
 import { isPastDeadline } from '../database/request-deadline.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, idempotencyKey, requestHash } from './idempotency-key.js';
-import { type IdempotencyClaim, IdempotencyService } from './idempotency.service.js';
-import { principalOf } from '../security/principal.js';
-
-/** Where a request's claim of its key waits for the service, which finishes it in the write's transaction. */
-const CLAIM = Symbol('idempotencyClaim');
-
-/** The key a request holds, if it came with an Idempotency-Key. */
-export function idempotencyClaimOf(request: Request): IdempotencyClaim | undefined {
-  return (request as Request & { [CLAIM]?: IdempotencyClaim })[CLAIM];
-}
+import { IdempotencyService } from './idempotency.service.js';
+import { principalOf } from '../common/context/principal.js';
+import { setIdempotencyClaim } from '../common/context/write-context.js';
 
 /** The scope of keys sent while authentication is off. */
 const ANONYMOUS_SCOPE = '';
@@ -50,7 +43,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           if (etag) response.setHeader('ETag', etag);
           return of(JSON.parse(body));
         }
-        (request as Request & { [CLAIM]?: IdempotencyClaim })[CLAIM] = started.claim;
+        setIdempotencyClaim(request, started.claim);
         const abandon = () => this.idempotency.abandon(started.claim).catch(() => undefined);
         // A write that already finished the key keeps it (abandon deletes only a started row with this claim's token).
         return next.handle().pipe(

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { QueryFailedError, type DataSource } from 'typeorm';
 import type { Queryable } from '../database/statement-batch.js';
-import type { IdempotencyClaim, StoredResponse } from './idempotency.service.js';
+import type { IdempotencyClaim } from '../common/context/write-context.js';
+import type { StoredResponse } from './idempotency.service.js';
 
 /** A key's row as the database holds it. */
 export interface KeyRecord {

@@ -10,6 +10,7 @@ import {
 import { ConfigService } from '@nestjs/config';
 import type { Queryable } from '../database/statement-batch.js';
 import type { AppConfig } from '../config/app-config.js';
+import type { IdempotencyClaim } from '../common/context/write-context.js';
 import { freeOfRequestDeadline, WithinRequestDeadline } from '../database/request-deadline.js';
 import { IdempotencyRepository, type KeyRecord, type StartedKey } from './idempotency.repository.js';
 
@@ -28,15 +29,6 @@ export interface StoredResponse {
   body: string;
   location: string | null;
   etag: string | null;
-}
-
-/** A key this request holds while it runs: only its token can finish or drop the started row. */
-export interface IdempotencyClaim {
-  scope: string;
-  key: string;
-  token: string;
-  /** Where the resource this request creates will be, from its id (the request path and the id). */
-  locationOf(id: number): string;
 }
 
 export type IdempotencyStart = { claim: IdempotencyClaim } | { replay: StoredResponse };

@@ -5,7 +5,7 @@ import { type Logger, pino } from 'pino';
 import { parseConfig } from '../config/app-config.js';
 import { loggerOptions } from './logger-options.js';
 import { requestLog } from './request-log.js';
-import { recordResponseError } from './response-error.js';
+import { recordResponseError } from '../common/http/response-error.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

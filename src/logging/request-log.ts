@@ -5,7 +5,7 @@ import { runInRequestContext } from '../common/context/request-context.js';
 import { traceLogFields } from '../observability/tracing/trace-context.js';
 import type { RefusedRequestLog } from '../common/http/client-error.handler.js';
 import { requestId } from './request-id.js';
-import { responseErrorOf } from './response-error.js';
+import { responseErrorOf } from '../common/http/response-error.js';
 
 type Request = IncomingMessage & { originalUrl?: string };
 

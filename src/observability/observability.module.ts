@@ -1,27 +1,25 @@
 import { Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
-import { ActuatorExposure } from '../health/actuator-exposure.js';
-import { OutboxModule } from '../outbox/outbox.module.js';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/app-config.js';
+import { isEndpointExposed } from '../config/management-config.js';
 import { ConnectionsMetrics } from './metrics/connections.metrics.js';
 import { HttpServerRequestsRecorder } from './metrics/http-server-requests.recorder.js';
-import { MetricsRegistry } from './metrics/metrics.registry.js';
-import { OutboxMetrics } from './metrics/outbox.metrics.js';
-import { PrometheusController } from './metrics/prometheus.controller.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { HTTP_SERVER_REQUESTS } from './metrics/http-server-requests.provider.js';
 import { activeTracing } from './tracing/trace-context.js';
 
-/** Metrics (/actuator/prometheus) and, when turned on, tracing; see docs/observability.md. */
+/** Metrics (served by the actuator at /actuator/prometheus) and, when turned on, tracing; see docs/observability.md. */
 @Module({
-  imports: [OutboxModule],
-  controllers: [PrometheusController],
-  providers: [ActuatorExposure, MetricsRegistry, OutboxMetrics, ConnectionsMetrics, HTTP_SERVER_REQUESTS],
+  imports: [MetricsModule],
+  providers: [ConnectionsMetrics, HTTP_SERVER_REQUESTS],
 })
 export class ObservabilityModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly recorder: HttpServerRequestsRecorder,
-    private readonly exposure: ActuatorExposure,
+    private readonly config: ConfigService<AppConfig, true>,
   ) {}
 
   /**
@@ -29,7 +27,7 @@ export class ObservabilityModule implements OnApplicationBootstrap, OnApplicatio
    * /actuator/prometheus is exposed: series nobody can read would cost every request for nothing.
    */
   onApplicationBootstrap(): void {
-    if (!this.exposure.isExposed('prometheus')) return;
+    if (!isEndpointExposed(this.config.get('management.exposure', { infer: true }), 'prometheus')) return;
     const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
     server?.prependListener('request', this.recorder.onRequest);
   }

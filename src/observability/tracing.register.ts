@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { type AppConfig, parseConfig } from '../config/app-config.js';
-import { readPackageFacts } from '../health/app-info.js';
+import { readPackageFacts } from '../common/package-facts.js';
 
 const config = settings();
 if (config?.management.tracing.enabled && isServiceEntry()) {

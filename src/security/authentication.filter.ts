@@ -6,7 +6,7 @@ import { describeError } from '../common/errors/describe-error.js';
 import { BearerTokenException, IssuerUnavailableException } from './bearer-token.exception.js';
 import { resolveBearerToken } from './bearer-token.resolver.js';
 import { JwtVerifier } from './jwt-verifier.js';
-import { setPrincipal } from './principal.js';
+import { setPrincipal } from '../common/context/principal.js';
 
 /**
  * Decides who a request is (Spring's BearerTokenAuthenticationFilter), on every path, in two steps (see

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { requiredScopes } from './access-rules.js';
 import { BearerTokenException } from './bearer-token.exception.js';
-import { hasScope, principalOf } from './principal.js';
+import { hasScope, principalOf } from '../common/context/principal.js';
 
 /**
  * Decides what a request may do (Spring's AuthorizationFilter), after authentication: by access-rules.ts alone.

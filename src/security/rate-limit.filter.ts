@@ -5,7 +5,7 @@ import type { AppConfig } from '../config/app-config.js';
 import type { RateLimitConfig } from '../config/security-config.js';
 import { describeError } from '../common/errors/describe-error.js';
 import { addressKey } from './client-address.js';
-import { principalOf } from './principal.js';
+import { principalOf } from '../common/context/principal.js';
 import type { RateLimitStore } from './rate-limit.store.js';
 
 export const RATE_LIMIT_STORE = Symbol('RateLimitStore');

@@ -3,9 +3,10 @@ import { ApiParam, ApiProduces, ApiQuery } from '@nestjs/swagger';
 import { ApiErrorResponse, ApiProblemResponse, type ErrorExample } from '../common/errors/api-error-response.decorator.js';
 import { mapError } from '../common/errors/error-mapping.js';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
-import { parseKeysetPage } from './query/keyset-page.js';
-import { PAGE_LIMIT, type QueryDialect } from './query/ticket-query.js';
-import { TicketIdPipe } from './ticket-id.pipe.js';
+import { parseKeysetPage } from '../common/paging/keyset-page.js';
+import { PAGE_LIMIT } from '../common/paging/page-limit.js';
+import type { QueryDialect } from '../common/paging/query-parameters.js';
+import { IdPipe } from '../common/http/id.pipe.js';
 
 /*
  * OpenAPI pieces shared by a ticket's sub-resources (comments, history) in each version: the ticket id, the
@@ -25,7 +26,7 @@ export function ticketSubresourceApi(version: QueryDialect, subresource: string)
   const prefix = version === 'v1' ? '/api/tickets' : '/api/v2/tickets';
   const path = `${prefix}/42/${subresource}`;
   const errorResponse = version === 'v1' ? ApiErrorResponse : ApiProblemResponse;
-  const invalidId: ErrorExample = { summary: 'Id is not a positive 64-bit integer', path: `${prefix}/abc/${subresource}`, ...rejected(() => new TicketIdPipe().transform('abc')) };
+  const invalidId: ErrorExample = { summary: 'Id is not a positive 64-bit integer', path: `${prefix}/abc/${subresource}`, ...rejected(() => new IdPipe().transform('abc')) };
   const badLimit: ErrorExample = { summary: 'limit out of range', path, ...rejected(() => parseKeysetPage({ limit: '0' }, version, 'example', 'pageQuery')) };
 
   return {

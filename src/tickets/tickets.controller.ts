@@ -7,12 +7,12 @@ import { TicketRequest } from './dto/ticket-request.dto.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 import type { TicketTransitionsResponse } from './dto/ticket-transitions-response.dto.js';
 import { parseTicketQuery } from './query/ticket-query.js';
-import { TicketIdPipe } from './ticket-id.pipe.js';
-import { setPageHeaders } from './ticket-page-headers.js';
+import { IdPipe } from '../common/http/id.pipe.js';
+import { setPageHeaders } from '../common/paging/page-headers.js';
 import { TicketsService } from './tickets.service.js';
 import type { ListedTicket } from './ticket-row.js';
 import { ticketsApi } from './tickets.openapi.js';
-import { writeContext } from './write-context.js';
+import { writeContext } from '../common/context/write-context.js';
 import { withEtag } from './ticket-etag.js';
 
 const COLLECTION = '/api/tickets';
@@ -45,13 +45,13 @@ export class TicketsController {
 
   @Get(':id')
   @api.get()
-  async findOne(@Param('id', TicketIdPipe) id: string, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
+  async findOne(@Param('id', IdPipe) id: string, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
     return withEtag(response, await this.tickets.findOne(id));
   }
 
   @Get(':id/transitions')
   @api.transitions()
-  transitions(@Param('id', TicketIdPipe) id: string): Promise<TicketTransitionsResponse> {
+  transitions(@Param('id', IdPipe) id: string): Promise<TicketTransitionsResponse> {
     return this.tickets.transitions(id);
   }
 
@@ -59,7 +59,7 @@ export class TicketsController {
   @api.replace()
   @UseGuards(JsonContentTypeGuard)
   async replace(
-    @Param('id', TicketIdPipe) id: string,
+    @Param('id', IdPipe) id: string,
     @Body() request: TicketRequest,
     @Req() http: Request,
     @Res({ passthrough: true }) response: Response,
@@ -74,7 +74,7 @@ export class TicketsController {
   @UseGuards(JsonContentTypeGuard)
   @UseInterceptors(IdempotencyInterceptor)
   async patch(
-    @Param('id', TicketIdPipe) id: string,
+    @Param('id', IdPipe) id: string,
     @Body() patch: TicketPatch,
     @Req() http: Request,
     @Res({ passthrough: true }) response: Response,
@@ -86,7 +86,7 @@ export class TicketsController {
   @Delete(':id')
   @api.remove()
   @HttpCode(204)
-  remove(@Param('id', TicketIdPipe) id: string, @Headers('if-match') ifMatch?: string): Promise<void> {
+  remove(@Param('id', IdPipe) id: string, @Headers('if-match') ifMatch?: string): Promise<void> {
     return this.tickets.remove(id, ifMatch);
   }
 }

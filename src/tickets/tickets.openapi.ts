@@ -24,8 +24,8 @@ import { TicketPatch } from './dto/ticket-patch.dto.js';
 import { TicketRequest } from './dto/ticket-request.dto.js';
 import { TicketResponse } from './dto/ticket-response.dto.js';
 import { assertIfMatch, ticketEtag } from './ticket-etag.js';
-import { TicketIdPipe } from './ticket-id.pipe.js';
-import type { QueryDialect } from './query/ticket-query.js';
+import { IdPipe } from '../common/http/id.pipe.js';
+import type { QueryDialect } from '../common/paging/query-parameters.js';
 import { ApiTicketQueryParameters, queryErrorExamples } from './ticket-query.openapi.js';
 import { TicketStatus } from './ticket-status.enum.js';
 import { assertTransition } from './ticket-workflow.js';
@@ -121,7 +121,7 @@ export function ticketsApi(version: QueryDialect) {
   const invalidId: ErrorExample = {
     summary: 'Id is not a positive 64-bit integer',
     path: `${collection}/abc`,
-    message: messageOf(() => new TicketIdPipe().transform('abc')),
+    message: messageOf(() => new IdPipe().transform('abc')),
   };
   const notFound = () => errorResponse(404, 'No ticket has this id', { summary: 'Unknown id', path: one, message: 'Ticket not found with id: 42' });
 

@@ -19,7 +19,7 @@ import { newTicket, patchTicket, replaceTicket, type TicketState } from './ticke
 import { ticketNotFound } from './ticket-not-found.js';
 import { allowedStatuses, assertTransition } from './ticket-workflow.js';
 import { type NewTicketRow, TicketsRepository } from './tickets.repository.js';
-import { anonymousWrite, type WriteContext } from './write-context.js';
+import { anonymousWrite, type WriteContext } from '../common/context/write-context.js';
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { assertPrefixesBounded } from './query/search-prefix-bound.js';

@@ -1,12 +1,11 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger, NotFoundException } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { recordResponseError } from '../../logging/response-error.js';
+import { noteRequestException, recordResponseError } from '../http/response-error.js';
 import { allowedMethods } from './allowed-methods.js';
 import { mapError } from './error-mapping.js';
 import { noEndpointMessage } from './no-endpoint.js';
 import { errorPayload, LISTED_ERRORS_MAX } from './error-response.js';
-import { noteRequestException } from '../../observability/metrics/http-server-requests.recorder.js';
 
 /**
  * Renders every error, from any layer, as Spring Boot's JSON error body, or under /api/v2 as an RFC 9457

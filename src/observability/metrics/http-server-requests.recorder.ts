@@ -1,19 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { requestExceptionOf } from '../../common/http/response-error.js';
 import { methodOf, outcomeOf, springTemplate, uriOf } from './http-server-requests.js';
 import type { MicrometerTimer, TimerSeries } from './micrometer-timer.js';
 
 const STARTED = Symbol('http.server.requests.started');
-const EXCEPTION = Symbol('http.server.requests.exception');
 
 type TimedRequest = IncomingMessage & { [STARTED]?: number; route?: { path?: unknown } };
-type TimedResponse = ServerResponse & { [EXCEPTION]?: string };
-
-/** Notes the class of the error a request ended with, for the `exception` label (called by the error filter). */
-export function noteRequestException(response: object, exception: unknown): void {
-  const name = (exception as { constructor?: { name?: string } } | null)?.constructor?.name;
-  (response as TimedResponse)[EXCEPTION] = name || 'Error';
-}
 
 /**
  * Records Micrometer's http.server.requests for every request the server receives, at the edge: the listener runs
@@ -32,7 +25,7 @@ export class HttpServerRequestsRecorder {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const recorder = this;
     this.onFinish = function (this: ServerResponse) {
-      recorder.finished(this as TimedResponse);
+      recorder.finished(this);
     };
     this.onRequest = (req, res) => {
       (req as TimedRequest)[STARTED] = performance.now();
@@ -40,7 +33,7 @@ export class HttpServerRequestsRecorder {
     };
   }
 
-  private finished(res: TimedResponse): void {
+  private finished(res: ServerResponse): void {
     const req = res.req as TimedRequest;
     const started = req[STARTED];
     if (started === undefined) return;
@@ -48,7 +41,7 @@ export class HttpServerRequestsRecorder {
     const status = res.statusCode;
     const routePath = req.route?.path;
     const uri = uriOf(typeof routePath === 'string' ? this.template(routePath) : undefined, status);
-    this.seriesFor(methodOf(req.method), uri, status, res[EXCEPTION] ?? 'none').record((now - started) / 1000, now);
+    this.seriesFor(methodOf(req.method), uri, status, requestExceptionOf(res) ?? 'none').record((now - started) / 1000, now);
   }
 
   private template(routePath: string): string | undefined {

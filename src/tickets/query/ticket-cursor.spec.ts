@@ -1,7 +1,8 @@
 import { TicketPriority } from '../ticket-priority.enum.js';
 import type { ListedTicket } from '../ticket-row.js';
 import { TicketStatus } from '../ticket-status.enum.js';
-import { decodeCursor, encodeCursor, queryFingerprint } from './ticket-cursor.js';
+import { queryFingerprint } from '../../common/paging/cursor.js';
+import { decodeCursor, encodeCursor } from './ticket-cursor.js';
 import { parseSort } from './ticket-sort.js';
 
 const ticket: ListedTicket = {

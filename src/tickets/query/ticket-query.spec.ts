@@ -2,7 +2,8 @@ import { BadRequestException } from '@nestjs/common';
 import { ValidationFailedException } from '../../common/errors/validation-failed.exception.js';
 import type { ListedTicket } from '../ticket-row.js';
 import { encodeCursor } from './ticket-cursor.js';
-import { parseTicketQuery, type QueryDialect } from './ticket-query.js';
+import type { QueryDialect } from '../../common/paging/query-parameters.js';
+import { parseTicketQuery } from './ticket-query.js';
 
 function problems(raw: Record<string, unknown>, dialect: QueryDialect = 'v1'): Array<[string, string, unknown]> {
   try {

@@ -4,12 +4,13 @@ import { TicketPriority } from '../ticket-priority.enum.js';
 import { TicketStatus } from '../ticket-status.enum.js';
 import { TicketStatusFilterPipe } from '../ticket-status-filter.pipe.js';
 import { parseInstant } from './query-instant.js';
-import { type QueryDialect, QueryParameters } from './query-parameters.js';
-import { type CursorPosition, decodeCursor, queryFingerprint } from './ticket-cursor.js';
+import { type QueryDialect, QueryParameters } from '../../common/paging/query-parameters.js';
+import { queryFingerprint } from '../../common/paging/cursor.js';
+import { readLimit } from '../../common/paging/page-limit.js';
+import { type CursorPosition, decodeCursor } from './ticket-cursor.js';
 import { type SearchTerm, searchTerms } from './ticket-search.js';
 import { DEFAULT_SORT, parseSort, SORT_FIELDS, type SortKey } from './ticket-sort.js';
 
-export type { QueryDialect } from './query-parameters.js';
 
 export interface TicketFilters {
   statuses: TicketStatus[];
@@ -50,7 +51,6 @@ export const QUERY_PARAMETERS = [
   'q', 'sort', 'limit', 'cursor', 'total',
 ] as const;
 
-export const PAGE_LIMIT = { min: 1, max: 1000, v2Default: 50 } as const;
 export const SEARCH_MAX_LENGTH = 200;
 /**
  * Prefix words (`print*`) one search may hold. Each is checked against the word index before the search runs and
@@ -60,23 +60,6 @@ export const SEARCH_MAX_LENGTH = 200;
 export const SEARCH_MAX_PREFIXES = 8;
 const DATE_FILTERS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore'] as const;
 
-/**
- * `limit` (as `params.single('limit')` read it), checked (a problem is recorded for a bad one): without it, the default page size in v2 and no paging in
- * v1.
- */
-export function readLimit(params: QueryParameters, limitText: string | undefined): number | undefined {
-  const absent = params.dialect === 'v2' ? PAGE_LIMIT.v2Default : undefined;
-  if (limitText === undefined) return absent;
-  if (!/^\d+$/.test(limitText)) {
-    params.problem('limit', 'typeMismatch', 'java.lang.Integer', "Failed to convert value to required type 'java.lang.Integer'", limitText);
-    return absent;
-  }
-  if (Number(limitText) < PAGE_LIMIT.min || Number(limitText) > PAGE_LIMIT.max) {
-    params.problem('limit', 'Range', 'java.lang.Integer', `must be between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`, limitText, [PAGE_LIMIT.max, PAGE_LIMIT.min]);
-    return absent;
-  }
-  return Number(limitText);
-}
 
 /**
  * Parses a list request's query parameters. Every bad value is reported at once as a validation failure of

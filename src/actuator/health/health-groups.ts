@@ -1,0 +1,19 @@
+import { ConfigError } from '../../config/app-config.js';
+import type { AppConfig } from '../../config/app-config.js';
+
+/**
+ * Spring's health groups: with probes on, `liveness` is the process itself and `readiness` what
+ * MANAGEMENT_ENDPOINT_HEALTH_GROUP_READINESS_INCLUDE names. A member that does not exist stops start-up,
+ * as Spring Boot's group-membership validation does, rather than silently never being checked.
+ */
+export function healthGroups(management: AppConfig['management'], components: string[]): Record<string, string[]> {
+  if (!management.probesEnabled) return {};
+  const unknown = management.readinessInclude.filter((name) => !components.includes(name));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `MANAGEMENT_ENDPOINT_HEALTH_GROUP_READINESS_INCLUDE names unknown health components: ${unknown.join(', ')}` +
+        ` (known: ${components.join(', ')})`,
+    );
+  }
+  return { liveness: ['livenessState'], readiness: management.readinessInclude };
+}
