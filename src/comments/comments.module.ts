@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { HistoryModule } from '../history/history.module.js';
+import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { CommentsController } from './comments.controller.js';
@@ -8,8 +8,8 @@ import { CommentsService } from './comments.service.js';
 import { CommentsV2Controller } from './v2/comments-v2.controller.js';
 
 @Module({
-  imports: [OutboxModule, IdempotencyModule, HistoryModule],
+  imports: [OutboxModule, IdempotencyModule],
   controllers: [CommentsController, CommentsV2Controller],
-  providers: [CommentsService, CommentsRepository],
+  providers: [CommentsService, CommentsRepository, TicketHistoryRepository],
 })
 export class CommentsModule {}

@@ -2,7 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HistoryAction } from '../tickets/history-action.js';
-import { HistoryRepository } from '../history/history.repository.js';
+import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
@@ -26,7 +26,7 @@ export class CommentsService {
     private readonly relay: OutboxRelay,
     private readonly idempotency: IdempotencyService,
     private readonly comments: CommentsRepository,
-    private readonly history: HistoryRepository,
+    private readonly history: TicketHistoryRepository,
   ) {}
 
   /**

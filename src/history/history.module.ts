@@ -7,6 +7,5 @@ import { HistoryV2Controller } from './v2/history-v2.controller.js';
 @Module({
   controllers: [HistoryController, HistoryV2Controller],
   providers: [HistoryService, HistoryRepository],
-  exports: [HistoryRepository],
 })
 export class HistoryModule {}

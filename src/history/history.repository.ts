@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { Queryable } from '../database/statement-batch.js';
 import type { HistoryAction } from '../tickets/history-action.js';
-import type { HistoryEntry } from '../tickets/history-entry.js';
 import type { FieldChange } from '../tickets/ticket-changes.js';
 import { type KeysetPageRequest, keysetSql } from '../common/paging/keyset-page.js';
 import type { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
@@ -17,24 +15,10 @@ interface HistoryRow {
   changes: string;
 }
 
-/** `ticket_history`, a ticket's audit trail: written by the writes it describes, read oldest first. */
+/** `ticket_history`, a ticket's audit trail, read oldest first (the writes it describes record it: TicketHistoryRepository). */
 @Injectable()
 export class HistoryRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /**
-   * Records the entry in the write's own transaction (`manager`), so it commits or rolls back with the write it
-   * describes.
-   */
-  async record(manager: Queryable, entry: HistoryEntry): Promise<void> {
-    await manager.query('INSERT INTO ticket_history (ticket_id, occurred_at, actor, action, changes) VALUES (?, ?, ?, ?, ?)', [
-      entry.ticketId,
-      entry.occurredAt,
-      entry.actor,
-      entry.action,
-      JSON.stringify(entry.changes),
-    ]);
-  }
 
   /** The ticket's entries of the page's id range (one more than its limit, see keysetSql). */
   async page(ticketId: string, page: KeysetPageRequest): Promise<HistoryEntryResponse[]> {

@@ -7,7 +7,7 @@ import type { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
 import { HistoryRepository } from './history.repository.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
 
-/** A ticket's audit trail, read oldest first; each write records its entry in its own transaction (HistoryRepository.record). */
+/** A ticket's audit trail, read oldest first; each write records its entry in its own transaction (TicketHistoryRepository.record). */
 @Injectable()
 export class HistoryService {
   constructor(

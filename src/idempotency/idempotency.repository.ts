@@ -3,7 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { QueryFailedError, type DataSource } from 'typeorm';
 import type { Queryable } from '../database/statement-batch.js';
 import type { IdempotencyClaim } from '../common/context/write-context.js';
-import type { StoredResponse } from './idempotency.service.js';
+
+/** The response a finished key replays. */
+export interface StoredResponse {
+  status: number;
+  body: string;
+  location: string | null;
+  etag: string | null;
+}
 
 /** A key's row as the database holds it. */
 export interface KeyRecord {

@@ -12,7 +12,9 @@ import type { Queryable } from '../database/statement-batch.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { IdempotencyClaim } from '../common/context/write-context.js';
 import { freeOfRequestDeadline, WithinRequestDeadline } from '../database/request-deadline.js';
-import { IdempotencyRepository, type KeyRecord, type StartedKey } from './idempotency.repository.js';
+import { IdempotencyRepository, type KeyRecord, type StartedKey, type StoredResponse } from './idempotency.repository.js';
+
+export type { StoredResponse };
 
 /**
  * A started key whose request has not finished after this long is taken to be a crashed one, and the next
@@ -22,14 +24,6 @@ import { IdempotencyRepository, type KeyRecord, type StartedKey } from './idempo
 export const STARTED_TIMEOUT_MS = 60_000;
 const PURGE_INTERVAL_MS = 5 * 60_000;
 export const PURGE_BATCH_SIZE = 1_000;
-
-/** The response a finished key replays. */
-export interface StoredResponse {
-  status: number;
-  body: string;
-  location: string | null;
-  etag: string | null;
-}
 
 export type IdempotencyStart = { claim: IdempotencyClaim } | { replay: StoredResponse };
 

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '../database/statement-batch.js';
-import type { LeaseRow } from './outbox-leases.js';
+
+/** One partition's lease as the table holds it. */
+export interface LeaseRow {
+  partition: number;
+  owner: string | null;
+  epoch: number;
+  expired: boolean;
+}
 
 interface WriteResult {
   affectedRows: number;

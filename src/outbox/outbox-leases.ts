@@ -2,15 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
-import type { OutboxLeasesRepository } from './outbox-leases.repository.js';
+import type { LeaseRow, OutboxLeasesRepository } from './outbox-leases.repository.js';
 
-/** One partition's lease as the table holds it. */
-export interface LeaseRow {
-  partition: number;
-  owner: string | null;
-  epoch: number;
-  expired: boolean;
-}
+export type { LeaseRow };
 
 /** What a relay should do about leases: give some up, try to claim others. */
 export interface LeasePlan {

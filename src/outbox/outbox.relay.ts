@@ -8,7 +8,9 @@ import { type PublishOutcome, RabbitMqClient } from '../messaging/rabbitmq.clien
 import { publishSpans, untraced } from '../observability/tracing/trace-context.js';
 import { OutboxLeases } from './outbox-leases.js';
 import { OutboxLeasesRepository } from './outbox-leases.repository.js';
-import { OutboxRepository } from './outbox.repository.js';
+import { type OutboxBacklog, OutboxRepository, type PendingEvent } from './outbox.repository.js';
+
+export type { OutboxBacklog, PendingEvent };
 
 const BATCH_SIZE = 200;
 /** Also how soon a partition whose relay died is taken over once its lease has expired. */
@@ -17,28 +19,6 @@ const MAX_BACKOFF_MS = 5_000;
 const LINGER_MS = 10;
 /** A message the broker refused this many times, while connected, is parked instead of blocking the rows behind it. */
 export const MAX_ATTEMPTS = 10;
-
-/** An outbox row as the relay reads it: what publishing needs, without entity hydration. */
-export interface PendingEvent {
-  id: string;
-  partition: number;
-  eventId: string;
-  eventType: string;
-  /** Null: the configured routing key (RABBITMQ_ROUTING_KEY), which CREATED and UPDATED always go to. */
-  routingKey: string | null;
-  payload: string;
-  occurredAt: Date | string;
-  attempts: number;
-  /** The recording request's W3C trace context, when it was traced. */
-  traceparent?: string | null;
-  tracestate?: string | null;
-}
-
-export interface OutboxBacklog {
-  pending: number;
-  oldestPendingAt: Date | null;
-  parked: number;
-}
 
 /** Told about every batch the relay published, e.g. for metrics; must not throw. */
 export interface OutboxRelayObserver {

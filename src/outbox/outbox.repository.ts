@@ -2,7 +2,28 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Queryable } from '../database/statement-batch.js';
-import type { OutboxBacklog, PendingEvent } from './outbox.relay.js';
+
+export interface OutboxBacklog {
+  pending: number;
+  oldestPendingAt: Date | null;
+  parked: number;
+}
+
+/** An outbox row as the relay reads it: what publishing needs, without entity hydration. */
+export interface PendingEvent {
+  id: string;
+  partition: number;
+  eventId: string;
+  eventType: string;
+  /** Null: the configured routing key (RABBITMQ_ROUTING_KEY), which CREATED and UPDATED always go to. */
+  routingKey: string | null;
+  payload: string;
+  occurredAt: Date | string;
+  attempts: number;
+  /** The recording request's W3C trace context, when it was traced. */
+  traceparent?: string | null;
+  tracestate?: string | null;
+}
 
 /** An `outbox` row as a write records it. */
 export interface OutboxRow {

@@ -3,7 +3,7 @@ import type { FieldChange } from './ticket-changes.js';
 
 /**
  * An entry of a ticket's audit trail, as a write records it (the database assigns its id), in the write's own
- * transaction (HistoryRepository.record). The trail is read by history/.
+ * transaction (TicketHistoryRepository.record). The trail is read by history/.
  */
 export interface HistoryEntry {
   ticketId: number;

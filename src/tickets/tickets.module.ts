@@ -1,17 +1,17 @@
 import { Module } from '@nestjs/common';
-import { HistoryModule } from '../history/history.module.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { Ticket } from './ticket.entity.js';
 import { TicketsController } from './tickets.controller.js';
+import { TicketHistoryRepository } from './ticket-history.repository.js';
 import { TicketsRepository } from './tickets.repository.js';
 import { TicketsService } from './tickets.service.js';
 import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Ticket]), OutboxModule, IdempotencyModule, HistoryModule],
+  imports: [TypeOrmModule.forFeature([Ticket]), OutboxModule, IdempotencyModule],
   controllers: [TicketsController, TicketsV2Controller],
-  providers: [TicketsService, TicketsRepository],
+  providers: [TicketsService, TicketsRepository, TicketHistoryRepository],
 })
 export class TicketsModule {}

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HistoryAction } from './history-action.js';
-import { HistoryRepository } from '../history/history.repository.js';
+import { TicketHistoryRepository } from './ticket-history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { ticketChanges } from './ticket-changes.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
@@ -59,7 +59,7 @@ export class TicketsService {
     private readonly relay: OutboxRelay,
     private readonly idempotency: IdempotencyService,
     private readonly tickets: TicketsRepository,
-    private readonly history: HistoryRepository,
+    private readonly history: TicketHistoryRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
