@@ -12,20 +12,20 @@ import { DocsRoutes } from './docs/docs-routes.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { LOG_DESTINATION, ROOT_LOGGER } from './logging/logging.module.js';
 import { refusedRequestLog, requestLog } from './logging/request-log.js';
-import { securityFilters } from './security/security.setup.js';
+import { securityMiddleware } from './security/security.setup.js';
 
 /** Everything main.ts applies to the application beyond its modules; e2e tests apply the same. */
 export function setupApp(app: NestExpressApplication): NestExpressApplication {
   app.useLogger(app.get(Logger));
   const [rootLogger, logDestination] = [app.get(ROOT_LOGGER), app.get(LOG_DESTINATION)];
   // The middleware of every request, in this order, as one layer: first of all, its id and its log line (also
-  // for one refused further on); the security headers and limits; the security filters, before the body parser,
+  // for one refused further on); the security headers and limits; the security middleware, before the body parser,
   // so that a request refused at the door is never parsed; the body.
   app.use(
     inOneLayer(
       requestLog(rootLogger, logDestination),
       ...hardenHttp(app, refusedRequestLog(rootLogger, logDestination)),
-      ...securityFilters(app),
+      ...securityMiddleware(app),
       jsonBody({ limit: REQUEST_LIMITS.bodyBytes, type: JSON_MEDIA_TYPES }),
     ),
   );

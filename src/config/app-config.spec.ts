@@ -1,4 +1,5 @@
-import { ConfigError, parseConfig } from './app-config.js';
+import { parseConfig } from './app-config.js';
+import { ConfigError } from './env-reader.js';
 
 describe('parseConfig', () => {
   it('applies the documented defaults to an empty environment', () => {

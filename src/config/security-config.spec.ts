@@ -1,4 +1,5 @@
-import { ConfigError, parseConfig } from './app-config.js';
+import { parseConfig } from './app-config.js';
+import { ConfigError } from './env-reader.js';
 
 const JWT = 'SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_';
 

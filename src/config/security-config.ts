@@ -1,8 +1,4 @@
-import type { EnvReader } from './app-config.js';
-
-/** Spring's `management.endpoint.health.show-details` / `show-components` values. */
-const SHOW_DETAILS = ['always', 'when-authorized', 'never'] as const;
-export type ShowDetails = (typeof SHOW_DETAILS)[number];
+import { type EnvReader, relaxedEnum } from './env-reader.js';
 
 /** Spring's `server.forward-headers-strategy`: `native` and `framework` both take the client from X-Forwarded-For. */
 const FORWARD_HEADERS_STRATEGIES = ['none', 'native', 'framework'] as const;
@@ -51,14 +47,6 @@ export interface SecurityConfig {
   forwardHeadersStrategy: ForwardHeadersStrategy;
 }
 
-export interface RedisConfig {
-  /** Unset: counters are per process. */
-  url?: string;
-  keyPrefix: string;
-  /** Bound on each command: a Redis that hangs must not hang a request. */
-  commandTimeoutMs: number;
-}
-
 const JWT = 'SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_';
 
 /** The public-key JWS algorithms: never `none`, never HS* (a shared secret, which a public key set must not become). */
@@ -68,30 +56,12 @@ export const ASYMMETRIC_JWS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'P
 const DEFAULT_EXPOSED_HEADERS =
   'Location,ETag,Link,X-Total-Count,Idempotent-Replayed,RateLimit,RateLimit-Policy,Retry-After,WWW-Authenticate';
 
-export function parseShowDetails(read: EnvReader): { showDetails: ShowDetails; showComponents: ShowDetails } {
-  const showDetails = showSetting(read, 'MANAGEMENT_ENDPOINT_HEALTH_SHOWDETAILS', 'MANAGEMENT_ENDPOINT_HEALTH_SHOW_DETAILS', 'always');
-  // As in Spring, show-components follows show-details unless it is set itself.
-  const showComponents = showSetting(read, 'MANAGEMENT_ENDPOINT_HEALTH_SHOWCOMPONENTS', 'MANAGEMENT_ENDPOINT_HEALTH_SHOW_COMPONENTS', showDetails);
-  return { showDetails, showComponents };
-}
-
 export function parseSecurityConfig(read: EnvReader): SecurityConfig {
   return {
     jwt: jwtConfig(read),
     rateLimit: rateLimitConfig(read),
     cors: corsConfig(read),
     forwardHeadersStrategy: relaxedEnum(read, 'SERVER_FORWARD_HEADERS_STRATEGY', read.first('SERVER_FORWARD_HEADERS_STRATEGY'), 'none', FORWARD_HEADERS_STRATEGIES),
-  };
-}
-
-export function parseRedisConfig(read: EnvReader): RedisConfig {
-  const name = read.has('SPRING_DATA_REDIS_URL') ? 'SPRING_DATA_REDIS_URL' : 'REDIS_URL';
-  const url = read.first(name);
-  if (url !== undefined && (!/^rediss?:\/\/\S+$/.test(url) || !URL.canParse(url))) throw read.invalid(name, 'must be a redis:// or rediss:// URL');
-  return {
-    url,
-    keyPrefix: read.string('RATE_LIMIT_KEY_PREFIX', 'ticket-service:rate-limit:'),
-    commandTimeoutMs: duration(read, 'SPRING_DATA_REDIS_TIMEOUT', 250),
   };
 }
 
@@ -148,29 +118,8 @@ function corsConfig(read: EnvReader): CorsConfig | undefined {
   };
 }
 
-function showSetting(read: EnvReader, name: string, dashed: string, fallback: ShowDetails): ShowDetails {
-  const used = read.has(name) ? name : dashed;
-  return relaxedEnum(read, used, read.first(used), fallback, SHOW_DETAILS);
-}
-
-/** Spring binds enum values loosely: `WHEN_AUTHORIZED`, `when-authorized` and `When_Authorized` are one value. */
-function relaxedEnum<T extends string>(read: EnvReader, name: string, raw: string | undefined, fallback: T, allowed: readonly T[]): T {
-  if (raw === undefined) return fallback;
-  const value = raw.trim().toLowerCase().replaceAll('_', '-') as T;
-  if (!allowed.includes(value)) throw read.invalid(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
-  return value;
-}
-
 function httpUrl(read: EnvReader, name: string): string | undefined {
   const value = read.first(name)?.trim();
   if (value !== undefined && (!/^https?:\/\/\S+$/.test(value) || !URL.canParse(value))) throw read.invalid(name, 'must be an http:// or https:// URL');
   return value;
-}
-
-/** Milliseconds, or a Spring duration such as `500ms` or `2s`. */
-function duration(read: EnvReader, name: string, fallbackMs: number): number {
-  const raw = read.string(name, String(fallbackMs)).trim();
-  const match = /^(\d+)(ms|s)?$/.exec(raw);
-  if (!match) throw read.invalid(name, `must be milliseconds or a duration such as 500ms or 2s, got "${raw}"`);
-  return Number(match[1]) * (match[2] === 's' ? 1_000 : 1);
 }

@@ -5,7 +5,7 @@ import { ProblemDetailResponse } from '../common/errors/problem-detail-response.
 import { springErrorBody } from '../common/errors/spring-error-body.js';
 import { SpringErrorResponse } from '../common/errors/spring-error-response.dto.js';
 import type { SecurityConfig } from '../config/security-config.js';
-import { INSUFFICIENT_SCOPE } from '../security/bearer-token.exception.js';
+import { INSUFFICIENT_SCOPE } from '../security/jwt/bearer-token.exception.js';
 
 /** The name of the bearer scheme in the document; Swagger UI's Authorize button offers it. */
 const BEARER_SCHEME = 'bearer';

@@ -2,32 +2,32 @@ import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { RequestHandler } from 'express';
 import type { AppConfig } from '../config/app-config.js';
-import { AuthenticationFilter } from './authentication.filter.js';
-import { AuthorizationFilter } from './authorization.filter.js';
-import { CorsFilter } from './cors.filter.js';
-import { RateLimitFilter } from './rate-limit.filter.js';
+import { AuthenticationMiddleware } from './middleware/authentication.middleware.js';
+import { AuthorizationMiddleware } from './middleware/authorization.middleware.js';
+import { CorsMiddleware } from './middleware/cors.middleware.js';
+import { RateLimitMiddleware } from './middleware/rate-limit.middleware.js';
 
 /**
- * The security filters, to be mounted ahead of body parsing and routing, so a refused request costs no parsing and every
- * path (also an unknown one) is judged alike. In order: authentication identifies the client; the rate limit counts
+ * The security middleware (Spring Security's filter chain, as Express middleware), to be mounted ahead of body parsing
+ * and routing, so a refused request costs no parsing and every path (also an unknown one) is judged alike. In order: authentication identifies the client; the rate limit counts
  * every request (by the token's subject, wherever the client connects from, else by address), before anything can
  * refuse it, so refused tokens, CORS refusals and preflights are counted too; CORS (a browser's preflight carries no
  * token) answers preflights and refuses other origins; the rate limit answers 429 past the limit; authentication
  * answers 401 for a refused token; authorization. With nothing switched on, nothing is mounted and requests pass
  * exactly as before.
  */
-export function securityFilters(app: NestExpressApplication): RequestHandler[] {
+export function securityMiddleware(app: NestExpressApplication): RequestHandler[] {
   trustForwardedHeaders(app);
-  const authentication = app.get(AuthenticationFilter);
-  const rateLimit = app.get(RateLimitFilter);
-  const cors = app.get(CorsFilter);
-  const filters: RequestHandler[] = [];
-  if (authentication.enabled) filters.push(authentication.identify);
-  if (rateLimit.enabled) filters.push(rateLimit.count);
-  if (cors.enabled) filters.push(cors.handle);
-  if (rateLimit.enabled) filters.push(rateLimit.enforce);
-  if (authentication.enabled) filters.push(authentication.refuse, app.get(AuthorizationFilter).handle);
-  return filters;
+  const authentication = app.get(AuthenticationMiddleware);
+  const rateLimit = app.get(RateLimitMiddleware);
+  const cors = app.get(CorsMiddleware);
+  const middleware: RequestHandler[] = [];
+  if (authentication.enabled) middleware.push(authentication.identify);
+  if (rateLimit.enabled) middleware.push(rateLimit.count);
+  if (cors.enabled) middleware.push(cors.handle);
+  if (rateLimit.enabled) middleware.push(rateLimit.enforce);
+  if (authentication.enabled) middleware.push(authentication.refuse, app.get(AuthorizationMiddleware).handle);
+  return middleware;
 }
 
 /**

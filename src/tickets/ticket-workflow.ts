@@ -1,5 +1,5 @@
 import { ProblemTypeException } from '../common/errors/problem-type.exception.js';
-import type { TicketWorkflow } from '../config/app-config.js';
+import type { TicketWorkflow } from '../config/tickets-config.js';
 import { TicketStatus } from './ticket-status.enum.js';
 
 const { OPEN, IN_PROGRESS, WAITING_ON_CUSTOMER, RESOLVED, CLOSED } = TicketStatus;

@@ -28,7 +28,8 @@ import { inTransaction } from '../database/transaction.js';
 import type { Queryable } from '../database/statement-batch.js';
 import { BatchedWrites } from '../database/batched-writes.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
-import type { AppConfig, TicketWorkflow } from '../config/app-config.js';
+import type { AppConfig } from '../config/app-config.js';
+import type { TicketWorkflow } from '../config/tickets-config.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request } from 'express';
 import type { AppConfig } from '../../config/app-config.js';
-import type { ShowDetails } from '../../config/security-config.js';
+import type { ShowDetails } from '../../config/management-config.js';
 import { SCOPES } from '../../security/access-rules.js';
 import { hasScope, principalOf } from '../../common/context/principal.js';
 

@@ -1,4 +1,5 @@
-import { ConfigError, parseConfig } from '../../config/app-config.js';
+import { parseConfig } from '../../config/app-config.js';
+import { ConfigError } from '../../config/env-reader.js';
 import { healthGroups } from './health-groups.js';
 
 const COMPONENTS = ['db', 'diskSpace', 'ping', 'rabbit', 'outbox', 'livenessState', 'readinessState'];

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../config/app-config.js';
+import { ConfigError } from '../../config/env-reader.js';
 import type { AppConfig } from '../../config/app-config.js';
 
 /**

@@ -35,8 +35,6 @@ export interface CommentEvent extends EventEnvelope<'COMMENT_ADDED'> {
   comment: object;
 }
 
-export type OutboxTicketEvent = TicketEvent | CommentEvent;
-
 export function ticketEvent(eventType: TicketEventType | 'DELETED', ticket: TicketResponse, occurredAt: Date): TicketEvent {
   return { eventId: randomUUID(), eventType, occurredAt, ticketId: ticket.id, ticket };
 }

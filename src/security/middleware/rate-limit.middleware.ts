@@ -1,12 +1,12 @@
 import { HttpException, HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
-import type { AppConfig } from '../config/app-config.js';
-import type { RateLimitConfig } from '../config/security-config.js';
-import { describeError } from '../common/errors/describe-error.js';
-import { addressKey } from './client-address.js';
-import { principalOf } from '../common/context/principal.js';
-import type { RateLimitStore } from './rate-limit.store.js';
+import type { AppConfig } from '../../config/app-config.js';
+import type { RateLimitConfig } from '../../config/security-config.js';
+import { describeError } from '../../common/errors/describe-error.js';
+import { addressKey } from '../client-address.js';
+import { principalOf } from '../../common/context/principal.js';
+import type { RateLimitStore } from '../rate-limit.store.js';
 
 export const RATE_LIMIT_STORE = Symbol('RateLimitStore');
 
@@ -22,11 +22,11 @@ const POLICY = '"default"';
  * `RateLimit`); past the limit a 429 with `Retry-After`. When the counters cannot be reached the request is served
  * uncounted (fail open): an outage of Redis must not become an outage of the API.
  *
- * Two steps (see securityFilters): `count` before any refusal, so requests with a refused token, CORS refusals and
+ * Two steps (see securityMiddleware): `count` before any refusal, so requests with a refused token, CORS refusals and
  * preflights are counted too; `enforce` after CORS, so a 429 to an allowed origin carries its CORS headers.
  */
 @Injectable()
-export class RateLimitFilter {
+export class RateLimitMiddleware {
   private readonly logger = new Logger('RateLimit');
   private readonly limit?: RateLimitConfig;
   private readonly exceeded = new WeakSet<Request>();
@@ -74,7 +74,7 @@ export class RateLimitFilter {
   private clientKey(request: Request): string {
     const subject = principalOf(request)?.subject;
     if (subject !== undefined) return `sub:${subject}`;
-    // request.ip is X-Forwarded-For's client when Express trusts the peer as a proxy (see securityFilters), else the
+    // request.ip is X-Forwarded-For's client when Express trusts the peer as a proxy (see securityMiddleware), else the
     // peer; a forwarded value that is not an IP address counts as the peer that sent it.
     const { ipv6PrefixLength } = this.limit!;
     return `addr:${addressKey(request.ip, ipv6PrefixLength) ?? addressKey(request.socket.remoteAddress, ipv6PrefixLength) ?? 'unknown'}`;

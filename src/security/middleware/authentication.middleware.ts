@@ -1,21 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
-import type { AppConfig } from '../config/app-config.js';
-import { describeError } from '../common/errors/describe-error.js';
-import { BearerTokenException, IssuerUnavailableException } from './bearer-token.exception.js';
-import { resolveBearerToken } from './bearer-token.resolver.js';
-import { JwtVerifier } from './jwt-verifier.js';
-import { setPrincipal } from '../common/context/principal.js';
+import type { AppConfig } from '../../config/app-config.js';
+import { describeError } from '../../common/errors/describe-error.js';
+import { BearerTokenException, IssuerUnavailableException } from '../jwt/bearer-token.exception.js';
+import { resolveBearerToken } from '../jwt/bearer-token.resolver.js';
+import { JwtVerifier } from '../jwt/jwt-verifier.js';
+import { setPrincipal } from '../../common/context/principal.js';
 
 /**
  * Decides who a request is (Spring's BearerTokenAuthenticationFilter), on every path, in two steps (see
- * securityFilters): `identify` gives a request with a valid bearer token its Principal, and remembers the refusal
+ * securityMiddleware): `identify` gives a request with a valid bearer token its Principal, and remembers the refusal
  * of a token that is not valid; `refuse` answers that refusal, 401 with the RFC 6750 challenge, wherever the request
  * goes, as Spring's filter does. A request without a token goes on anonymous, for authorization to judge.
  */
 @Injectable()
-export class AuthenticationFilter {
+export class AuthenticationMiddleware {
   private readonly logger = new Logger('Security');
   private readonly verifier?: JwtVerifier;
   private readonly refusals = new WeakMap<Request, unknown>();

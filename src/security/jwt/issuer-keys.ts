@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, errors, type JWTVerifyGetKey } from 'jose';
-import type { JwtConfig } from '../config/security-config.js';
+import type { JwtConfig } from '../../config/security-config.js';
 import { IssuerUnavailableException } from './bearer-token.exception.js';
 
 /** What a token's keys and issuer check come from: the key set, and the `iss` a token must carry (if any). */

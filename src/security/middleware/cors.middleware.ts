@@ -1,8 +1,8 @@
 import { ForbiddenException, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NextFunction, Request, Response } from 'express';
-import type { AppConfig } from '../config/app-config.js';
-import type { CorsConfig } from '../config/security-config.js';
+import type { AppConfig } from '../../config/app-config.js';
+import type { CorsConfig } from '../../config/security-config.js';
 
 /**
  * Cross-origin requests as Spring's CorsFilter (DefaultCorsProcessor) answers them, ahead of authentication, since
@@ -13,7 +13,7 @@ import type { CorsConfig } from '../config/security-config.js';
  * `Origin`, or from the service's own origin (Swagger UI), are not CORS requests and pass untouched.
  */
 @Injectable()
-export class CorsFilter {
+export class CorsMiddleware {
   private readonly cors?: CorsConfig;
 
   constructor(config: ConfigService<AppConfig, true>) {

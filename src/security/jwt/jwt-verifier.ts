@@ -1,8 +1,8 @@
 import { errors, jwtVerify, type JWTPayload } from 'jose';
-import type { JwtConfig } from '../config/security-config.js';
+import type { JwtConfig } from '../../config/security-config.js';
 import { BearerTokenException, IssuerUnavailableException } from './bearer-token.exception.js';
 import { IssuerKeySource } from './issuer-keys.js';
-import type { Principal } from '../common/context/principal.js';
+import type { Principal } from '../../common/context/principal.js';
 
 /** Spring Security's JwtTimestampValidator default. */
 const CLOCK_SKEW_SECONDS = 60;
