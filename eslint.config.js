@@ -7,15 +7,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: [
-      'dist/',
-      'node_modules/',
-      '.tools/',
-      '.test-build-*/',
-      '.earlier-build/',
-      'bench/.conventional-build/',
-      'coverage/',
-    ],
+    ignores: ['dist/', 'node_modules/', '.tools/', '.test-build-*/', '.earlier-build/', 'bench/.conventional-build/', 'coverage/'],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
@@ -27,10 +19,7 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      '@typescript-eslint/no-unused-vars': [
-        'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
-      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
   },
   {

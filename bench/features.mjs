@@ -24,7 +24,11 @@ const WARMUP_S = arg('warmup', 2);
 const ROUNDS = arg('rounds', 3);
 const SEEDED = 10_000;
 const DATABASE = 'tickets_bench_features';
-const BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench-security.exchange', RABBITMQ_QUEUE: 'ticket.bench-security.queue', RABBITMQ_ROUTING_KEY: 'ticket.bench' };
+const BROKER = {
+  RABBITMQ_EXCHANGE: 'ticket.bench-security.exchange',
+  RABBITMQ_QUEUE: 'ticket.bench-security.queue',
+  RABBITMQ_ROUTING_KEY: 'ticket.bench',
+};
 const PORTS = [18090, 18091, 18092, 18093, 18094];
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -54,7 +58,9 @@ function load(target, seconds, headers) {
     url: target.url,
     connections: 64,
     duration: seconds,
-    requests: [{ setupRequest: (req) => ({ ...req, method: 'GET', path: `/api/tickets/${1 + Math.floor(Math.random() * SEEDED)}`, headers }) }],
+    requests: [
+      { setupRequest: (req) => ({ ...req, method: 'GET', path: `/api/tickets/${1 + Math.floor(Math.random() * SEEDED)}`, headers }) },
+    ],
   });
 }
 
@@ -62,8 +68,15 @@ async function main() {
   for (const port of PORTS) await assertPortFree(port);
   const admin = await adminConnection();
   const issuer = await startIssuer();
-  const jwt = { SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI: issuer.url, SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUDIENCES: 'ticket-service' };
-  const rateLimit = { SPRING_DATA_REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_REQUESTS: '1000000000', RATE_LIMIT_KEY_PREFIX: `bench:${randomBytes(4).toString('hex')}:` };
+  const jwt = {
+    SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI: issuer.url,
+    SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_AUDIENCES: 'ticket-service',
+  };
+  const rateLimit = {
+    SPRING_DATA_REDIS_URL: 'redis://127.0.0.1:6379',
+    RATE_LIMIT_REQUESTS: '1000000000',
+    RATE_LIMIT_KEY_PREFIX: `bench:${randomBytes(4).toString('hex')}:`,
+  };
   const tracing = { MANAGEMENT_TRACING_ENABLED: 'true', MANAGEMENT_OTLP_TRACING_ENDPOINT: `${issuer.url}/v1/traces` };
   const configurations = [
     { name: 'everything off (default)', env: {}, headers: {} },
@@ -77,7 +90,9 @@ async function main() {
     await dropDatabases(admin, [DATABASE]);
     for (const [index, configuration] of configurations.entries()) {
       const env = { DB_DATABASE: DATABASE, LOG_LEVEL: 'warn', ...BROKER, ...configuration.env };
-      targets.push(await startProcess(configuration.name, [...(configuration.args ?? []), 'dist/main.js'], { cwd: root, port: PORTS[index], env }));
+      targets.push(
+        await startProcess(configuration.name, [...(configuration.args ?? []), 'dist/main.js'], { cwd: root, port: PORTS[index], env }),
+      );
       if (index === 0) await seedTickets(admin, DATABASE, SEEDED);
     }
     for (const [index, target] of targets.entries()) await load(target, WARMUP_S, configurations[index].headers);
@@ -93,9 +108,13 @@ async function main() {
     console.log('\nGET by id, 64 connections');
     console.log('| configuration | req/s | vs off | p50 ms | p99 ms | CPU µs/request | non-2xx |');
     console.log('|---|---|---|---|---|---|---|');
-    for (const r of results) console.log(`| ${r.name} | ${r.rps} | ${(r.rps / base).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.cpuUsPerRequest} | ${r.non2xx} |`);
+    for (const r of results)
+      console.log(`| ${r.name} | ${r.rps} | ${(r.rps / base).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.cpuUsPerRequest} | ${r.non2xx} |`);
     const machine = `${os.cpus().length} vCPU ${os.cpus()[0]?.model ?? ''}, Node ${process.version}`;
-    await writeFile(new URL('results-features.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), machine, results }, null, 2));
+    await writeFile(
+      new URL('results-features.json', import.meta.url),
+      JSON.stringify({ date: new Date().toISOString(), machine, results }, null, 2),
+    );
   } finally {
     await Promise.all(targets.map((target) => target.stop()));
     await issuer.close();

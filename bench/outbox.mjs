@@ -23,7 +23,9 @@ export async function sustainedCreates(target, { admin, database, broker, second
       url: target.url,
       connections: CONNECTIONS,
       duration: seconds,
-      requests: [{ ...createRequest(), onResponse: (status, body) => status === 201 && answered.set(JSON.parse(body).id, performance.now()) }],
+      requests: [
+        { ...createRequest(), onResponse: (status, body) => status === 201 && answered.set(JSON.parse(body).id, performance.now()) },
+      ],
     });
     const loadEnded = performance.now();
     const lastArrival = await consumer.waitFor([...answered.keys()], DRAIN_TIMEOUT_MS);
@@ -67,11 +69,15 @@ async function eventConsumer({ RABBITMQ_EXCHANGE, RABBITMQ_ROUTING_KEY }) {
   await channel.bindQueue(queue, RABBITMQ_EXCHANGE, RABBITMQ_ROUTING_KEY);
   const arrivals = new Map();
   let lastSeen = performance.now();
-  await channel.consume(queue, (message) => {
-    lastSeen = performance.now();
-    const event = JSON.parse(message.content.toString('utf8'));
-    if (event.eventType === 'CREATED' && !arrivals.has(event.ticketId)) arrivals.set(event.ticketId, lastSeen);
-  }, { noAck: true });
+  await channel.consume(
+    queue,
+    (message) => {
+      lastSeen = performance.now();
+      const event = JSON.parse(message.content.toString('utf8'));
+      if (event.eventType === 'CREATED' && !arrivals.has(event.ticketId)) arrivals.set(event.ticketId, lastSeen);
+    },
+    { noAck: true },
+  );
   return {
     arrivals,
     reset: () => arrivals.clear(),
@@ -83,7 +89,8 @@ async function eventConsumer({ RABBITMQ_EXCHANGE, RABBITMQ_ROUTING_KEY }) {
     async waitFor(ids, timeoutMs) {
       const deadline = performance.now() + timeoutMs;
       while (ids.some((id) => !arrivals.has(id))) {
-        if (performance.now() > deadline) throw new Error(`${ids.filter((id) => !arrivals.has(id)).length} of ${ids.length} events never arrived`);
+        if (performance.now() > deadline)
+          throw new Error(`${ids.filter((id) => !arrivals.has(id)).length} of ${ids.length} events never arrived`);
         await sleep(5);
       }
       return ids.reduce((last, id) => Math.max(last, arrivals.get(id)), 0);

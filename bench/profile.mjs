@@ -18,18 +18,36 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const profileDir = path.join(root, 'bench', '.profile');
 
 const scenario = scenarios(SEEDED).find((s) => s.name.startsWith(name));
-if (!scenario) throw new Error(`no scenario named "${name}"; one of: ${scenarios(SEEDED).map((s) => s.name).join(', ')}`);
+if (!scenario)
+  throw new Error(
+    `no scenario named "${name}"; one of: ${scenarios(SEEDED)
+      .map((s) => s.name)
+      .join(', ')}`,
+  );
 
 await assertPortFree(PORT);
 await rm(profileDir, { recursive: true, force: true });
 const admin = await adminConnection();
 await dropDatabases(admin, [DB]);
-const BROKER = { RABBITMQ_EXCHANGE: 'ticket.profile.exchange', RABBITMQ_QUEUE: 'ticket.profile.queue', RABBITMQ_ROUTING_KEY: 'ticket.profile' };
+const BROKER = {
+  RABBITMQ_EXCHANGE: 'ticket.profile.exchange',
+  RABBITMQ_QUEUE: 'ticket.profile.queue',
+  RABBITMQ_ROUTING_KEY: 'ticket.profile',
+};
 const env = { DB_DATABASE: DB, ...BROKER };
-const service = await startProcess('service', ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, 'dist/main.js'], { cwd: root, port: PORT, env });
+const service = await startProcess('service', ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, 'dist/main.js'], {
+  cwd: root,
+  port: PORT,
+  env,
+});
 try {
   await seedTickets(admin, DB, SEEDED);
-  const result = await autocannon({ url: service.url, connections: scenario.connections, duration: Number(seconds), requests: scenario.requests });
+  const result = await autocannon({
+    url: service.url,
+    connections: scenario.connections,
+    duration: Number(seconds),
+    requests: scenario.requests,
+  });
   console.log(`${scenario.name}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, non-2xx ${result.non2xx}\n`);
 } finally {
   await service.stop();
@@ -57,7 +75,10 @@ for (const [id, time] of self) {
   byFunction.set(fn, (byFunction.get(fn) ?? 0) + time);
 }
 const top = (map, n) =>
-  [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([key, time]) => `${((100 * time) / total).toFixed(1).padStart(5)} %  ${key}`);
+  [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([key, time]) => `${((100 * time) / total).toFixed(1).padStart(5)} %  ${key}`);
 console.log(`Self time by package:\n${top(byPackage, 25).join('\n')}\n\nSelf time by function:\n${top(byFunction, 40).join('\n')}`);
 
 function packageOf(url, functionName) {

@@ -9,14 +9,44 @@ import { assertPortFree, startProcess } from './process.mjs';
 import { INNODB_STOP_WORDS, MIN_WORD_LENGTH } from '../dist/tickets/query/ticket-search.js';
 
 const DB = 'tickets_bench_queries';
-const BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench.queries.exchange', RABBITMQ_QUEUE: 'ticket.bench.queries.queue', RABBITMQ_ROUTING_KEY: 'ticket.bench' };
+const BROKER = {
+  RABBITMQ_EXCHANGE: 'ticket.bench.queries.exchange',
+  RABBITMQ_QUEUE: 'ticket.bench.queries.queue',
+  RABBITMQ_ROUTING_KEY: 'ticket.bench',
+};
 const PORT = 18086;
 const CHUNK = 100_000;
 const DEPTH = 10_000;
 
 const words = (list) => list.map((word) => `'${word}'`).join(', ');
-const THINGS = words(['Printer', 'VPN', 'Laptop', 'Mailbox', 'Monitor', 'Keyboard', 'Server', 'Phone', 'Badge', 'Wifi', 'Projector', 'Scanner', 'Headset', 'Docking station', 'License', 'Account']);
-const TROUBLES = words(['jams', 'disconnects', 'is slow', 'will not start', 'shows an error', 'needs replacing', 'keeps rebooting', 'lost its settings']);
+const THINGS = words([
+  'Printer',
+  'VPN',
+  'Laptop',
+  'Mailbox',
+  'Monitor',
+  'Keyboard',
+  'Server',
+  'Phone',
+  'Badge',
+  'Wifi',
+  'Projector',
+  'Scanner',
+  'Headset',
+  'Docking station',
+  'License',
+  'Account',
+]);
+const TROUBLES = words([
+  'jams',
+  'disconnects',
+  'is slow',
+  'will not start',
+  'shows an error',
+  'needs replacing',
+  'keeps rebooting',
+  'lost its settings',
+]);
 const PLACES = words(['north wing', 'south wing', 'annex', 'warehouse', 'head office', 'lab']);
 
 /**
@@ -76,7 +106,9 @@ async function seed(admin, rows, db = DB) {
   }
   await admin.query('SET SESSION foreign_key_checks = 1');
   await admin.query(`ANALYZE TABLE \`${db}\`.tickets, \`${db}\`.ticket_words`);
-  console.log(` in ${((Date.now() - started) / 1000).toFixed(0)} s (tickets ${((seeded - started) / 1000).toFixed(0)} s, words and statistics ${((Date.now() - seeded) / 1000).toFixed(0)} s)`);
+  console.log(
+    ` in ${((Date.now() - started) / 1000).toFixed(0)} s (tickets ${((seeded - started) / 1000).toFixed(0)} s, words and statistics ${((Date.now() - seeded) / 1000).toFixed(0)} s)`,
+  );
 }
 
 /** The cursor `depth` tickets into a list, reached a thousand at a time as a client would page there. */
@@ -94,7 +126,13 @@ async function measure(url, name, path, { seconds, connections }) {
   const run = (duration) => autocannon({ url: `${url}${path}`, connections, duration });
   await run(1);
   const result = await run(seconds);
-  const row = { scenario: name, 'p50 ms': result.latency.p50, 'p99 ms': result.latency.p99, 'req/s': Math.round(result.requests.average), non2xx: result.non2xx + result.errors };
+  const row = {
+    scenario: name,
+    'p50 ms': result.latency.p50,
+    'p99 ms': result.latency.p99,
+    'req/s': Math.round(result.requests.average),
+    non2xx: result.non2xx + result.errors,
+  };
   console.log(`${name}: p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms, ${row['req/s']} req/s`);
   return row;
 }

@@ -17,7 +17,11 @@ const EVENTS = arg('events', 20_000);
 const TTL_MS = arg('ttl', 10_000);
 const PARTITIONS = 8;
 const DB = 'tickets_bench_relay';
-const BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench.relay.exchange', RABBITMQ_QUEUE: 'ticket.bench.relay.queue', RABBITMQ_ROUTING_KEY: 'ticket.bench.relay' };
+const BROKER = {
+  RABBITMQ_EXCHANGE: 'ticket.bench.relay.exchange',
+  RABBITMQ_QUEUE: 'ticket.bench.relay.queue',
+  RABBITMQ_ROUTING_KEY: 'ticket.bench.relay',
+};
 const PORTS = [18090, 18091];
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { DB_DATABASE: DB, ...BROKER, OUTBOX_LEASE_TTL_MS: String(TTL_MS), OUTBOX_PARTITIONS: String(PARTITIONS), LOG_LEVEL: 'warn' };
@@ -68,7 +72,12 @@ async function crashDuringPublishing(admin) {
       else await sleep(20);
     }
     await consumer.waitForDistinct(EVENTS);
-    return { gapMs, drainedMs: Math.round(performance.now() - killedAt), duplicates: consumer.arrivals - consumer.distinct.size, lost: EVENTS - consumer.distinct.size };
+    return {
+      gapMs,
+      drainedMs: Math.round(performance.now() - killedAt),
+      duplicates: consumer.arrivals - consumer.distinct.size,
+      lost: EVENTS - consumer.distinct.size,
+    };
   } finally {
     await tearDown(services, consumer);
   }
@@ -79,7 +88,8 @@ async function setUp(admin, replicas) {
   await dropDatabases(admin, [DB]);
   const consumer = await startConsumer();
   const services = [];
-  for (let i = 0; i < replicas; i++) services.push(await startProcess(`replica ${i + 1}`, ['dist/main.js'], { cwd: root, port: PORTS[i], env }));
+  for (let i = 0; i < replicas; i++)
+    services.push(await startProcess(`replica ${i + 1}`, ['dist/main.js'], { cwd: root, port: PORTS[i], env }));
   for (;;) {
     const shares = await Promise.all(services.map(held));
     if (shares.every((share) => share.length === PARTITIONS / replicas)) break;
@@ -103,7 +113,14 @@ async function recordBacklog(admin) {
     for (let i = start; i < Math.min(EVENTS, start + 1000); i++) {
       const ticketId = (i % 2000) + 1;
       const eventId = randomUUID();
-      values.push([eventId, 'UPDATED', ticketId, ticketId % PARTITIONS, JSON.stringify({ eventId, eventType: 'UPDATED', ticketId, payload }), new Date()]);
+      values.push([
+        eventId,
+        'UPDATED',
+        ticketId,
+        ticketId % PARTITIONS,
+        JSON.stringify({ eventId, eventType: 'UPDATED', ticketId, payload }),
+        new Date(),
+      ]);
     }
     await admin.query('INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES ?', [values]);
   }
@@ -134,10 +151,14 @@ async function startConsumer() {
     },
     close: () => connection.close(),
   };
-  await channel.consume(queue, (message) => {
-    consumer.arrivals++;
-    consumer.distinct.add(message.properties.messageId);
-  }, { noAck: true });
+  await channel.consume(
+    queue,
+    (message) => {
+      consumer.arrivals++;
+      consumer.distinct.add(message.properties.messageId);
+    },
+    { noAck: true },
+  );
   return consumer;
 }
 

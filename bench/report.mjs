@@ -9,7 +9,14 @@ const CLOCK_TICKS_PER_S = 100;
 export async function measure(target, sampleMemory, load) {
   let peakRss = 0;
   const timer = sampleMemory
-    ? setInterval(() => rssBytes(target.pid).then((rss) => (peakRss = Math.max(peakRss, rss)), () => undefined), RSS_SAMPLE_MS)
+    ? setInterval(
+        () =>
+          rssBytes(target.pid).then(
+            (rss) => (peakRss = Math.max(peakRss, rss)),
+            () => undefined,
+          ),
+        RSS_SAMPLE_MS,
+      )
     : undefined;
   let result;
   const cpuBefore = await cpuMs(target.pid);
@@ -18,7 +25,7 @@ export async function measure(target, sampleMemory, load) {
   } finally {
     clearInterval(timer);
   }
-  const cpuUsPerRequest = Math.round(((await cpuMs(target.pid)) - cpuBefore) * 1000 / Math.max(1, result.requests.total));
+  const cpuUsPerRequest = Math.round((((await cpuMs(target.pid)) - cpuBefore) * 1000) / Math.max(1, result.requests.total));
   return {
     rps: roundRps(result.requests.total / result.duration),
     cpuUsPerRequest,

@@ -38,7 +38,10 @@ const QUERIES_ONLY = process.argv.includes('--queries-only');
 const QUERIES = QUERIES_ONLY || process.argv.includes('--queries');
 // --only=<name prefix>[,<prefix>…]: just the scenarios whose name starts with one (and the ceiling with "GET by id"),
 // no outbox section.
-const ONLY = process.argv.find((a) => a.startsWith('--only='))?.split('=')[1]?.split(',');
+const ONLY = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.split('=')[1]
+  ?.split(',');
 const chosen = (name) => !ONLY || ONLY.some((prefix) => name.startsWith(prefix));
 const AGAINST = process.argv.find((a) => a.startsWith('--against='))?.split('=')[1];
 
@@ -46,7 +49,11 @@ const SERVICE_DB = 'tickets_bench';
 const REFERENCE_DB = 'tickets_bench_conventional';
 const BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench.exchange', RABBITMQ_QUEUE: 'ticket.bench.queue', RABBITMQ_ROUTING_KEY: 'ticket.bench' };
 const CONVENTIONAL_QUEUE = 'ticket.bench.conventional.queue';
-const EARLIER_BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench.earlier.exchange', RABBITMQ_QUEUE: 'ticket.bench.earlier.queue', RABBITMQ_ROUTING_KEY: 'ticket.bench.earlier' };
+const EARLIER_BROKER = {
+  RABBITMQ_EXCHANGE: 'ticket.bench.earlier.exchange',
+  RABBITMQ_QUEUE: 'ticket.bench.earlier.queue',
+  RABBITMQ_ROUTING_KEY: 'ticket.bench.earlier',
+};
 const SERVICE_PORT = 18080;
 const REFERENCE_PORT = 18081;
 const DIRECT_PORT = 18082;
@@ -59,19 +66,30 @@ async function main() {
   if (QUERIES_ONLY) {
     try {
       const queries = await queryBench({ admin, root });
-      await writeFile(new URL('results-queries.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), machine: machineLine(), queries }, null, 2));
+      await writeFile(
+        new URL('results-queries.json', import.meta.url),
+        JSON.stringify({ date: new Date().toISOString(), machine: machineLine(), queries }, null, 2),
+      );
     } finally {
       await admin.end();
     }
     return;
   }
   await dropDatabases(admin, [SERVICE_DB, REFERENCE_DB]);
-  const service = await startProcess('service', [SERVICE_MAIN], { cwd: root, port: SERVICE_PORT, env: { DB_DATABASE: SERVICE_DB, ...BROKER } });
+  const service = await startProcess('service', [SERVICE_MAIN], {
+    cwd: root,
+    port: SERVICE_PORT,
+    env: { DB_DATABASE: SERVICE_DB, ...BROKER },
+  });
   let reference;
   try {
     if (AGAINST) {
       // Another build of the service: it makes its own schema.
-      reference = await startProcess('earlier build', [AGAINST], { cwd: root, port: REFERENCE_PORT, env: { DB_DATABASE: REFERENCE_DB, ...EARLIER_BROKER } });
+      reference = await startProcess('earlier build', [AGAINST], {
+        cwd: root,
+        port: REFERENCE_PORT,
+        env: { DB_DATABASE: REFERENCE_DB, ...EARLIER_BROKER },
+      });
     } else {
       await cloneSchema(admin, SERVICE_DB, REFERENCE_DB);
       reference = await startConventional(admin);
@@ -101,7 +119,17 @@ async function main() {
     }
     const outbox = await compareOutbox(service, admin);
     const queries = QUERIES ? await queryBench({ admin, root }) : undefined;
-    const report = { date: new Date().toISOString(), machine, seeded: SEEDED, durationS: DURATION_S, rounds: ROUNDS, results, growth, outbox, queries };
+    const report = {
+      date: new Date().toISOString(),
+      machine,
+      seeded: SEEDED,
+      durationS: DURATION_S,
+      rounds: ROUNDS,
+      results,
+      growth,
+      outbox,
+      queries,
+    };
     await writeFile(new URL('results.json', import.meta.url), JSON.stringify(report, null, 2));
     console.log(`\n${machine}\nWritten to bench/results.json`);
   } finally {
@@ -141,19 +169,32 @@ async function compare(service, reference, scenario, index, roundCount = ROUNDS)
       rounds.get(target).push(await measure(target, scenario.sampleMemory, () => run(target, scenario, DURATION_S / roundCount)));
     }
   }
-  const row = { scenario: scenario.name, connections: scenario.connections, service: combine(rounds.get(service)), reference: combine(rounds.get(reference)) };
+  const row = {
+    scenario: scenario.name,
+    connections: scenario.connections,
+    service: combine(rounds.get(service)),
+    reference: combine(rounds.get(reference)),
+  };
   row.ratio = ratio(row.service, row.reference);
   console.log(`${row.scenario}: service ${row.service.rps} req/s, ${reference.name} ${row.reference.rps} req/s, ratio ${row.ratio}`);
-  for (const [name, side] of [['service', row.service], [reference.name, row.reference]]) {
+  for (const [name, side] of [
+    ['service', row.service],
+    [reference.name, row.reference],
+  ]) {
     // A side that answers errors fast would look fast: its numbers do not count.
-    if (side.non2xx + side.errors > 0) console.log(`  WARNING: ${name} answered ${side.non2xx} non-2xx and had ${side.errors} errors; this row's ratio is not valid`);
+    if (side.non2xx + side.errors > 0)
+      console.log(`  WARNING: ${name} answered ${side.non2xx} non-2xx and had ${side.errors} errors; this row's ratio is not valid`);
   }
   return row;
 }
 
 /** GET by id on the service against a Nest app that does nothing but the query (bench/nest-ceiling.mjs). */
 async function compareCeiling(service) {
-  const ceiling = await startProcess('ceiling', ['bench/nest-ceiling.mjs'], { cwd: root, port: CEILING_PORT, env: { DB_DATABASE: REFERENCE_DB } });
+  const ceiling = await startProcess('ceiling', ['bench/nest-ceiling.mjs'], {
+    cwd: root,
+    port: CEILING_PORT,
+    env: { DB_DATABASE: REFERENCE_DB },
+  });
   try {
     const [getById] = scenarios(SEEDED);
     return await compare(service, ceiling, { ...getById, name: 'GET by id vs the ceiling (bare Nest + mysql2)' }, 0);
@@ -189,7 +230,6 @@ function run(target, scenario, seconds) {
     requests: scenario.requests,
   });
 }
-
 
 main().catch((error) => {
   console.error(`Benchmark failed: ${error.stack ?? error}`);

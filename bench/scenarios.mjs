@@ -18,7 +18,12 @@ const randomId = (count) => 1 + Math.floor(Math.random() * count);
 
 const create = { method: 'POST', path: '/api/tickets', headers: JSON_HEADERS, body: ticketBody('IN_PROGRESS') };
 export const createRequest = () => ({ ...create });
-const update = (count) => ({ method: 'PUT', path: `/api/tickets/${randomId(count)}`, headers: JSON_HEADERS, body: ticketBody('WAITING_ON_CUSTOMER') });
+const update = (count) => ({
+  method: 'PUT',
+  path: `/api/tickets/${randomId(count)}`,
+  headers: JSON_HEADERS,
+  body: ticketBody('WAITING_ON_CUSTOMER'),
+});
 const read = (count) => ({ method: 'GET', path: `/api/tickets/${randomId(count)}`, headers: {}, body: undefined });
 
 export function fullListScenario(rows) {
@@ -29,7 +34,11 @@ export function fullListScenario(rows) {
 export function scenarios(seeded) {
   return [
     { name: 'GET by id', connections: 64, requests: [{ setupRequest: (req) => ({ ...req, ...read(seeded) }) }] },
-    { name: `GET list ?status=OPEN (~${seeded / 10} rows)`, connections: 16, requests: [{ method: 'GET', path: '/api/tickets?status=OPEN' }] },
+    {
+      name: `GET list ?status=OPEN (~${seeded / 10} rows)`,
+      connections: 16,
+      requests: [{ method: 'GET', path: '/api/tickets?status=OPEN' }],
+    },
     fullListScenario(seeded),
     { name: 'POST create', connections: 64, requests: [create] },
     {

@@ -23,7 +23,13 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 const body = (i, status) =>
-  JSON.stringify({ title: `Soak ticket ${i}`, description: 'Keeps the service busy.', status, priority: 'MEDIUM', requesterEmail: `soak${i % 200}@example.com` });
+  JSON.stringify({
+    title: `Soak ticket ${i}`,
+    description: 'Keeps the service busy.',
+    status,
+    priority: 'MEDIUM',
+    requesterEmail: `soak${i % 200}@example.com`,
+  });
 const randomId = () => 1 + Math.floor(Math.random() * SEEDED);
 
 /** 60 % reads by id, 15 % filtered lists, 15 % creates, 10 % full updates (half of them resolving). */
@@ -34,9 +40,16 @@ function mixedRequest(counts) {
       const i = counts.requests++;
       context.write = dice >= 0.75;
       if (dice < 0.6) return { ...req, method: 'GET', path: `/api/tickets/${randomId()}`, headers: {}, body: undefined };
-      if (dice < 0.75) return { ...req, method: 'GET', path: `/api/tickets?requesterEmail=user${i % 500}@example.com`, headers: {}, body: undefined };
+      if (dice < 0.75)
+        return { ...req, method: 'GET', path: `/api/tickets?requesterEmail=user${i % 500}@example.com`, headers: {}, body: undefined };
       if (dice < 0.9) return { ...req, method: 'POST', path: '/api/tickets', headers: JSON_HEADERS, body: body(i, 'OPEN') };
-      return { ...req, method: 'PUT', path: `/api/tickets/${randomId()}`, headers: JSON_HEADERS, body: body(i, i % 2 ? 'RESOLVED' : 'IN_PROGRESS') };
+      return {
+        ...req,
+        method: 'PUT',
+        path: `/api/tickets/${randomId()}`,
+        headers: JSON_HEADERS,
+        body: body(i, i % 2 ? 'RESOLVED' : 'IN_PROGRESS'),
+      };
     },
     onResponse: (status, _body, context) => {
       if (context.write && status < 300) counts.writesAcknowledged++;
@@ -57,14 +70,21 @@ async function main() {
   await dropDatabases(admin, [DB]);
   const broker = await amqp.connect('amqp://guest:guest@127.0.0.1:5672');
   const channel = await broker.createChannel();
-  const service = await startProcess('service', ['dist/main.js'], { cwd: root, port: PORT, env: { DB_DATABASE: DB, LOG_LEVEL: 'warn', ...BROKER } });
+  const service = await startProcess('service', ['dist/main.js'], {
+    cwd: root,
+    port: PORT,
+    env: { DB_DATABASE: DB, LOG_LEVEL: 'warn', ...BROKER },
+  });
   try {
     await seedTickets(admin, DB, SEEDED);
     await channel.assertQueue(BROKER.RABBITMQ_QUEUE, { durable: true });
     await channel.purgeQueue(BROKER.RABBITMQ_QUEUE);
     const samples = [{ s: 0, rssMb: await rssMb(service.pid) }];
     const started = Date.now();
-    const sampler = setInterval(async () => samples.push({ s: Math.round((Date.now() - started) / 1000), rssMb: await rssMb(service.pid) }), SAMPLE_EVERY_MS);
+    const sampler = setInterval(
+      async () => samples.push({ s: Math.round((Date.now() - started) / 1000), rssMb: await rssMb(service.pid) }),
+      SAMPLE_EVERY_MS,
+    );
     const counts = { requests: 0, writesAcknowledged: 0 };
     console.log(`Soak: ${DURATION_S} s of mixed load over ${CONNECTIONS} connections on ${SEEDED} seeded tickets...`);
     const result = await autocannon({ url: service.url, connections: CONNECTIONS, duration: DURATION_S, requests: [mixedRequest(counts)] });
@@ -91,7 +111,13 @@ async function main() {
       rps: Math.round(result.requests.total / result.duration),
       latencyMs: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
       errors: result.errors + result.timeouts + result.non2xx,
-      rssMb: { start: samples[0].rssMb, afterWarmup: warm.rssMb, end: end.rssMb, minAfterWarmup: Math.min(...afterWarmup), maxAfterWarmup: Math.max(...afterWarmup) },
+      rssMb: {
+        start: samples[0].rssMb,
+        afterWarmup: warm.rssMb,
+        end: end.rssMb,
+        minAfterWarmup: Math.min(...afterWarmup),
+        maxAfterWarmup: Math.max(...afterWarmup),
+      },
       rssMedianMb: { firstThirdAfterWarmup: median(afterWarmup.slice(0, third)), lastThird: median(afterWarmup.slice(-third)) },
       events: {
         writesAcknowledged: counts.writesAcknowledged,

@@ -9,7 +9,10 @@ describe('the start-up line', () => {
   });
 
   it('leaves health out when the health endpoint is not exposed', () => {
-    expect(serviceUrls(9000, false)).toEqual({ api: 'http://localhost:9000/api/tickets', swaggerUi: 'http://localhost:9000/swagger-ui.html' });
+    expect(serviceUrls(9000, false)).toEqual({
+      api: 'http://localhost:9000/api/tickets',
+      swaggerUi: 'http://localhost:9000/swagger-ui.html',
+    });
     expect(listeningMessage(9000, serviceUrls(9000, false))).not.toMatch(/health/);
   });
 });

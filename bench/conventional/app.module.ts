@@ -24,7 +24,11 @@ const env = process.env;
       {
         name: 'TICKET_EVENTS',
         transport: Transport.RMQ,
-        options: { urls: [env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672'], queue: env.RABBITMQ_QUEUE, queueOptions: { durable: true } },
+        options: {
+          urls: [env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672'],
+          queue: env.RABBITMQ_QUEUE,
+          queueOptions: { durable: true },
+        },
       },
     ]),
   ],

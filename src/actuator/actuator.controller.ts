@@ -14,6 +14,10 @@ export class ActuatorController {
   @ApiActuatorLinks()
   links(@Req() request: Request, @Res({ passthrough: true }) response: Response): { _links: Record<string, Link> } {
     const baseUrl = `${request.protocol}://${request.host || 'localhost'}/actuator`;
-    return actuatorBody(request, response, actuatorLinks(baseUrl, (endpoint) => this.exposure.isExposed(endpoint)));
+    return actuatorBody(
+      request,
+      response,
+      actuatorLinks(baseUrl, (endpoint) => this.exposure.isExposed(endpoint)),
+    );
   }
 }

@@ -81,7 +81,10 @@ export const ApiActuatorLinks = () =>
   applyDecorators(
     ApiOperation({ operationId: 'actuatorLinks', summary: 'Links to the exposed actuator endpoints' }),
     actuatorResponse(200, 'The links, built from the request host', links, {
-      _links: { self: { href: 'http://localhost:8080/actuator', templated: false }, health: { href: 'http://localhost:8080/actuator/health', templated: false } },
+      _links: {
+        self: { href: 'http://localhost:8080/actuator', templated: false },
+        health: { href: 'http://localhost:8080/actuator/health', templated: false },
+      },
     }),
   );
 
@@ -96,7 +99,10 @@ export const ApiHealth = () =>
       status: 'UP',
       components: { db: { status: 'UP', details: { database: 'MySQL', validationQuery: 'isValid()' } }, ping: { status: 'UP' } },
     }),
-    actuatorResponse(503, 'A component is DOWN or OUT_OF_SERVICE', systemHealth, { status: 'DOWN', components: { db: down, ping: { status: 'UP' } } }),
+    actuatorResponse(503, 'A component is DOWN or OUT_OF_SERVICE', systemHealth, {
+      status: 'DOWN',
+      components: { db: down, ping: { status: 'UP' } },
+    }),
     notExposed('/actuator/health'),
   );
 
@@ -107,8 +113,15 @@ export const ApiHealthComponent = () =>
       summary: 'One health component, or a probe group',
       description: 'With MANAGEMENT_HEALTH_PROBES_ENABLED=true, `liveness` and `readiness` are the Kubernetes probes.',
     }),
-    ApiParam({ name: 'name', description: 'A component (db, diskSpace, outbox, ping, rabbit) or a group (liveness, readiness)', example: 'db' }),
-    actuatorResponse(200, 'The component or group is UP', component, { status: 'UP', details: { database: 'MySQL', validationQuery: 'isValid()' } }),
+    ApiParam({
+      name: 'name',
+      description: 'A component (db, diskSpace, outbox, ping, rabbit) or a group (liveness, readiness)',
+      example: 'db',
+    }),
+    actuatorResponse(200, 'The component or group is UP', component, {
+      status: 'UP',
+      details: { database: 'MySQL', validationQuery: 'isValid()' },
+    }),
     actuatorResponse(503, 'The component or group is DOWN or OUT_OF_SERVICE', component, down),
     ApiErrorResponse(404, 'No component or group has this name, or health is not exposed', {
       summary: 'Unknown name',

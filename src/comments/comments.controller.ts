@@ -36,7 +36,11 @@ export class CommentsController {
 
   @Get()
   @api.list()
-  async listComments(@Param('id', IdPipe) id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<CommentResponse[]> {
+  async listComments(
+    @Param('id', IdPipe) id: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<CommentResponse[]> {
     const page = await this.comments.list(id, parseKeysetPage(request.query, 'v1', `comments:${id}`, 'pageQuery'));
     setPageHeaders(response, `/api/tickets/${id}/comments`, request.originalUrl, { ...page, total: null });
     return page.items;

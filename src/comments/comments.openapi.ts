@@ -40,13 +40,18 @@ export function commentsApi(version: QueryDialect) {
         }),
         ApiIdempotencyKey(sub.errorResponse, sub.path),
         sub.errorResponse(413, 'The body is larger than 1 MiB'),
-        sub.errorResponse(415, 'The body is not declared as JSON', { summary: 'Not JSON', path: sub.path, message: 'Content-Type "text/plain" is not supported' }),
+        sub.errorResponse(415, 'The body is not declared as JSON', {
+          summary: 'Not JSON',
+          path: sub.path,
+          message: 'Content-Type "text/plain" is not supported',
+        }),
       ),
     list: () =>
       applyDecorators(
         ApiOperation({
           summary: "A ticket's comments, oldest first",
-          description: version === 'v1' ? 'A plain array; with `limit`, one page of it and a Link header to the next.' : 'One page at a time.',
+          description:
+            version === 'v1' ? 'A plain array; with `limit`, one page of it and a Link header to the next.' : 'One page at a time.',
         }),
         sub.ticket(sub.badLimit),
         sub.paging(),
@@ -58,7 +63,12 @@ export function commentsApi(version: QueryDialect) {
       applyDecorators(
         ApiOperation({ summary: 'Read one comment of a ticket' }),
         sub.ticket(),
-        ApiParam({ name: 'commentId', description: 'The comment id', schema: { type: 'integer', format: 'int64', minimum: 1 }, example: 7 }),
+        ApiParam({
+          name: 'commentId',
+          description: 'The comment id',
+          schema: { type: 'integer', format: 'int64', minimum: 1 },
+          example: 7,
+        }),
         ApiOkResponse({ description: 'The comment', type: CommentResponse }),
       ),
   };

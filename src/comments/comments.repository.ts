@@ -37,18 +37,18 @@ export class CommentsRepository {
   /** The ticket's comments of the page's id range (one more than its limit, see keysetSql). */
   async page(ticketId: string, page: KeysetPageRequest): Promise<CommentResponse[]> {
     const range = keysetSql(page);
-    const rows: CommentRow[] = await this.dataSource.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ?${range.sql}`, [
-      ticketId,
-      ...range.params,
-    ]);
+    const rows: CommentRow[] = await this.dataSource.query(
+      `SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ?${range.sql}`,
+      [ticketId, ...range.params],
+    );
     return rows.map(commentFromRow);
   }
 
   async findOne(ticketId: string, commentId: string): Promise<CommentResponse | undefined> {
-    const [row]: CommentRow[] = await this.dataSource.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ? AND id = ?`, [
-      ticketId,
-      commentId,
-    ]);
+    const [row]: CommentRow[] = await this.dataSource.query(
+      `SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ? AND id = ?`,
+      [ticketId, commentId],
+    );
     return row && commentFromRow(row);
   }
 }

@@ -38,7 +38,11 @@ export class CommentsService {
     const now = new Date();
     const comment = await inTransaction(this.dataSource, async (transaction) => {
       await assertTicketExists(transaction, ticketId, true);
-      const fields = { body: request.body, author: request.author ?? context.actor ?? null, visibility: request.visibility ?? CommentVisibility.PUBLIC };
+      const fields = {
+        body: request.body,
+        author: request.author ?? context.actor ?? null,
+        visibility: request.visibility ?? CommentVisibility.PUBLIC,
+      };
       const id = await this.comments.insert(transaction, ticketId, fields, now);
       const comment: CommentResponse = { id, ticketId: Number(ticketId), ...fields, createdAt: now };
       await this.history.record(transaction.later, {

@@ -79,12 +79,20 @@ describe('parseConfig', () => {
     });
 
     it("reads Spring's SPRING_RABBITMQ_ADDRESSES, taking credentials and virtual host from RABBITMQ_URL", () => {
-      const { urls } = parseConfig({ SPRING_RABBITMQ_ADDRESSES: 'node1:5672, node2:5673', RABBITMQ_URL: 'amqp://u:p%40ss@x:1/prod' }).rabbitmq;
+      const { urls } = parseConfig({
+        SPRING_RABBITMQ_ADDRESSES: 'node1:5672, node2:5673',
+        RABBITMQ_URL: 'amqp://u:p%40ss@x:1/prod',
+      }).rabbitmq;
       expect(urls).toEqual(['amqp://u:p%40ss@node1:5672/prod', 'amqp://u:p%40ss@node2:5673/prod']);
     });
 
     it('prefers the SPRING_RABBITMQ_USERNAME, _PASSWORD and _VIRTUAL_HOST settings, and accepts RABBITMQ_ADDRESSES', () => {
-      const env = { RABBITMQ_ADDRESSES: 'n1:5672', SPRING_RABBITMQ_USERNAME: 'svc', SPRING_RABBITMQ_PASSWORD: 's3cret', SPRING_RABBITMQ_VIRTUAL_HOST: 'desk' };
+      const env = {
+        RABBITMQ_ADDRESSES: 'n1:5672',
+        SPRING_RABBITMQ_USERNAME: 'svc',
+        SPRING_RABBITMQ_PASSWORD: 's3cret',
+        SPRING_RABBITMQ_VIRTUAL_HOST: 'desk',
+      };
       expect(parseConfig(env).rabbitmq.urls).toEqual(['amqp://svc:s3cret@n1:5672/desk']);
     });
 
@@ -126,7 +134,12 @@ describe('parseConfig', () => {
     });
 
     it('accepts 0 and 1 and fractions in between as the sampling probability', () => {
-      for (const [raw, value] of [['0', 0], ['1', 1], ['.25', 0.25], ['0.5', 0.5]] as const) {
+      for (const [raw, value] of [
+        ['0', 0],
+        ['1', 1],
+        ['.25', 0.25],
+        ['0.5', 0.5],
+      ] as const) {
         expect(parseConfig({ MANAGEMENT_TRACING_SAMPLING_PROBABILITY: raw }).management.tracing.samplingProbability).toBe(value);
       }
     });

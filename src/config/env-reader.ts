@@ -68,7 +68,8 @@ export class EnvReader {
 
   httpUrl(name: string, fallback: string): string {
     const value = this.string(name, fallback).trim();
-    if (!/^https?:\/\/[^\s]+$/.test(value) || !URL.canParse(value)) throw new ConfigError(`${name} must be an http:// or https:// URL, got "${value}"`);
+    if (!/^https?:\/\/[^\s]+$/.test(value) || !URL.canParse(value))
+      throw new ConfigError(`${name} must be an http:// or https:// URL, got "${value}"`);
     return value;
   }
 
@@ -99,7 +100,13 @@ export class EnvReader {
 }
 
 /** Spring binds enum values loosely: `WHEN_AUTHORIZED`, `when-authorized` and `When_Authorized` are one value. */
-export function relaxedEnum<T extends string>(read: EnvReader, name: string, raw: string | undefined, fallback: T, allowed: readonly T[]): T {
+export function relaxedEnum<T extends string>(
+  read: EnvReader,
+  name: string,
+  raw: string | undefined,
+  fallback: T,
+  allowed: readonly T[],
+): T {
   if (raw === undefined) return fallback;
   const value = raw.trim().toLowerCase().replaceAll('_', '-') as T;
   if (!allowed.includes(value)) throw read.invalid(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);

@@ -35,10 +35,7 @@ export interface TracingConfig {
 
 export function parseManagementConfig(read: EnvReader): ManagementConfig {
   return {
-    probesEnabled: read.bool(
-      'MANAGEMENT_HEALTH_PROBES_ENABLED',
-      read.bool('MANAGEMENT_ENDPOINT_HEALTH_PROBES_ENABLED', false),
-    ),
+    probesEnabled: read.bool('MANAGEMENT_HEALTH_PROBES_ENABLED', read.bool('MANAGEMENT_ENDPOINT_HEALTH_PROBES_ENABLED', false)),
     readinessInclude: read.list('MANAGEMENT_ENDPOINT_HEALTH_GROUP_READINESS_INCLUDE', 'readinessState,db'),
     exposure: read.list('MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE', 'health,info'),
     diskSpaceThreshold: read.int('MANAGEMENT_HEALTH_DISKSPACE_THRESHOLD', 10_485_760),
@@ -66,7 +63,12 @@ export function parseManagementConfig(read: EnvReader): ManagementConfig {
 function parseShowDetails(read: EnvReader): { showDetails: ShowDetails; showComponents: ShowDetails } {
   const showDetails = showSetting(read, 'MANAGEMENT_ENDPOINT_HEALTH_SHOWDETAILS', 'MANAGEMENT_ENDPOINT_HEALTH_SHOW_DETAILS', 'always');
   // As in Spring, show-components follows show-details unless it is set itself.
-  const showComponents = showSetting(read, 'MANAGEMENT_ENDPOINT_HEALTH_SHOWCOMPONENTS', 'MANAGEMENT_ENDPOINT_HEALTH_SHOW_COMPONENTS', showDetails);
+  const showComponents = showSetting(
+    read,
+    'MANAGEMENT_ENDPOINT_HEALTH_SHOWCOMPONENTS',
+    'MANAGEMENT_ENDPOINT_HEALTH_SHOW_COMPONENTS',
+    showDetails,
+  );
   return { showDetails, showComponents };
 }
 

@@ -12,7 +12,8 @@ export interface RedisConfig {
 export function parseRedisConfig(read: EnvReader): RedisConfig {
   const name = read.has('SPRING_DATA_REDIS_URL') ? 'SPRING_DATA_REDIS_URL' : 'REDIS_URL';
   const url = read.first(name);
-  if (url !== undefined && (!/^rediss?:\/\/\S+$/.test(url) || !URL.canParse(url))) throw read.invalid(name, 'must be a redis:// or rediss:// URL');
+  if (url !== undefined && (!/^rediss?:\/\/\S+$/.test(url) || !URL.canParse(url)))
+    throw read.invalid(name, 'must be a redis:// or rediss:// URL');
   return {
     url,
     keyPrefix: read.string('RATE_LIMIT_KEY_PREFIX', 'ticket-service:rate-limit:'),

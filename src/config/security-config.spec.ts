@@ -52,8 +52,14 @@ describe('parseConfig: security settings', () => {
   });
 
   it('turns the rate limit on with RATE_LIMIT_REQUESTS, per 60 s unless told otherwise', () => {
-    expect(parseConfig({ RATE_LIMIT_REQUESTS: '100' }).security.rateLimit).toEqual({ requests: 100, windowSeconds: 60, ipv6PrefixLength: 64 });
-    expect(parseConfig({ RATE_LIMIT_REQUESTS: '5', RATE_LIMIT_WINDOW_SECONDS: '1', RATE_LIMIT_IPV6_PREFIX_LENGTH: '56' }).security.rateLimit).toEqual({
+    expect(parseConfig({ RATE_LIMIT_REQUESTS: '100' }).security.rateLimit).toEqual({
+      requests: 100,
+      windowSeconds: 60,
+      ipv6PrefixLength: 64,
+    });
+    expect(
+      parseConfig({ RATE_LIMIT_REQUESTS: '5', RATE_LIMIT_WINDOW_SECONDS: '1', RATE_LIMIT_IPV6_PREFIX_LENGTH: '56' }).security.rateLimit,
+    ).toEqual({
       requests: 5,
       windowSeconds: 1,
       ipv6PrefixLength: 56,
@@ -74,7 +80,9 @@ describe('parseConfig: security settings', () => {
       allowedHeaders: ['*'],
       maxAgeSeconds: 1_800,
     });
-    expect(parseConfig({ CORS_ALLOWED_ORIGINS: '*', CORS_ALLOWED_METHODS: 'get,post', CORS_MAX_AGE_SECONDS: '60' }).security.cors).toMatchObject({
+    expect(
+      parseConfig({ CORS_ALLOWED_ORIGINS: '*', CORS_ALLOWED_METHODS: 'get,post', CORS_MAX_AGE_SECONDS: '60' }).security.cors,
+    ).toMatchObject({
       allowedOrigins: ['*'],
       allowedMethods: ['GET', 'POST'],
       maxAgeSeconds: 60,

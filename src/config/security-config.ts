@@ -50,7 +50,19 @@ export interface SecurityConfig {
 const JWT = 'SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_';
 
 /** The public-key JWS algorithms: never `none`, never HS* (a shared secret, which a public key set must not become). */
-export const ASYMMETRIC_JWS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+export const ASYMMETRIC_JWS_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /** Headers a browser script may read on a cross-origin answer unless CORS_EXPOSED_HEADERS says otherwise. */
 const DEFAULT_EXPOSED_HEADERS =
@@ -61,7 +73,13 @@ export function parseSecurityConfig(read: EnvReader): SecurityConfig {
     jwt: jwtConfig(read),
     rateLimit: rateLimitConfig(read),
     cors: corsConfig(read),
-    forwardHeadersStrategy: relaxedEnum(read, 'SERVER_FORWARD_HEADERS_STRATEGY', read.first('SERVER_FORWARD_HEADERS_STRATEGY'), 'none', FORWARD_HEADERS_STRATEGIES),
+    forwardHeadersStrategy: relaxedEnum(
+      read,
+      'SERVER_FORWARD_HEADERS_STRATEGY',
+      read.first('SERVER_FORWARD_HEADERS_STRATEGY'),
+      'none',
+      FORWARD_HEADERS_STRATEGIES,
+    ),
   };
 }
 
@@ -120,6 +138,7 @@ function corsConfig(read: EnvReader): CorsConfig | undefined {
 
 function httpUrl(read: EnvReader, name: string): string | undefined {
   const value = read.first(name)?.trim();
-  if (value !== undefined && (!/^https?:\/\/\S+$/.test(value) || !URL.canParse(value))) throw read.invalid(name, 'must be an http:// or https:// URL');
+  if (value !== undefined && (!/^https?:\/\/\S+$/.test(value) || !URL.canParse(value)))
+    throw read.invalid(name, 'must be an http:// or https:// URL');
   return value;
 }

@@ -5,7 +5,11 @@ describe('BatchedLookup', () => {
   function lookup(maxKeys?: number, fail?: Error) {
     const statements: string[][] = [];
     const contexts: unknown[] = [];
-    const rows = new Map([['1', 'one'], ['2', 'two'], ['3', 'three']]);
+    const rows = new Map([
+      ['1', 'one'],
+      ['2', 'two'],
+      ['3', 'three'],
+    ]);
     const batched = new BatchedLookup<string>(async (keys) => {
       statements.push(keys);
       contexts.push(currentRequestContext());
@@ -39,7 +43,10 @@ describe('BatchedLookup', () => {
     const failure = new Error('connect ECONNREFUSED');
     const { batched } = lookup(undefined, failure);
     const answers = await Promise.allSettled(['1', '2'].map((key) => batched.get(key)));
-    expect(answers).toEqual([{ status: 'rejected', reason: failure }, { status: 'rejected', reason: failure }]);
+    expect(answers).toEqual([
+      { status: 'rejected', reason: failure },
+      { status: 'rejected', reason: failure },
+    ]);
   });
 
   it('runs the statement in no request context, even when a request opened the round', async () => {

@@ -40,7 +40,10 @@ describe('BatchedWrites', () => {
       throw unknown;
     });
     const outcomes = await Promise.allSettled([1, 2].map((job) => writes.write(job)));
-    expect(outcomes).toEqual([{ status: 'rejected', reason: unknown }, { status: 'rejected', reason: unknown }]);
+    expect(outcomes).toEqual([
+      { status: 'rejected', reason: unknown },
+      { status: 'rejected', reason: unknown },
+    ]);
     expect(calls).toBe(1);
   });
 
@@ -83,5 +86,8 @@ async function commitLostError(): Promise<unknown> {
     },
     release: async () => undefined,
   };
-  return inTransaction({ createQueryRunner: () => runner, query: async () => [{ version: '10.11.6-MariaDB' }] } as never, async (transaction) => transaction.query('INSERT INTO t VALUES (1)')).catch((error: unknown) => error);
+  return inTransaction(
+    { createQueryRunner: () => runner, query: async () => [{ version: '10.11.6-MariaDB' }] } as never,
+    async (transaction) => transaction.query('INSERT INTO t VALUES (1)'),
+  ).catch((error: unknown) => error);
 }

@@ -65,7 +65,9 @@ describe('database work within the request deadline', () => {
       await untilCommitted(async () => undefined);
       await sleep(80);
     };
-    await expect(runInRequestContext({ requestId: 'r5' }, () => withinRequestDeadline(workAfterCommit))).rejects.toThrow(ServiceUnavailableException);
+    await expect(runInRequestContext({ requestId: 'r5' }, () => withinRequestDeadline(workAfterCommit))).rejects.toThrow(
+      ServiceUnavailableException,
+    );
   });
 
   it('shares one deadline among the pieces of work of a request, starting with the first', async () => {
@@ -82,11 +84,15 @@ describe('database work within the request deadline', () => {
   it('passes the outcome through in time, and bounds nothing outside a request or with the budget 0', async () => {
     setRequestDeadlineBudget(1_000);
     await expect(runInRequestContext({ requestId: 'r3' }, () => withinRequestDeadline(async () => 42))).resolves.toBe(42);
-    await expect(runInRequestContext({ requestId: 'r4' }, () => withinRequestDeadline(() => Promise.reject(new Error('boom'))))).rejects.toThrow('boom');
+    await expect(
+      runInRequestContext({ requestId: 'r4' }, () => withinRequestDeadline(() => Promise.reject(new Error('boom')))),
+    ).rejects.toThrow('boom');
     setRequestDeadlineBudget(10);
     await expect(withinRequestDeadline(() => sleep(30).then(() => 'outside'))).resolves.toBe('outside');
     setRequestDeadlineBudget(0);
-    await expect(runInRequestContext({ requestId: 'r5' }, () => withinRequestDeadline(() => sleep(30).then(() => 'off')))).resolves.toBe('off');
+    await expect(runInRequestContext({ requestId: 'r5' }, () => withinRequestDeadline(() => sleep(30).then(() => 'off')))).resolves.toBe(
+      'off',
+    );
   });
 });
 
@@ -107,7 +113,11 @@ describe('timed-out statements', () => {
 
 describe('TypeORM logging', () => {
   const lines: string[] = [];
-  const sink: LoggerService = { log: (m) => lines.push(`log ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
+  const sink: LoggerService = {
+    log: (m) => lines.push(`log ${m}`),
+    warn: (m) => lines.push(`warn ${m}`),
+    error: (m) => lines.push(`error ${m}`),
+  };
 
   beforeAll(() => Logger.overrideLogger(sink));
   afterAll(() => Logger.overrideLogger(new ConsoleLogger()));

@@ -19,9 +19,7 @@ export async function ensureDatabase(db: AppConfig['db'], attempts = 10, delayMs
         connectTimeout: db.queryTimeoutMs,
       });
       try {
-        await connection.query(
-          `CREATE DATABASE IF NOT EXISTS \`${db.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
-        );
+        await connection.query(`CREATE DATABASE IF NOT EXISTS \`${db.database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
       } finally {
         await connection.end();
       }

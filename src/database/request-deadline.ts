@@ -111,7 +111,9 @@ export function assertDeadlineNotPassed(): void {
 const PAST_DEADLINE = Symbol('pastDatabaseDeadline');
 
 export function databaseTimeout(budget: number): ServiceUnavailableException {
-  return Object.assign(new ServiceUnavailableException(`Database did not answer within ${budget} ms, try again later`), { [PAST_DEADLINE]: true });
+  return Object.assign(new ServiceUnavailableException(`Database did not answer within ${budget} ms, try again later`), {
+    [PAST_DEADLINE]: true,
+  });
 }
 
 /** Whether `error` is the 503 of a request past its deadline, whose work may still be running. */

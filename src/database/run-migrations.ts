@@ -16,7 +16,12 @@ export function migrationsMessage(ran: string[], known: number): string {
 export async function runMigrations(dataSource: DataSource, logger = new Logger('Database')): Promise<DataSource> {
   try {
     const ran = await dataSource.runMigrations({ transaction: dataSource.options.migrationsTransactionMode ?? 'all' });
-    logger.log(migrationsMessage(ran.map((migration) => migration.name), dataSource.migrations.length));
+    logger.log(
+      migrationsMessage(
+        ran.map((migration) => migration.name),
+        dataSource.migrations.length,
+      ),
+    );
     return dataSource;
   } catch (error) {
     await dataSource.destroy().catch(() => undefined);

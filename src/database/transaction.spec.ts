@@ -2,7 +2,8 @@ import { QueryFailedError, type DataSource } from 'typeorm';
 import { inTransaction } from './transaction.js';
 
 describe('inTransaction', () => {
-  const deadlock = () => new QueryFailedError('INSERT', [], Object.assign(new Error('Deadlock found when trying to get lock'), { errno: 1213 }));
+  const deadlock = () =>
+    new QueryFailedError('INSERT', [], Object.assign(new Error('Deadlock found when trying to get lock'), { errno: 1213 }));
 
   /** A database whose connections record what they are sent; `failures` fail the runs' first statements in turn. */
   function database(failures: Error[] = []) {
@@ -34,7 +35,9 @@ describe('inTransaction', () => {
       return insertId;
     });
     expect(id).toBe(7);
-    expect(db.sent).toEqual([['START TRANSACTION;\nINSERT INTO tickets (title) VALUES (?)', 'INSERT INTO ticket_history (ticket_id) VALUES (?)', 'COMMIT']]);
+    expect(db.sent).toEqual([
+      ['START TRANSACTION;\nINSERT INTO tickets (title) VALUES (?)', 'INSERT INTO ticket_history (ticket_id) VALUES (?)', 'COMMIT'],
+    ]);
     expect(db.released()).toBe(1);
   });
 
@@ -47,7 +50,9 @@ describe('inTransaction', () => {
 
   it('gives up after five attempts, and never repeats work that failed otherwise', async () => {
     const exhausted = database([deadlock(), deadlock(), deadlock(), deadlock(), deadlock()]);
-    await expect(inTransaction(exhausted.source, async (transaction) => transaction.query('SELECT 1'))).rejects.toBeInstanceOf(QueryFailedError);
+    await expect(inTransaction(exhausted.source, async (transaction) => transaction.query('SELECT 1'))).rejects.toBeInstanceOf(
+      QueryFailedError,
+    );
     expect(exhausted.sent).toHaveLength(5);
     const other = new QueryFailedError('INSERT', [], Object.assign(new Error('Duplicate entry'), { errno: 1062 }));
     const failed = database([other]);

@@ -101,7 +101,9 @@ const servers = new WeakMap<DataSource, Promise<DatabaseServer>>();
 function databaseServer(dataSource: DataSource): Promise<DatabaseServer> {
   let server = servers.get(dataSource);
   if (!server) {
-    server = (dataSource.query('SELECT VERSION() AS version') as Promise<Array<{ version: string }>>).then(([{ version }]) => databaseServerOf(version));
+    server = (dataSource.query('SELECT VERSION() AS version') as Promise<Array<{ version: string }>>).then(([{ version }]) =>
+      databaseServerOf(version),
+    );
     servers.set(dataSource, server);
     server.catch(() => servers.delete(dataSource)); // asked again next time
   }

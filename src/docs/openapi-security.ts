@@ -11,7 +11,11 @@ import { INSUFFICIENT_SCOPE } from '../security/jwt/bearer-token.exception.js';
 const BEARER_SCHEME = 'bearer';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
-const text = (description: string, pattern?: string): HeaderObject => ({ description, required: true, schema: { type: 'string', ...(pattern && { pattern }) } });
+const text = (description: string, pattern?: string): HeaderObject => ({
+  description,
+  required: true,
+  schema: { type: 'string', ...(pattern && { pattern }) },
+});
 const CHALLENGE = text('`Bearer`, with `error`, `error_description` and (for 403) the `scope` that would do, as RFC 6750 writes them');
 const RATE_LIMIT_HEADERS = {
   'Retry-After': text('Seconds until the window ends', '^\\d+$'),
@@ -45,12 +49,26 @@ export function withSecurity(document: OpenAPIObject, security: SecurityConfig):
     for (const operation of METHODS.map((method) => item[method]).filter((found): found is OperationObject => found !== undefined)) {
       if (security.jwt) {
         operation.security = [{ [BEARER_SCHEME]: [] }];
-        operation.responses['401'] = refusal(path, 401, 'No token, or a token refused (expired, another issuer or audience, a bad signature)', 'Full authentication is required to access this resource', { 'WWW-Authenticate': CHALLENGE });
-        operation.responses['403'] = refusal(path, 403, 'The token lacks the scope the operation needs', INSUFFICIENT_SCOPE, { 'WWW-Authenticate': CHALLENGE });
+        operation.responses['401'] = refusal(
+          path,
+          401,
+          'No token, or a token refused (expired, another issuer or audience, a bad signature)',
+          'Full authentication is required to access this resource',
+          { 'WWW-Authenticate': CHALLENGE },
+        );
+        operation.responses['403'] = refusal(path, 403, 'The token lacks the scope the operation needs', INSUFFICIENT_SCOPE, {
+          'WWW-Authenticate': CHALLENGE,
+        });
       }
       if (limit) {
         const message = `Rate limit exceeded: at most ${limit.requests} requests per ${limit.windowSeconds} seconds`;
-        operation.responses['429'] = refusal(path, 429, 'Past the rate limit of the client (token subject, or else address)', message, RATE_LIMIT_HEADERS);
+        operation.responses['429'] = refusal(
+          path,
+          429,
+          'Past the rate limit of the client (token subject, or else address)',
+          message,
+          RATE_LIMIT_HEADERS,
+        );
       }
       operation.responses = Object.fromEntries(Object.entries(operation.responses).sort(([a], [b]) => a.localeCompare(b)));
     }
@@ -59,7 +77,13 @@ export function withSecurity(document: OpenAPIObject, security: SecurityConfig):
 }
 
 /** An error response in the path's version's shape: Spring's error body for v1, a problem under /api/v2. */
-function refusal(path: string, status: number, description: string, message: string, headers: Record<string, HeaderObject>): ResponseObject {
+function refusal(
+  path: string,
+  status: number,
+  description: string,
+  message: string,
+  headers: Record<string, HeaderObject>,
+): ResponseObject {
   const summary = description.split(' (')[0];
   const v2 = path.startsWith('/api/v2/');
   const value = v2 ? problemDetails(status, path, message) : springErrorBody(status, path, message, undefined, EXAMPLE_TIME);

@@ -44,7 +44,7 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setOpenAPIVersion('3.1.0')
     .setTitle('Ticket service')
     .setDescription(
-      'IT support tickets over HTTP/JSON. Errors of /api/tickets and /actuator have Spring Boot\'s error body, errors under ' +
+      "IT support tickets over HTTP/JSON. Errors of /api/tickets and /actuator have Spring Boot's error body, errors under " +
         '/api/v2 are RFC 9457 problems (application/problem+json). After each create, update, delete and comment an ' +
         `event is published to RabbitMQ: see the AsyncAPI document [${ASYNCAPI_PATHS.yaml.slice(1)}](${relative(ASYNCAPI_PATHS.yaml)}) ` +
         `(also as [JSON](${relative(ASYNCAPI_PATHS.json)})) for that contract.`,

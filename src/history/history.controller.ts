@@ -17,7 +17,11 @@ export class HistoryController {
 
   @Get()
   @api.list()
-  async listHistory(@Param('id', IdPipe) id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<HistoryEntryResponse[]> {
+  async listHistory(
+    @Param('id', IdPipe) id: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<HistoryEntryResponse[]> {
     const page = await this.history.list(id, parseKeysetPage(request.query, 'v1', `history:${id}`, 'pageQuery'));
     setPageHeaders(response, `/api/tickets/${id}/history`, request.originalUrl, { ...page, total: null });
     return page.items;

@@ -21,7 +21,9 @@ describe('idempotency keys', () => {
   });
 
   it('hashes the same request alike whatever the order of its body keys', () => {
-    expect(requestHash('post', '/api/tickets', { a: 1, b: { d: [1, 2], c: null } })).toBe(requestHash('POST', '/api/tickets', { b: { c: null, d: [1, 2] }, a: 1 }));
+    expect(requestHash('post', '/api/tickets', { a: 1, b: { d: [1, 2], c: null } })).toBe(
+      requestHash('POST', '/api/tickets', { b: { c: null, d: [1, 2] }, a: 1 }),
+    );
     expect(canonicalJson({ b: 1, a: 'x' })).toBe('{"a":"x","b":1}');
   });
 

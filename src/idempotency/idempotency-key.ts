@@ -10,7 +10,9 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 export function idempotencyKey(value: string | string[]): string {
   const key = Array.isArray(value) ? value.join(', ') : value;
   const field = (code: string, attributes: unknown[], message: string) =>
-    new ValidationFailedException('request', [springFieldError('request', IDEMPOTENCY_KEY_HEADER, code, 'java.lang.String', attributes, message, key)]);
+    new ValidationFailedException('request', [
+      springFieldError('request', IDEMPOTENCY_KEY_HEADER, code, 'java.lang.String', attributes, message, key),
+    ]);
   if (key.trim() === '') throw field('NotBlank', [], 'Idempotency-Key must not be blank');
   if ([...key].length > IDEMPOTENCY_KEY_MAX_LENGTH) {
     throw field('Size', [IDEMPOTENCY_KEY_MAX_LENGTH, 1], `Idempotency-Key must be between 1 and ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`);
@@ -23,7 +25,9 @@ export function idempotencyKey(value: string | string[]): string {
  * (object keys sorted), so that the same content sent with its keys in another order still matches.
  */
 export function requestHash(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 export function canonicalJson(value: unknown): string {

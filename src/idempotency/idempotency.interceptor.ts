@@ -31,7 +31,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // names no client has no scope of its own to keep keys in.
     const principal = principalOf(request);
     if (principal !== undefined && principal.subject === undefined) {
-      throw new BadRequestException(`${IDEMPOTENCY_KEY_HEADER} needs a token that names its client (sub, client_id or azp): keys are kept per client`);
+      throw new BadRequestException(
+        `${IDEMPOTENCY_KEY_HEADER} needs a token that names its client (sub, client_id or azp): keys are kept per client`,
+      );
     }
     const scope = principal?.subject ?? ANONYMOUS_SCOPE;
     return from(this.idempotency.start(scope, key, hash, (id) => `${path}/${id}`)).pipe(

@@ -6,7 +6,8 @@ import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_REPLAYED
 /** The response header a replay carries, for the success of an operation that takes Idempotency-Key. */
 export const idempotentReplayedHeader = {
   [IDEMPOTENT_REPLAYED_HEADER]: {
-    description: 'Present (`true`) when this is the stored response of an earlier request with the same Idempotency-Key, replayed without running it again',
+    description:
+      'Present (`true`) when this is the stored response of an earlier request with the same Idempotency-Key, replayed without running it again',
     required: false,
     schema: { type: 'string', enum: ['true'] },
   },
@@ -25,7 +26,12 @@ export const keyInUseExample = (path: string): ErrorExample => ({
  * Idempotency-Key on a create or a change, and the 409 and 422 it can lead to (its 400s are in the operation's 400).
  * `own409`: the operation declares a 409 of its own that includes keyInUseExample (one status, one declaration).
  */
-export function ApiIdempotencyKey(errorResponse: typeof ApiErrorResponse, path: string, write: 'create' | 'change' = 'create', own409 = false) {
+export function ApiIdempotencyKey(
+  errorResponse: typeof ApiErrorResponse,
+  path: string,
+  write: 'create' | 'change' = 'create',
+  own409 = false,
+) {
   const example = (summary: string, message: string): ErrorExample => ({ summary, path, message });
   return applyDecorators(
     ApiHeader({
@@ -40,6 +46,10 @@ export function ApiIdempotencyKey(errorResponse: typeof ApiErrorResponse, path: 
       schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
     }),
     ...(own409 ? [] : [errorResponse(409, KEY_IN_USE, keyInUseExample(path))]),
-    errorResponse(422, 'The Idempotency-Key was used with a different request (method, path or body)', example('Key reused', 'Idempotency-Key "5f0c1e9e" was used with a different request (method, path or body)')),
+    errorResponse(
+      422,
+      'The Idempotency-Key was used with a different request (method, path or body)',
+      example('Key reused', 'Idempotency-Key "5f0c1e9e" was used with a different request (method, path or body)'),
+    ),
   );
 }

@@ -92,11 +92,17 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
    * that was taken over meanwhile (its request ran past STARTED_TIMEOUT_MS) fails the write with a 409.
    */
   async finish(manager: Queryable, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
-    if (!(await this.keys.finish(manager, claim, response))) throw new ConflictException(`Idempotency-Key "${claim.key}" was taken over by another request`);
+    if (!(await this.keys.finish(manager, claim, response)))
+      throw new ConflictException(`Idempotency-Key "${claim.key}" was taken over by another request`);
   }
 
   /** A create's 201 (its body, Location and ETag) as the key's response, when the request holds a key. */
-  async finishCreated(manager: Queryable, claim: IdempotencyClaim | undefined, created: { id: number }, etag: string | null): Promise<void> {
+  async finishCreated(
+    manager: Queryable,
+    claim: IdempotencyClaim | undefined,
+    created: { id: number },
+    etag: string | null,
+  ): Promise<void> {
     if (!claim) return;
     await this.finish(manager, claim, { status: 201, body: JSON.stringify(created), location: claim.locationOf(created.id), etag });
   }

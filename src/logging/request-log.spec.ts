@@ -103,7 +103,11 @@ describe('request logging', () => {
   it('adds why to the line of a 4xx or 5xx: the error message and field errors recorded for it, never a stack', async () => {
     const { url, lines } = await start((req, res) => {
       const status = Number(req.url!.slice(1));
-      if (status !== 404) recordResponseError(res, { message: `failed with ${status}`, fieldErrors: status === 400 ? ['title: Title is required'] : undefined });
+      if (status !== 404)
+        recordResponseError(res, {
+          message: `failed with ${status}`,
+          fieldErrors: status === 400 ? ['title: Title is required'] : undefined,
+        });
       respond(status)(req, res);
     });
     for (const status of [400, 404, 500, 200]) await fetch(`${url}/${status}`);
@@ -118,7 +122,7 @@ describe('request logging', () => {
     expect(JSON.stringify(lines)).not.toMatch(/stack|\bat /);
   });
 
-  it('writes the control characters of an error message, which can quote a client\'s input, as \\u escapes', async () => {
+  it("writes the control characters of an error message, which can quote a client's input, as \\u escapes", async () => {
     const { url, lines } = await start((_req, res) => {
       recordResponseError(res, { message: 'JSON parse error: "\u001b[31m\u007f\u0085\nx" is not valid JSON' });
       respond(400)(_req, res);

@@ -34,7 +34,10 @@ interface RequestLine {
  * `jsonDestination` is the stream the root logger writes its JSON lines to (LOG_FORMAT=json, see LoggingModule):
  * the line goes there directly, in the logger's own format; without it, through the logger.
  */
-export function requestLog(logger: Logger, jsonDestination?: DestinationStream | null): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+export function requestLog(
+  logger: Logger,
+  jsonDestination?: DestinationStream | null,
+): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
   const write = lineWriter(logger, jsonDestination);
 
   function onClose(this: LoggedResponse): void {
@@ -43,7 +46,13 @@ export function requestLog(logger: Logger, jsonDestination?: DestinationStream |
     if (!logger.isLevelEnabled(level)) return;
     const req = this.req as Request;
     const path = pathOf(req);
-    const line: RequestLine = { requestId: this[REQUEST_ID], method: req.method ?? '', path, status, durationMs: Date.now() - this[STARTED] };
+    const line: RequestLine = {
+      requestId: this[REQUEST_ID],
+      method: req.method ?? '',
+      path,
+      status,
+      durationMs: Date.now() - this[STARTED],
+    };
     // An operator reads why a request failed from its line alone; the cause's stack, where there is one, is on the
     // error filter's own line.
     const error = status >= 400 ? responseErrorOf(this) : undefined;
@@ -76,7 +85,10 @@ export function refusedRequestLog(logger: Logger, jsonDestination?: DestinationS
   };
 }
 
-function lineWriter(logger: Logger, jsonDestination?: DestinationStream | null): (level: Level, line: RequestLine, message: string) => void {
+function lineWriter(
+  logger: Logger,
+  jsonDestination?: DestinationStream | null,
+): (level: Level, line: RequestLine, message: string) => void {
   return jsonDestination ? jsonLineWriter(jsonDestination) : (level, line, message) => logger[level](line, message);
 }
 

@@ -164,8 +164,12 @@ export class RabbitMqClient {
     for (const [index, message] of messages.entries()) {
       let hasRoom: boolean;
       try {
-        hasRoom = channel.publish(this.options.exchange, message.routingKey, Buffer.from(message.body, 'utf8'), messageProperties(message), (err) =>
-          record(index, err ? failure(err) : { confirmed: true }),
+        hasRoom = channel.publish(
+          this.options.exchange,
+          message.routingKey,
+          Buffer.from(message.body, 'utf8'),
+          messageProperties(message),
+          (err) => record(index, err ? failure(err) : { confirmed: true }),
         );
       } catch (error) {
         // The channel closed under this loop: nothing more goes out on it.

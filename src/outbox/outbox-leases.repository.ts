@@ -39,12 +39,19 @@ export class OutboxLeasesRepository {
 
   /** Frees the lease while it is `owner`'s, expiring at once. */
   async release(runner: Queryable, partition: number, owner: string): Promise<void> {
-    await runner.query('UPDATE outbox_lease SET owner = NULL, expires_at = NOW(3) WHERE partition_no = ? AND owner = ?', [partition, owner]);
+    await runner.query('UPDATE outbox_lease SET owner = NULL, expires_at = NOW(3) WHERE partition_no = ? AND owner = ?', [
+      partition,
+      owner,
+    ]);
   }
 
   /** Extends the lease while it is `owner`'s. */
   async renew(runner: Queryable, partition: number, owner: string, ttlMs: number): Promise<void> {
-    await runner.query('UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE partition_no = ? AND owner = ?', [ttlMs * 1000, partition, owner]);
+    await runner.query('UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE partition_no = ? AND owner = ?', [
+      ttlMs * 1000,
+      partition,
+      owner,
+    ]);
   }
 
   /**
@@ -62,7 +69,10 @@ export class OutboxLeasesRepository {
 
   /** Which of `partitions` are `owner`'s, with their epochs. */
   async claimed(runner: Queryable, owner: string, partitions: number[]): Promise<Array<{ partition: number; epoch: number }>> {
-    const rows = (await runner.query('SELECT partition_no, epoch FROM outbox_lease WHERE owner = ? AND partition_no IN (?)', [owner, partitions])) as Array<{
+    const rows = (await runner.query('SELECT partition_no, epoch FROM outbox_lease WHERE owner = ? AND partition_no IN (?)', [
+      owner,
+      partitions,
+    ])) as Array<{
       partition_no: number;
       epoch: string;
     }>;
@@ -76,7 +86,12 @@ export class OutboxLeasesRepository {
               (SELECT COUNT(*) FROM outbox_relay WHERE expires_at > NOW(3)) AS members
        FROM outbox_lease ORDER BY partition_no`,
     )) as Array<{ partition_no: number; owner: string | null; epoch: string; expired: number; members: string }>;
-    const rows = result.map((row) => ({ partition: Number(row.partition_no), owner: row.owner, epoch: Number(row.epoch), expired: Number(row.expired) === 1 }));
+    const rows = result.map((row) => ({
+      partition: Number(row.partition_no),
+      owner: row.owner,
+      epoch: Number(row.epoch),
+      expired: Number(row.expired) === 1,
+    }));
     return { rows, members: Number(result[0]?.members ?? 1) };
   }
 

@@ -20,7 +20,10 @@ export interface LeasePlan {
 export function planLeases(rows: LeaseRow[], me: string, members: number, offset = 0): LeasePlan {
   const share = Math.ceil(rows.length / Math.max(1, members));
   // A lease of mine that expired without anyone taking it over is still mine: renewing it keeps its epoch.
-  const mine = rows.filter((row) => row.owner === me).map((row) => row.partition).sort((a, b) => a - b);
+  const mine = rows
+    .filter((row) => row.owner === me)
+    .map((row) => row.partition)
+    .sort((a, b) => a - b);
   if (mine.length > share) return { release: mine.slice(share), claim: [] };
   const free = rows.filter((row) => row.owner !== me && (row.owner === null || row.expired)).map((row) => row.partition);
   const rotated = [...free].sort((a, b) => rotate(a, offset, rows.length) - rotate(b, offset, rows.length));
@@ -192,7 +195,9 @@ export class OutboxLeases {
     for (const row of claimed) this.held.set(row.partition, { epoch: row.epoch, validUntil: 0 });
     for (const row of claimed) this.extend(row.partition, started);
     this.renewDueAt = Math.min(this.renewDueAt || Infinity, started + this.ttlMs / 3);
-    this.logger.log(`Claimed outbox partition(s) ${claimed.map((row) => `${row.partition} (epoch ${row.epoch})`).join(', ')}; holding ${this.describeHeld()}`);
+    this.logger.log(
+      `Claimed outbox partition(s) ${claimed.map((row) => `${row.partition} (epoch ${row.epoch})`).join(', ')}; holding ${this.describeHeld()}`,
+    );
   }
 
   /** A lease renewed by a statement sent at `since` lasts, on this clock, until since + TTL; keep a margin. */
@@ -205,7 +210,8 @@ export class OutboxLeases {
 
   private lose(partitions: number[]): void {
     const lost = partitions.filter((partition) => this.held.delete(partition));
-    if (lost.length > 0) this.logger.warn(`Lost the lease of outbox partition(s) ${lost.join(', ')} to another relay; holding ${this.describeHeld()}`);
+    if (lost.length > 0)
+      this.logger.warn(`Lost the lease of outbox partition(s) ${lost.join(', ')} to another relay; holding ${this.describeHeld()}`);
   }
 
   private describeHeld(): string {

@@ -63,7 +63,12 @@ export class OutboxMetrics implements OnModuleInit, OutboxRelayObserver {
         this.set(relay.heldPartitions().length);
       },
     });
-    this.published = new Counter({ name: 'outbox_events_published_total', help: 'Events the broker confirmed, by type', labelNames: ['type'], registers });
+    this.published = new Counter({
+      name: 'outbox_events_published_total',
+      help: 'Events the broker confirmed, by type',
+      labelNames: ['type'],
+      registers,
+    });
     this.failures = new Counter({
       name: 'outbox_publish_failures_total',
       help: 'Events not confirmed: refused (nacked) by the broker, or unconfirmed (connection lost, no confirm in time)',

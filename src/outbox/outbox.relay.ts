@@ -161,7 +161,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
       const backoff = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(this.failures, 6));
       this.retryAt = Date.now() + backoff;
       if (!this.backlogReported) {
-        const pending = await this.backlog().then((b) => b.pending, () => 'unknown');
+        const pending = await this.backlog().then(
+          (b) => b.pending,
+          () => 'unknown',
+        );
         this.logger.warn(`Event backlog building (${pending} pending): ${(error as Error).message}; retrying with backoff`);
         this.backlogReported = true;
       }
@@ -225,12 +228,17 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   /** Deletes the confirmed events of the partitions this relay still holds, behind the lease fence. */
   private async deletePublished(runner: QueryRunner, confirmed: Map<number, string[]>): Promise<void> {
     const kept = await this.leases.fenced(runner, [...confirmed.keys()], async (partitions) => {
-      await this.outbox.delete(runner, partitions.flatMap((partition) => confirmed.get(partition)!));
+      await this.outbox.delete(
+        runner,
+        partitions.flatMap((partition) => confirmed.get(partition)!),
+      );
     });
     const lost = [...confirmed.keys()].filter((partition) => !kept.includes(partition));
     if (lost.length > 0) {
       const count = lost.reduce((sum, partition) => sum + confirmed.get(partition)!.length, 0);
-      this.logger.warn(`Lease lost before deleting ${count} published event(s) of partition(s) ${lost.join(', ')}; they stay for the new owner`);
+      this.logger.warn(
+        `Lease lost before deleting ${count} published event(s) of partition(s) ${lost.join(', ')}; they stay for the new owner`,
+      );
     }
   }
 

@@ -54,7 +54,17 @@ export class OutboxRepository {
     await manager.query(
       `INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at, routing_key, traceparent, tracestate)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [row.eventId, row.eventType, row.ticketId, row.partition, row.payload, row.occurredAt, row.routingKey, row.traceparent, row.tracestate],
+      [
+        row.eventId,
+        row.eventType,
+        row.ticketId,
+        row.partition,
+        row.payload,
+        row.occurredAt,
+        row.routingKey,
+        row.traceparent,
+        row.tracestate,
+      ],
     );
   }
 

@@ -30,7 +30,12 @@ export class OutboxWriter {
    * `routingKey`: null for the configured RABBITMQ_ROUTING_KEY. `trace`: the trace the event continues; by default the
    * current one (a write made for several requests names each's).
    */
-  async record(manager: Queryable, event: OutboxEvent, routingKey: string | null, trace: TraceHeaders | undefined = currentTraceContext()): Promise<void> {
+  async record(
+    manager: Queryable,
+    event: OutboxEvent,
+    routingKey: string | null,
+    trace: TraceHeaders | undefined = currentTraceContext(),
+  ): Promise<void> {
     // The routing key is stored per row (null: the configured one), so one partition can carry events of
     // several kinds, each to its own key, in order. The request's trace context travels with the event, so its
     // publish joins the request's trace (NULL untraced).

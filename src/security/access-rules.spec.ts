@@ -10,12 +10,19 @@ describe('requiredScopes', () => {
     expect(requiredScopes(method, '/api/v2/tickets/1/comments')).toEqual({ anyOf: ['tickets.write'], name: 'tickets.write' });
   });
 
-  it.each(['/actuator', '/actuator/health', '/actuator/health/liveness', '/v3/api-docs', '/v3/api-docs.yaml', '/v3/api-docs/v2', '/swagger-ui/', '/swagger-ui.html', '/ACTUATOR/health'])(
-    'needs no token for %s',
-    (path) => {
-      expect(requiredScopes('GET', path)).toBeUndefined();
-    },
-  );
+  it.each([
+    '/actuator',
+    '/actuator/health',
+    '/actuator/health/liveness',
+    '/v3/api-docs',
+    '/v3/api-docs.yaml',
+    '/v3/api-docs/v2',
+    '/swagger-ui/',
+    '/swagger-ui.html',
+    '/ACTUATOR/health',
+  ])('needs no token for %s', (path) => {
+    expect(requiredScopes('GET', path)).toBeUndefined();
+  });
 
   it.each(['/', '/nowhere', '/API/tickets', '/actuatorx', '/v3/api-docsx'])('needs a token for %s (deny by default)', (path) => {
     expect(requiredScopes('GET', path)).toBeDefined();

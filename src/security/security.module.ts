@@ -25,7 +25,9 @@ import { MemoryRateLimitStore, RedisRateLimitStore } from './rate-limit.store.js
       provide: RATE_LIMIT_STORE,
       inject: [RedisClient, ConfigService],
       useFactory: (redis: RedisClient, config: ConfigService<AppConfig, true>) =>
-        redis.connection ? new RedisRateLimitStore(redis.connection, config.get('redis.keyPrefix', { infer: true })) : new MemoryRateLimitStore(),
+        redis.connection
+          ? new RedisRateLimitStore(redis.connection, config.get('redis.keyPrefix', { infer: true }))
+          : new MemoryRateLimitStore(),
     },
   ],
   exports: [AuthenticationMiddleware, AuthorizationMiddleware, CorsMiddleware, RateLimitMiddleware],

@@ -38,7 +38,12 @@ describe('ticketChanges', () => {
 
   it('includes resolvedAt when the resolving rule sets it, and a cleared assignee as to null', () => {
     const before = { ...ticket, assignedTo: 'desk-2' };
-    const after: Fields = { ...ticket, status: TicketStatus.RESOLVED, updatedAt: at('2026-01-02T00:00:00.000Z'), resolvedAt: at('2026-01-02T00:00:00.000Z') };
+    const after: Fields = {
+      ...ticket,
+      status: TicketStatus.RESOLVED,
+      updatedAt: at('2026-01-02T00:00:00.000Z'),
+      resolvedAt: at('2026-01-02T00:00:00.000Z'),
+    };
     expect(ticketChanges(before, after)).toEqual({
       status: { from: 'OPEN', to: 'RESOLVED' },
       assignedTo: { from: 'desk-2', to: null },

@@ -9,7 +9,17 @@ export interface FieldChange {
 export type TicketChanges = Record<string, FieldChange>;
 
 /** The fields a history entry compares, in the order the ticket's JSON has them. */
-const FIELDS = ['title', 'description', 'status', 'priority', 'requesterEmail', 'assignedTo', 'createdAt', 'updatedAt', 'resolvedAt'] as const;
+const FIELDS = [
+  'title',
+  'description',
+  'status',
+  'priority',
+  'requesterEmail',
+  'assignedTo',
+  'createdAt',
+  'updatedAt',
+  'resolvedAt',
+] as const;
 
 type TicketFields = Pick<TicketResponse, (typeof FIELDS)[number]>;
 

@@ -47,7 +47,12 @@ export const ApiTicketQueryParameters = (dialect: QueryDialect) =>
         'Only tickets of this requester: the whole address, case-insensitive' + (dialect === 'v1' ? '; ignored when status is given' : ''),
       example: 'jane.doe@example.com',
     }),
-    ApiQuery({ name: 'assignedTo', required: false, type: String, description: 'Only tickets assigned to this person or group: whole value, case-insensitive' }),
+    ApiQuery({
+      name: 'assignedTo',
+      required: false,
+      type: String,
+      description: 'Only tickets assigned to this person or group: whole value, case-insensitive',
+    }),
     instant('createdAfter', 'Only tickets created at or after this instant'),
     instant('createdBefore', 'Only tickets created before this instant'),
     instant('updatedAfter', 'Only tickets last updated at or after this instant'),
@@ -77,12 +82,18 @@ export const ApiTicketQueryParameters = (dialect: QueryDialect) =>
         dialect === 'v1'
           ? 'Turns paging on: at most this many tickets, with a Link header to the next page and X-Total-Count'
           : `Tickets per page (default ${PAGE_LIMIT.v2Default})`,
-      schema: { type: 'integer', minimum: PAGE_LIMIT.min, maximum: PAGE_LIMIT.max, ...(dialect === 'v2' && { default: PAGE_LIMIT.v2Default }) },
+      schema: {
+        type: 'integer',
+        minimum: PAGE_LIMIT.min,
+        maximum: PAGE_LIMIT.max,
+        ...(dialect === 'v2' && { default: PAGE_LIMIT.v2Default }),
+      },
     }),
     ApiQuery({
       name: 'cursor',
       required: false,
-      description: 'Where the page starts: the cursor of the Link header (or nextCursor) of the previous page, with the same filters and sort',
+      description:
+        'Where the page starts: the cursor of the Link header (or nextCursor) of the previous page, with the same filters and sort',
       type: String,
     }),
     ApiQuery({
@@ -112,7 +123,11 @@ export function queryErrorExamples(dialect: QueryDialect, path: string): ErrorEx
       path,
       ...queryErrors({ priority: 'URGENT', createdAfter: 'yesterday', sort: 'title', limit: '5000' }, dialect),
     },
-    { summary: 'Cursor altered or from another query', path, ...queryErrors({ limit: '10', cursor: 'eyJxIjoiIn0.xxxxxxxxxxxxxxxx' }, dialect) },
+    {
+      summary: 'Cursor altered or from another query',
+      path,
+      ...queryErrors({ limit: '10', cursor: 'eyJxIjoiIn0.xxxxxxxxxxxxxxxx' }, dialect),
+    },
   ];
   if (dialect === 'v2') examples.push({ summary: 'Unknown parameter', path, ...queryErrors({ page: '2' }, dialect) });
   return examples;

@@ -35,10 +35,22 @@ describe('ticketFromRow', () => {
 
 describe('listedTicketFromRow', () => {
   it('gives the JSON ticketFromRow gives for the same row read with date strings, byte for byte', () => {
-    const dated: TicketRow = { ...row, assigned_to: 'desk-2', updated_at: new Date('2026-11-23T09:05:00.000Z'), resolved_at: new Date('2026-11-23T09:05:00.000Z') };
+    const dated: TicketRow = {
+      ...row,
+      assigned_to: 'desk-2',
+      updated_at: new Date('2026-11-23T09:05:00.000Z'),
+      resolved_at: new Date('2026-11-23T09:05:00.000Z'),
+    };
     // The same row as MariaDB's text gives it with date strings.
-    const text: TicketTextRow = { ...dated, created_at: '2026-11-23 09:00:00.123', updated_at: '2026-11-23 09:05:00.000', resolved_at: '2026-11-23 09:05:00.000' };
+    const text: TicketTextRow = {
+      ...dated,
+      created_at: '2026-11-23 09:00:00.123',
+      updated_at: '2026-11-23 09:05:00.000',
+      resolved_at: '2026-11-23 09:05:00.000',
+    };
     expect(JSON.stringify(listedTicketFromRow(text))).toBe(JSON.stringify(ticketFromRow(dated)));
-    expect(JSON.stringify(listedTicketFromRow({ ...text, resolved_at: null }))).toBe(JSON.stringify(ticketFromRow({ ...dated, resolved_at: null })));
+    expect(JSON.stringify(listedTicketFromRow({ ...text, resolved_at: null }))).toBe(
+      JSON.stringify(ticketFromRow({ ...dated, resolved_at: null })),
+    );
   });
 });

@@ -3,8 +3,7 @@ import type { TicketPriority } from './ticket-priority.enum.js';
 import type { TicketStatus } from './ticket-status.enum.js';
 
 /** The columns of `tickets`, selected by name so that rows can be read plain. */
-export const TICKET_COLUMNS =
-  'id, title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at';
+export const TICKET_COLUMNS = 'id, title, description, status, priority, requester_email, assigned_to, created_at, updated_at, resolved_at';
 
 /** One row of `tickets` as mysql2 returns it: bigint as a string, datetimes as `Time`. */
 interface Row<Time> {
@@ -27,7 +26,11 @@ export type TicketRow = Row<Date>;
 export type TicketTextRow = Row<string>;
 
 /** The wire shape with timestamps as `Time`. */
-type Wire<Time> = Omit<TicketResponse, 'createdAt' | 'updatedAt' | 'resolvedAt'> & { createdAt: Time; updatedAt: Time; resolvedAt: Time | null };
+type Wire<Time> = Omit<TicketResponse, 'createdAt' | 'updatedAt' | 'resolvedAt'> & {
+  createdAt: Time;
+  updatedAt: Time;
+  resolvedAt: Time | null;
+};
 
 /** A ticket of a list: the wire shape with its timestamps already as the ISO strings JSON.stringify would write. */
 export type ListedTicket = Wire<string>;

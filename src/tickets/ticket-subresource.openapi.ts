@@ -26,8 +26,16 @@ export function ticketSubresourceApi(version: QueryDialect, subresource: string)
   const prefix = version === 'v1' ? '/api/tickets' : '/api/v2/tickets';
   const path = `${prefix}/42/${subresource}`;
   const errorResponse = version === 'v1' ? ApiErrorResponse : ApiProblemResponse;
-  const invalidId: ErrorExample = { summary: 'Id is not a positive 64-bit integer', path: `${prefix}/abc/${subresource}`, ...rejected(() => new IdPipe().transform('abc')) };
-  const badLimit: ErrorExample = { summary: 'limit out of range', path, ...rejected(() => parseKeysetPage({ limit: '0' }, version, 'example', 'pageQuery')) };
+  const invalidId: ErrorExample = {
+    summary: 'Id is not a positive 64-bit integer',
+    path: `${prefix}/abc/${subresource}`,
+    ...rejected(() => new IdPipe().transform('abc')),
+  };
+  const badLimit: ErrorExample = {
+    summary: 'limit out of range',
+    path,
+    ...rejected(() => parseKeysetPage({ limit: '0' }, version, 'example', 'pageQuery')),
+  };
 
   return {
     path,

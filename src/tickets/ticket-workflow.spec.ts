@@ -48,7 +48,11 @@ describe('ticket workflow', () => {
     expect(mapError(rejected)).toEqual({
       status: 409,
       message: 'Invalid status transition from OPEN to CLOSED',
-      problem: { type: INVALID_TRANSITION_TYPE, title: 'Invalid status transition', members: { from: 'OPEN', to: 'CLOSED', allowed: ['OPEN', 'IN_PROGRESS'] } },
+      problem: {
+        type: INVALID_TRANSITION_TYPE,
+        title: 'Invalid status transition',
+        members: { from: 'OPEN', to: 'CLOSED', allowed: ['OPEN', 'IN_PROGRESS'] },
+      },
     });
   });
 });

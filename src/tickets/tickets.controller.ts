@@ -1,4 +1,19 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Req,
+  Res,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
@@ -28,7 +43,11 @@ export class TicketsController {
   @UseGuards(JsonContentTypeGuard)
   // A replay answers the stored response, ETag included, without running the handler.
   @UseInterceptors(IdempotencyInterceptor)
-  async create(@Body() request: TicketRequest, @Req() http: Request, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
+  async create(
+    @Body() request: TicketRequest,
+    @Req() http: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<TicketResponse> {
     const ticket = await this.tickets.create(request, writeContext(http));
     response.setHeader('Location', `${COLLECTION}/${ticket.id}`);
     return withEtag(response, ticket);

@@ -12,7 +12,12 @@ import {
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
-import { ApiErrorResponse, ApiProblemResponse, ApiTypedProblemResponse, type ErrorExample } from '../common/errors/api-error-response.decorator.js';
+import {
+  ApiErrorResponse,
+  ApiProblemResponse,
+  ApiTypedProblemResponse,
+  type ErrorExample,
+} from '../common/errors/api-error-response.decorator.js';
 import { ProblemDetailResponse } from '../common/errors/problem-detail-response.dto.js';
 import { mapError } from '../common/errors/error-mapping.js';
 import { InvalidTransitionProblemResponse } from './dto/invalid-transition-problem-response.dto.js';
@@ -58,7 +63,15 @@ const validationFailed = (path: string, objectName: string): ErrorExample => ({
   message: `Validation failed for object='${objectName}'. Error count: 2`,
   errors: [
     springFieldError(objectName, 'title', 'NotBlank', 'java.lang.String', [], 'Title is required', ''),
-    springFieldError(objectName, 'requesterEmail', 'Email', 'java.lang.String', [[], { codes: ['.*'], arguments: null, defaultMessage: '.*', code: '.*' }], 'Invalid email format', 'jane.doe'),
+    springFieldError(
+      objectName,
+      'requesterEmail',
+      'Email',
+      'java.lang.String',
+      [[], { codes: ['.*'], arguments: null, defaultMessage: '.*', code: '.*' }],
+      'Invalid email format',
+      'jane.doe',
+    ),
   ],
 });
 
@@ -83,7 +96,9 @@ const malformedJson = (path: string): ErrorExample => ({
   summary: 'Malformed JSON',
   path,
   message: messageOf(() => {
-    throw Object.assign(new SyntaxError("Expected ',' or '}' after property value in JSON at position 12"), { type: 'entity.parse.failed' });
+    throw Object.assign(new SyntaxError("Expected ',' or '}' after property value in JSON at position 12"), {
+      type: 'entity.parse.failed',
+    });
   }),
 });
 
@@ -110,7 +125,10 @@ const pageHeaders = {
     description: 'The next page, when there is one: `<path?same query&cursor=…>; rel="next"`',
     schema: { type: 'string', example: '</api/tickets?status=OPEN&limit=50&cursor=eyJxIjoi…>; rel="next"' },
   },
-  'X-Total-Count': { description: 'How many tickets match the filters (not sent with total=false)', schema: { type: 'string', pattern: '^\\d+$' } },
+  'X-Total-Count': {
+    description: 'How many tickets match the filters (not sent with total=false)',
+    schema: { type: 'string', pattern: '^\\d+$' },
+  },
 };
 
 /** The decorators of one version's operations: its paths, and its error shape (Spring's body in v1, problem+json in v2). */
@@ -123,14 +141,12 @@ export function ticketsApi(version: QueryDialect) {
     path: `${collection}/abc`,
     message: messageOf(() => new IdPipe().transform('abc')),
   };
-  const notFound = () => errorResponse(404, 'No ticket has this id', { summary: 'Unknown id', path: one, message: 'Ticket not found with id: 42' });
+  const notFound = () =>
+    errorResponse(404, 'No ticket has this id', { summary: 'Unknown id', path: one, message: 'Ticket not found with id: 42' });
 
   /** 400, 413 and 415 of an operation with a TicketRequest body; `more` adds its other 400 cases. */
   const bodyErrors = (path: string, ...more: ErrorExample[]) =>
-    applyDecorators(
-      bodyErrorResponses(path, 'ticketRequest', ...more),
-      ApiConsumes('application/json'),
-    );
+    applyDecorators(bodyErrorResponses(path, 'ticketRequest', ...more), ApiConsumes('application/json'));
 
   /** The error responses of an operation with a JSON body, whatever media types it consumes. */
   const bodyErrorResponses = (path: string, objectName: string, ...more: ErrorExample[]) =>
@@ -150,11 +166,15 @@ export function ticketsApi(version: QueryDialect) {
           throw Object.assign(new Error('request entity too large'), { type: 'entity.too.large' });
         }),
       }),
-      errorResponse(415, 'The body is not declared as JSON (Content-Type must be application/json or another +json type; a charset is allowed)', {
-        summary: 'Not JSON',
-        path,
-        message: 'Content-Type "text/plain" is not supported',
-      }),
+      errorResponse(
+        415,
+        'The body is not declared as JSON (Content-Type must be application/json or another +json type; a charset is allowed)',
+        {
+          summary: 'Not JSON',
+          path,
+          message: 'Content-Type "text/plain" is not supported',
+        },
+      ),
     );
 
   /** Optional optimistic locking on PUT and DELETE, and the 412 it leads to. */
@@ -254,9 +274,17 @@ export function ticketsApi(version: QueryDialect) {
             }),
         ApiTicketQueryParameters(version),
         version === 'v1'
-          ? ApiOkResponse({ description: 'The matching tickets; an empty array when none match', type: [TicketResponse], headers: pageHeaders })
+          ? ApiOkResponse({
+              description: 'The matching tickets; an empty array when none match',
+              type: [TicketResponse],
+              headers: pageHeaders,
+            })
           : ApiOkResponse({ description: 'One page of the matching tickets', type: TicketPageResponse, headers: pageHeaders }),
-        errorResponse(400, 'A query parameter has a value it cannot take' + (version === 'v2' ? ', or is unknown' : ''), ...queryErrorExamples(version, collection)),
+        errorResponse(
+          400,
+          'A query parameter has a value it cannot take' + (version === 'v2' ? ', or is unknown' : ''),
+          ...queryErrorExamples(version, collection),
+        ),
       ),
 
     get: () =>
@@ -323,13 +351,17 @@ export function ticketsApi(version: QueryDialect) {
         ApiOperation({
           summary: 'Statuses a ticket may move to',
           description:
-            'The ticket\'s status and the statuses a PUT or PATCH may set under the configured workflow (TICKET_WORKFLOW): with ' +
+            "The ticket's status and the statuses a PUT or PATCH may set under the configured workflow (TICKET_WORKFLOW): with " +
             '`open` (the default) every status; with `strict` the moves of the workflow table, the current status included.',
         }),
         idParam,
         ApiOkResponse({ description: 'The current status and the allowed next ones', type: TicketTransitionsResponse }),
         errorResponse(400, 'The id is not a positive 64-bit integer', { ...invalidId, path: `${collection}/abc/transitions` }),
-        errorResponse(404, 'No ticket has this id', { summary: 'Unknown id', path: `${one}/transitions`, message: 'Ticket not found with id: 42' }),
+        errorResponse(404, 'No ticket has this id', {
+          summary: 'Unknown id',
+          path: `${one}/transitions`,
+          message: 'Ticket not found with id: 42',
+        }),
       ),
 
     remove: () =>

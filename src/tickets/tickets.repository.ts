@@ -68,7 +68,17 @@ export class TicketsRepository {
   async insertAll(transaction: Queryable, pending: readonly NewTicketRow[]): Promise<TicketResponse[]> {
     const inserted = (await transaction.query(
       pending.map(() => INSERT_TICKET).join(';\n'),
-      pending.flatMap(({ fields, now }) => [fields.title, fields.description, fields.status, fields.priority, fields.requesterEmail, fields.assignedTo, now, now, null]),
+      pending.flatMap(({ fields, now }) => [
+        fields.title,
+        fields.description,
+        fields.status,
+        fields.priority,
+        fields.requesterEmail,
+        fields.assignedTo,
+        now,
+        now,
+        null,
+      ]),
     )) as InsertResult | InsertResult[];
     return (Array.isArray(inserted) ? inserted : [inserted]).map(({ insertId }, i) => ({ id: Number(insertId), ...pending[i].fields }));
   }
@@ -83,8 +93,17 @@ export class TicketsRepository {
     await manager.query(
       `UPDATE tickets SET title = ?, description = ?, status = ?, priority = ?, requester_email = ?, assigned_to = ?,
          updated_at = ?, resolved_at = ? WHERE id = ?`,
-      [updated.title, updated.description, updated.status, updated.priority, updated.requesterEmail, updated.assignedTo,
-        updated.updatedAt, updated.resolvedAt, id],
+      [
+        updated.title,
+        updated.description,
+        updated.status,
+        updated.priority,
+        updated.requesterEmail,
+        updated.assignedTo,
+        updated.updatedAt,
+        updated.resolvedAt,
+        id,
+      ],
     );
   }
 

@@ -194,7 +194,13 @@ export class TicketsService {
     now: Date,
     trace = currentTraceContext(),
   ): Promise<void> {
-    await this.history.record(manager, { ticketId: ticket.id, occurredAt: now, actor: context.actor, action, changes: ticketChanges(before, ticket) });
+    await this.history.record(manager, {
+      ticketId: ticket.id,
+      occurredAt: now,
+      actor: context.actor,
+      action,
+      changes: ticketChanges(before, ticket),
+    });
     await this.outbox.record(manager, ticketEvent(action, ticket, now), routingKeyOf(action), trace);
   }
 }

@@ -21,7 +21,9 @@ describe('Health details by authorization (MANAGEMENT_ENDPOINT_HEALTH_SHOWDETAIL
   });
 
   describe('never, with MANAGEMENT_ENDPOINT_HEALTH_SHOW_COMPONENTS=always', () => {
-    const testApp = useTestApp({ env: { MANAGEMENT_ENDPOINT_HEALTH_SHOW_DETAILS: 'never', MANAGEMENT_ENDPOINT_HEALTH_SHOW_COMPONENTS: 'always' } });
+    const testApp = useTestApp({
+      env: { MANAGEMENT_ENDPOINT_HEALTH_SHOW_DETAILS: 'never', MANAGEMENT_ENDPOINT_HEALTH_SHOW_COMPONENTS: 'always' },
+    });
 
     it('lists each component with its status alone', async () => {
       const { body } = await testApp.http.get('/actuator/health').expect(200);
@@ -65,7 +67,9 @@ describe('Health details by authorization (MANAGEMENT_ENDPOINT_HEALTH_SHOWDETAIL
     const testApp = useTestApp({ env: { MANAGEMENT_ENDPOINT_HEALTH_SHOWDETAILS: 'when-authorized' } });
 
     it('shows no one the details: there is no one to authorize', async () => {
-      expect((await testApp.http.get('/actuator/health').set('Authorization', 'Bearer abc.def.ghi').expect(200)).text).toBe('{"status":"UP"}');
+      expect((await testApp.http.get('/actuator/health').set('Authorization', 'Bearer abc.def.ghi').expect(200)).text).toBe(
+        '{"status":"UP"}',
+      );
     });
   });
 

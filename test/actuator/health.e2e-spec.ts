@@ -24,7 +24,10 @@ describe('Actuator', () => {
     const testApp = useTestApp();
 
     it('answers /actuator/health 200 UP in Spring Boot 3 shape, components sorted by name, details shown', async () => {
-      const response = await testApp.http.get('/actuator/health').expect(200).expect('Content-Type', new RegExp(`^${ACTUATOR_JSON.replace(/[.+]/g, '\\$&')}`));
+      const response = await testApp.http
+        .get('/actuator/health')
+        .expect(200)
+        .expect('Content-Type', new RegExp(`^${ACTUATOR_JSON.replace(/[.+]/g, '\\$&')}`));
       const { body } = response;
 
       expect(Object.keys(body)).toEqual(['status', 'components']);
@@ -37,7 +40,13 @@ describe('Actuator', () => {
       const disk = body.components.diskSpace;
       expect(disk.status).toBe('UP');
       expect(Object.keys(disk.details)).toEqual(['total', 'free', 'threshold', 'path', 'exists']);
-      expect(disk.details).toEqual({ total: expect.any(Number), free: expect.any(Number), threshold: 10_485_760, path: `${process.cwd()}/.`, exists: true });
+      expect(disk.details).toEqual({
+        total: expect.any(Number),
+        free: expect.any(Number),
+        threshold: 10_485_760,
+        path: `${process.cwd()}/.`,
+        exists: true,
+      });
       expect(disk.details.total).toBeGreaterThanOrEqual(disk.details.free);
       expect(disk.details.free).toBeGreaterThanOrEqual(10_485_760);
 
@@ -52,7 +61,11 @@ describe('Actuator', () => {
     });
 
     it('answers application/json to a client that asks for it', async () => {
-      await testApp.http.get('/actuator/health').set('Accept', 'application/json').expect(200).expect('Content-Type', /^application\/json/);
+      await testApp.http
+        .get('/actuator/health')
+        .set('Accept', 'application/json')
+        .expect(200)
+        .expect('Content-Type', /^application\/json/);
     });
 
     it('answers one component at /actuator/health/<name>', async () => {
@@ -64,7 +77,10 @@ describe('Actuator', () => {
     it.each(['nope', 'liveness', 'readiness', 'livenessState', 'readinessState'])(
       'answers 404 in the Spring error shape for /actuator/health/%s (probes are off by default)',
       async (name) => {
-        const response = await testApp.http.get(`/actuator/health/${name}`).expect(404).expect('Content-Type', /application\/json/);
+        const response = await testApp.http
+          .get(`/actuator/health/${name}`)
+          .expect(404)
+          .expect('Content-Type', /application\/json/);
         expect(Object.keys(response.body)).toEqual(SPRING_ERROR_KEYS);
         expect(response.body).toMatchObject({ status: 404, error: 'Not Found', path: `/actuator/health/${name}` });
       },
@@ -73,7 +89,11 @@ describe('Actuator', () => {
     it('answers /actuator/info with app facts from package.json, the build and the Node.js version', async () => {
       const response = await testApp.http.get('/actuator/info').expect(200).expect('Content-Type', /json/);
       expect(response.body).toEqual({
-        app: { name: 'ticket-service', description: 'IT support ticket service: REST API on MySQL/MariaDB with events on RabbitMQ', version: '1.0.0' },
+        app: {
+          name: 'ticket-service',
+          description: 'IT support ticket service: REST API on MySQL/MariaDB with events on RabbitMQ',
+          version: '1.0.0',
+        },
         build: { artifact: 'ticket-service', name: 'ticket-service', version: '1.0.0' },
         node: { version: process.versions.node },
       });
@@ -227,7 +247,9 @@ describe('Actuator', () => {
     });
 
     it('answers the liveness and readiness groups with just their status', async () => {
-      expect((await testApp.http.get('/actuator/health/liveness').expect(200).expect('Content-Type', /json/)).body).toEqual({ status: 'UP' });
+      expect((await testApp.http.get('/actuator/health/liveness').expect(200).expect('Content-Type', /json/)).body).toEqual({
+        status: 'UP',
+      });
       expect((await testApp.http.get('/actuator/health/readiness').expect(200)).body).toEqual({ status: 'UP' });
     });
 

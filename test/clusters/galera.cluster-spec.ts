@@ -21,7 +21,13 @@ describe('Outbox relay on a 3-node MariaDB Galera cluster', () => {
   /** A replica on Galera node `node`; the first one started creates the database and runs the migrations. */
   const replica = async (node: number, env: Record<string, string> = {}) => {
     const service = await ServiceProcess.start(
-      { DB_HOST: '127.0.0.1', DB_PORT: String(galera.nodes[node].port), OUTBOX_LEASE_TTL_MS: String(TTL_MS), OUTBOX_PARTITIONS: String(PARTITIONS), ...env },
+      {
+        DB_HOST: '127.0.0.1',
+        DB_PORT: String(galera.nodes[node].port),
+        OUTBOX_LEASE_TTL_MS: String(TTL_MS),
+        OUTBOX_PARTITIONS: String(PARTITIONS),
+        ...env,
+      },
       60_000,
     );
     started.push(service);

@@ -19,7 +19,9 @@ describe('RabbitMQ cluster harness', () => {
 
   beforeAll(async () => {
     await cluster.start();
-    report(`RabbitMQ start() ${cluster.startMs} ms ${JSON.stringify(cluster.startPhasesMs)}; nodes ${cluster.nodes.map((node) => `${node.name} amqp ${node.amqpPort} pid ${node.pid} ${rssMiB(node.pid)} MiB`).join(', ')}`);
+    report(
+      `RabbitMQ start() ${cluster.startMs} ms ${JSON.stringify(cluster.startPhasesMs)}; nodes ${cluster.nodes.map((node) => `${node.name} amqp ${node.amqpPort} pid ${node.pid} ${rssMiB(node.pid)} MiB`).join(', ')}`,
+    );
   });
   afterAll(async () => {
     if (!stopped) await cluster.stop();
@@ -71,7 +73,8 @@ describe('RabbitMQ cluster harness', () => {
         const error = await publish(channel, body);
         attempts.push(`${body} ${error ? 'nacked' : 'confirmed'} at ${Date.now() - killedAt} ms`);
         if (!error) confirmed = body;
-        else if (Date.now() - killedAt > 60_000) throw new Error(`No publish confirmed after the leader was killed: ${attempts.join(', ')}`);
+        else if (Date.now() - killedAt > 60_000)
+          throw new Error(`No publish confirmed after the leader was killed: ${attempts.join(', ')}`);
         else {
           await sleep(250);
           if (channel !== firstChannel) await channel.close();
@@ -84,14 +87,19 @@ describe('RabbitMQ cluster harness', () => {
         report(`RabbitMQ: the first channel, publishing again after a new channel got its confirm: ${again ? 'nacked' : 'confirmed'}`);
       }
       const received: string[] = [];
-      await waitFor('the confirmed message on the quorum queue', 30_000, async () => {
-        const message = await channel.get(queue, { noAck: false });
-        if (message) {
-          received.push(message.content.toString());
-          channel.ack(message);
-        }
-        return received.includes(confirmed!);
-      }, 100);
+      await waitFor(
+        'the confirmed message on the quorum queue',
+        30_000,
+        async () => {
+          const message = await channel.get(queue, { noAck: false });
+          if (message) {
+            received.push(message.content.toString());
+            channel.ack(message);
+          }
+          return received.includes(confirmed!);
+        },
+        100,
+      );
       for (let message = await channel.get(queue, { noAck: true }); message; message = await channel.get(queue, { noAck: true })) {
         received.push(message.content.toString());
       }
@@ -106,7 +114,11 @@ describe('RabbitMQ cluster harness', () => {
 
     const restartedAt = Date.now();
     await cluster.restart(leader);
-    await waitFor('the restarted node to be running in the cluster', 60_000, async () => (await cluster.runningNodes(survivor)).length === 3);
+    await waitFor(
+      'the restarted node to be running in the cluster',
+      60_000,
+      async () => (await cluster.runningNodes(survivor)).length === 3,
+    );
     report(`RabbitMQ restart(${leader}) ${Date.now() - restartedAt} ms`);
   });
 
@@ -133,7 +145,9 @@ describe('Galera cluster harness', () => {
 
   beforeAll(async () => {
     await cluster.start();
-    report(`Galera start() ${cluster.startMs} ms ${JSON.stringify(cluster.startPhasesMs)}; nodes ${cluster.nodes.map((node) => `port ${node.port} pid ${node.pid} ${rssMiB(node.pid)} MiB`).join(', ')}`);
+    report(
+      `Galera start() ${cluster.startMs} ms ${JSON.stringify(cluster.startPhasesMs)}; nodes ${cluster.nodes.map((node) => `port ${node.port} pid ${node.pid} ${rssMiB(node.pid)} MiB`).join(', ')}`,
+    );
   });
   afterAll(async () => {
     for (const connection of open) connection.destroy();
@@ -171,7 +185,9 @@ describe('Galera cluster harness', () => {
     await admin.query('CREATE TABLE lease_probe.t (id INT PRIMARY KEY, owner VARCHAR(32) NOT NULL, expires_at DATETIME(3) NOT NULL)');
     const take = 'UPDATE t SET owner = ?, expires_at = NOW(3) + INTERVAL 10 SECOND WHERE id = 1 AND (owner = ? OR expires_at < NOW(3))';
     const outcome = (result: PromiseSettledResult<unknown>) =>
-      result.status === 'fulfilled' ? 'committed' : `${(result.reason as { errno?: number }).errno} ${(result.reason as { sqlState?: string }).sqlState} ${(result.reason as Error).message}`;
+      result.status === 'fulfilled'
+        ? 'committed'
+        : `${(result.reason as { errno?: number }).errno} ${(result.reason as { sqlState?: string }).sqlState} ${(result.reason as Error).message}`;
 
     // Explicit transactions: both UPDATEs match locally (row locks are per node), the commits race.
     const rounds: string[][] = [];
@@ -188,7 +204,12 @@ describe('Galera cluster harness', () => {
       await check.query('SET SESSION wsrep_sync_wait = 1');
       const [rows] = await check.query('SELECT owner FROM t WHERE id = 1');
       const owner = (rows as { owner: string }[])[0].owner;
-      rounds.push([`affected A=${affected[0]} B=${affected[1]}`, `COMMIT A: ${outcome(commits[0])}`, `COMMIT B: ${outcome(commits[1])}`, `owner ${owner}`]);
+      rounds.push([
+        `affected A=${affected[0]} B=${affected[1]}`,
+        `COMMIT A: ${outcome(commits[0])}`,
+        `COMMIT B: ${outcome(commits[1])}`,
+        `owner ${owner}`,
+      ]);
       const winners = commits.filter((commit) => commit.status === 'fulfilled');
       expect(winners).toHaveLength(1);
       const loser = commits.find((commit) => commit.status === 'rejected') as PromiseRejectedResult;
@@ -208,13 +229,17 @@ describe('Galera cluster harness', () => {
       const described = results.map((result) =>
         result.status === 'fulfilled' ? `affected ${(result.value[0] as { affectedRows: number }).affectedRows}` : outcome(result),
       );
-      const won = results.filter((result) => result.status === 'fulfilled' && (result.value[0] as { affectedRows: number }).affectedRows === 1);
+      const won = results.filter(
+        (result) => result.status === 'fulfilled' && (result.value[0] as { affectedRows: number }).affectedRows === 1,
+      );
       expect(won.length).toBeLessThanOrEqual(1);
       const key = `A: ${described[0]} | B: ${described[1]}`;
       tally.set(key, (tally.get(key) ?? 0) + 1);
     }
     const [retry] = await admin.query("SHOW VARIABLES LIKE 'wsrep_retry_autocommit'");
-    report(`Galera lease UPDATE autocommit x10 (wsrep_retry_autocommit=${(retry as { Value: string }[])[0].Value}): ${[...tally].map(([key, count]) => `${count}x [${key}]`).join(', ')}`);
+    report(
+      `Galera lease UPDATE autocommit x10 (wsrep_retry_autocommit=${(retry as { Value: string }[])[0].Value}): ${[...tally].map(([key, count]) => `${count}x [${key}]`).join(', ')}`,
+    );
   });
 
   it('keeps serving after node 1 is killed: a write on node 2 is read on node 3, and takes node 1 back', async () => {

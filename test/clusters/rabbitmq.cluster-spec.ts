@@ -139,7 +139,13 @@ describe('Events on a 3-node RabbitMQ cluster with a quorum queue', () => {
       const report = deliveryReport(received(consumer.bodies), acknowledged);
       const after = consumer.arrivals.filter((at) => at >= killedAt);
       const gapMs = Math.max(0, ...after.map((at, i) => at - (i === 0 ? killedAt : after[i - 1])));
-      reportMeasurement(`rabbitmq.${name}`, { writes: 1_000, killedNode: target + 1, publishGapMs: gapMs, ...report, redeliveredToConsumer: consumer.redelivered });
+      reportMeasurement(`rabbitmq.${name}`, {
+        writes: 1_000,
+        killedNode: target + 1,
+        publishGapMs: gapMs,
+        ...report,
+        redeliveredToConsumer: consumer.redelivered,
+      });
       expect([report.lost, report.outOfOrder]).toEqual([0, []]);
       const health = (await (await fetch(`${service.url}/actuator/health/rabbit`)).json()) as { status: string };
       expect(health.status).toBe('UP');
@@ -183,7 +189,13 @@ describe('Events on a 3-node RabbitMQ cluster with a quorum queue', () => {
 
 /** Outbox rows of 16 KB, `perTicket` per ticket in step order, committed together into the run's database. */
 async function recordLargeEvents(tickets: number, perTicket: number): Promise<Map<number, number>> {
-  const db = await createConnection({ host: process.env.DB_HOST ?? '127.0.0.1', port: Number(process.env.DB_PORT ?? 3306), user: 'root', password: process.env.DB_PASSWORD ?? '', database: process.env.DB_DATABASE });
+  const db = await createConnection({
+    host: process.env.DB_HOST ?? '127.0.0.1',
+    port: Number(process.env.DB_PORT ?? 3306),
+    user: 'root',
+    password: process.env.DB_PASSWORD ?? '',
+    database: process.env.DB_DATABASE,
+  });
   const first = 3_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1_000;
   const ids = Array.from({ length: tickets }, (_, i) => first + i);
   const filler = 'x'.repeat(16_000);
@@ -192,7 +204,13 @@ async function recordLargeEvents(tickets: number, perTicket: number): Promise<Ma
     for (let step = 0; step < perTicket; step++) {
       const rows = ids.map((ticketId) => {
         const eventId = randomUUID();
-        const event = { eventId, eventType: step === 0 ? 'CREATED' : 'UPDATED', occurredAt: new Date().toISOString(), ticketId, ticket: { title: `step ${step}`, filler } };
+        const event = {
+          eventId,
+          eventType: step === 0 ? 'CREATED' : 'UPDATED',
+          occurredAt: new Date().toISOString(),
+          ticketId,
+          ticket: { title: `step ${step}`, filler },
+        };
         return [eventId, event.eventType, ticketId, ticketId % 8, JSON.stringify(event), new Date()];
       });
       await db.query('INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES ?', [rows]);

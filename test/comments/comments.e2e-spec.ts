@@ -29,7 +29,10 @@ describe('Comments', () => {
 
   const http = () => testApp.http;
   const createTicket = async () => (await createTicketThrough(http())).body;
-  const comment = (ticketId: number, body: unknown, prefix = '/api/tickets') => http().post(`${prefix}/${ticketId}/comments`).send(body as object);
+  const comment = (ticketId: number, body: unknown, prefix = '/api/tickets') =>
+    http()
+      .post(`${prefix}/${ticketId}/comments`)
+      .send(body as object);
 
   it('answers 201 with the comment and its Location; visibility defaults to PUBLIC, author to null', async () => {
     const ticket = await createTicket();
@@ -46,7 +49,11 @@ describe('Comments', () => {
     expect(response.headers.location).toBe(`/api/tickets/${ticket.id}/comments/${response.body.id}`);
     expect((await http().get(response.headers.location).expect(200)).body).toEqual(response.body);
 
-    const internal = await comment(ticket.id, { body: 'Call the vendor', author: 'desk-2', visibility: 'INTERNAL' }, '/api/v2/tickets').expect(201);
+    const internal = await comment(
+      ticket.id,
+      { body: 'Call the vendor', author: 'desk-2', visibility: 'INTERNAL' },
+      '/api/v2/tickets',
+    ).expect(201);
     expect(internal.body).toMatchObject({ author: 'desk-2', visibility: 'INTERNAL' });
     expect(internal.headers.location).toBe(`/api/v2/tickets/${ticket.id}/comments/${internal.body.id}`);
   });
@@ -70,15 +77,29 @@ describe('Comments', () => {
     expect(v2).toEqual({ items: added.slice(0, 4), nextCursor: expect.any(String) });
     const rest = (await http().get(`/api/v2/tickets/${ticket.id}/comments`).query({ limit: 4, cursor: v2.nextCursor }).expect(200)).body;
     expect(rest).toEqual({ items: added.slice(4), nextCursor: null });
-    expect((await http().get(`/api/v2/tickets/${(await createTicket()).id}/comments`).expect(200)).body).toEqual({ items: [], nextCursor: null });
+    expect(
+      (
+        await http()
+          .get(`/api/v2/tickets/${(await createTicket()).id}/comments`)
+          .expect(200)
+      ).body,
+    ).toEqual({ items: [], nextCursor: null });
   });
 
   it('answers 400 in both shapes with the same codes: body missing, blank or too long; author too long; visibility unknown', async () => {
     const ticket = await createTicket();
     const path = `/api/tickets/${ticket.id}/comments`;
-    const v1 = expectSpringError(asHttpResponse(await comment(ticket.id, { body: '  ', author: 'a'.repeat(256), visibility: 'public' })), 400, path);
+    const v1 = expectSpringError(
+      asHttpResponse(await comment(ticket.id, { body: '  ', author: 'a'.repeat(256), visibility: 'public' })),
+      400,
+      path,
+    );
     expect(v1.message).toBe("Validation failed for object='commentRequest'. Error count: 3");
-    expect(v1.errors.map((e: Json) => [e.field, e.code])).toEqual([['body', 'NotBlank'], ['author', 'Size'], ['visibility', 'typeMismatch']]);
+    expect(v1.errors.map((e: Json) => [e.field, e.code])).toEqual([
+      ['body', 'NotBlank'],
+      ['author', 'Size'],
+      ['visibility', 'typeMismatch'],
+    ]);
     expect(v1.errors[0].codes).toEqual(['NotBlank.commentRequest.body', 'NotBlank.body', 'NotBlank.java.lang.String', 'NotBlank']);
     expect(v1.errors[0].defaultMessage).toBe('Body is required');
 
@@ -88,7 +109,11 @@ describe('Comments', () => {
     expect(tooLong.errors.map((e: Json) => [e.field, e.code, e.arguments.slice(1)])).toEqual([['body', 'Size', [10_000, 0]]]);
     await comment(ticket.id, { body: '😀'.repeat(10_000) }).expect(201);
 
-    const v2 = expectProblem(asHttpResponse(await comment(ticket.id, { body: 7 }, '/api/v2/tickets')), 400, `/api/v2/tickets/${ticket.id}/comments`);
+    const v2 = expectProblem(
+      asHttpResponse(await comment(ticket.id, { body: 7 }, '/api/v2/tickets')),
+      400,
+      `/api/v2/tickets/${ticket.id}/comments`,
+    );
     expect(v2.errors.map((e: Json) => [e.field, e.code])).toEqual([['body', 'typeMismatch']]);
     expectSpringError(asHttpResponse(await comment(ticket.id, [])), 400);
     expectSpringError(asHttpResponse(await http().post(path).set('Content-Type', 'text/plain').send('hello')), 415);
@@ -98,10 +123,16 @@ describe('Comments', () => {
   it('answers 404 with the ticket message for a missing ticket (add, list), and for a missing comment', async () => {
     const v1 = expectSpringError(asHttpResponse(await comment(987654321, { body: 'x' })), 404, '/api/tickets/987654321/comments');
     expect(v1.message).toBe('Ticket not found with id: 987654321');
-    expect(expectSpringError(asHttpResponse(await http().get('/api/tickets/987654321/comments')), 404).message).toBe('Ticket not found with id: 987654321');
-    expect(expectProblem(asHttpResponse(await http().get('/api/v2/tickets/987654321/comments')), 404).detail).toBe('Ticket not found with id: 987654321');
+    expect(expectSpringError(asHttpResponse(await http().get('/api/tickets/987654321/comments')), 404).message).toBe(
+      'Ticket not found with id: 987654321',
+    );
+    expect(expectProblem(asHttpResponse(await http().get('/api/v2/tickets/987654321/comments')), 404).detail).toBe(
+      'Ticket not found with id: 987654321',
+    );
     const ticket = await createTicket();
-    expect(expectSpringError(asHttpResponse(await http().get(`/api/tickets/${ticket.id}/comments/987654321`)), 404).message).toBe('Comment not found with id: 987654321');
+    expect(expectSpringError(asHttpResponse(await http().get(`/api/tickets/${ticket.id}/comments/987654321`)), 404).message).toBe(
+      'Comment not found with id: 987654321',
+    );
     expectSpringError(asHttpResponse(await http().get('/api/tickets/abc/comments')), 400);
   });
 
@@ -116,9 +147,20 @@ describe('Comments', () => {
     const delivery = everything.forTicket(ticket.id)[1];
     const event = JSON.parse(delivery.content.toString('utf8'));
     expect(Object.keys(event)).toEqual(['eventId', 'eventType', 'occurredAt', 'ticketId', 'comment']);
-    expect(event).toEqual({ eventId: expect.any(String), eventType: 'COMMENT_ADDED', occurredAt: expect.stringMatching(ISO_UTC_MILLIS), ticketId: ticket.id, comment: added });
+    expect(event).toEqual({
+      eventId: expect.any(String),
+      eventType: 'COMMENT_ADDED',
+      occurredAt: expect.stringMatching(ISO_UTC_MILLIS),
+      ticketId: ticket.id,
+      comment: added,
+    });
     expect(delivery.fields.routingKey).toBe('ticket.comment.added');
-    expect(delivery.properties).toMatchObject({ type: 'COMMENT_ADDED', messageId: event.eventId, deliveryMode: 2, contentType: 'application/json' });
+    expect(delivery.properties).toMatchObject({
+      type: 'COMMENT_ADDED',
+      messageId: event.eventId,
+      deliveryMode: 2,
+      contentType: 'application/json',
+    });
 
     const marker = await createTicket();
     await v1Queue.waitFor(() => v1Queue.forTicket(marker.id).length === 1);

@@ -25,22 +25,43 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
     document = parsed!;
   });
 
-  const messageFor = (eventType: string) => document.components().messages().all().find((message) => message.name() === eventType)!;
+  const messageFor = (eventType: string) =>
+    document
+      .components()
+      .messages()
+      .all()
+      .find((message) => message.name() === eventType)!;
   const channel = (id: string) => document.channels().get(id)!;
 
   it('is valid AsyncAPI 3 (checked by @asyncapi/parser) with one message per event type', () => {
     expect(document.version()).toMatch(/^3\./);
-    expect(document.components().messages().all().map((message) => message.name())).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED']);
+    expect(
+      document
+        .components()
+        .messages()
+        .all()
+        .map((message) => message.name()),
+    ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED']);
   });
 
   it('puts each later kind on a routing key of its own that the v1 binding does not match, and only CREATED and UPDATED on it', () => {
-    const names = (id: string) => channel(id).messages().all().map((message) => message.name());
+    const names = (id: string) =>
+      channel(id)
+        .messages()
+        .all()
+        .map((message) => message.name());
     expect(names('ticketEvents')).toEqual(['CREATED', 'UPDATED']);
     expect(names('ticketQueue')).toEqual(['CREATED', 'UPDATED']);
     expect([channel('ticketDeleted').address(), names('ticketDeleted')]).toEqual([TICKET_EVENT_ROUTING_KEYS.DELETED, ['DELETED']]);
-    expect([channel('ticketCommentAdded').address(), names('ticketCommentAdded')]).toEqual([TICKET_EVENT_ROUTING_KEYS.COMMENT_ADDED, ['COMMENT_ADDED']]);
+    expect([channel('ticketCommentAdded').address(), names('ticketCommentAdded')]).toEqual([
+      TICKET_EVENT_ROUTING_KEYS.COMMENT_ADDED,
+      ['COMMENT_ADDED'],
+    ]);
     for (const id of ['ticketDeleted', 'ticketCommentAdded']) {
-      expect(channel(id).bindings().get('amqp')!.value()).toMatchObject({ is: 'routingKey', exchange: { name: parseConfig({}).rabbitmq.exchange, type: 'topic' } });
+      expect(channel(id).bindings().get('amqp')!.value()).toMatchObject({
+        is: 'routingKey',
+        exchange: { name: parseConfig({}).rabbitmq.exchange, type: 'topic' },
+      });
     }
   });
 
@@ -84,8 +105,16 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
 
     it('describes the events really published, of every kind: payload schema, routing key and AMQP properties', async () => {
       const http = request(app.getHttpServer());
-      const { id } = (await http.post('/api/tickets').send(buildTicketRequest({ assignedTo: undefined })).expect(201)).body;
-      await http.put(`/api/tickets/${id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200);
+      const { id } = (
+        await http
+          .post('/api/tickets')
+          .send(buildTicketRequest({ assignedTo: undefined }))
+          .expect(201)
+      ).body;
+      await http
+        .put(`/api/tickets/${id}`)
+        .send(buildTicketRequest({ status: 'CLOSED' }))
+        .expect(200);
       await http.post(`/api/tickets/${id}/comments`).send({ body: 'Closed after the call', author: null }).expect(201);
       await http.delete(`/api/tickets/${id}`).expect(204);
       await consumer.waitFor(() => consumer.forTicket(id).length === 4);
@@ -95,7 +124,17 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
         const body = JSON.parse(delivery.content.toString('utf8'));
         const message = messageFor(body.eventType);
         expect(payloadValidator(message.payload()!.json())(body)).toEqual([]);
-        const channels = document.channels().all().filter((c) => c.bindings().get('amqp')?.value().is === 'routingKey' && c.messages().all().some((m) => m.name() === body.eventType));
+        const channels = document
+          .channels()
+          .all()
+          .filter(
+            (c) =>
+              c.bindings().get('amqp')?.value().is === 'routingKey' &&
+              c
+                .messages()
+                .all()
+                .some((m) => m.name() === body.eventType),
+          );
         expect(channels.map((c) => c.address())).toEqual([delivery.fields.routingKey]);
 
         const documented = message.json()['x-amqp-properties'];
@@ -122,7 +161,13 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       // The JSON form is the same document for an AsyncAPI tool too.
       const { document: fromJson, diagnostics } = await new Parser().parse(json.text);
       expect(diagnostics.filter((d) => d.severity <= 1)).toEqual([]);
-      expect(fromJson!.components().messages().all().map((message) => message.name())).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED']);
+      expect(
+        fromJson!
+          .components()
+          .messages()
+          .all()
+          .map((message) => message.name()),
+      ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED']);
     });
 
     it('is linked from the OpenAPI description, by links that lead to it from Swagger UI and from the document', async () => {
@@ -136,7 +181,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       for (const target of ['/asyncapi.yaml', '/asyncapi.json']) await http.get(target).expect(200);
     });
 
-    it('describes the event\'s ticket exactly as the OpenAPI document describes the HTTP ticket', async () => {
+    it("describes the event's ticket exactly as the OpenAPI document describes the HTTP ticket", async () => {
       const openapi = (await request(app.getHttpServer()).get('/v3/api-docs').expect(200)).body;
       const http: Json = openapi.components.schemas.TicketResponse;
       const event: Json = document.components().schemas().get('Ticket')!.json();
@@ -150,7 +195,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       }
     });
 
-    it('describes the event\'s comment exactly as the OpenAPI document describes the HTTP comment', async () => {
+    it("describes the event's comment exactly as the OpenAPI document describes the HTTP comment", async () => {
       const openapi = (await request(app.getHttpServer()).get('/v3/api-docs').expect(200)).body;
       const http: Json = openapi.components.schemas.CommentResponse;
       const event: Json = document.components().schemas().get('Comment')!.json();

@@ -82,7 +82,10 @@ describe('Broker settings', () => {
       await channel.assertQueue(process.env.RABBITMQ_QUEUE!, { durable: true });
       const service = await ServiceProcess.launch({ RABBITMQ_QUEUE_TYPE: 'quorum' });
       expect(await service.exited).toBe(1);
-      const lines = service.output.trim().split('\n').filter((line) => line.includes('Start-up failed'));
+      const lines = service.output
+        .trim()
+        .split('\n')
+        .filter((line) => line.includes('Start-up failed'));
       expect(lines).toHaveLength(1);
       const { message } = JSON.parse(lines[0]);
       expect(message).toContain(`RabbitMQ queue '${process.env.RABBITMQ_QUEUE}' exists with other arguments than configured`);
@@ -151,10 +154,19 @@ describe('Broker settings', () => {
       const filler = 'x'.repeat(16_000);
       for (let step = 0; step < 10; step++) {
         const rows = tickets.map((ticketId) => {
-          const event = { eventId: randomUUID(), eventType: step === 0 ? 'CREATED' : 'UPDATED', occurredAt: new Date().toISOString(), ticketId, ticket: { title: `step ${step}`, filler } };
+          const event = {
+            eventId: randomUUID(),
+            eventType: step === 0 ? 'CREATED' : 'UPDATED',
+            occurredAt: new Date().toISOString(),
+            ticketId,
+            ticket: { title: `step ${step}`, filler },
+          };
           return [event.eventId, event.eventType, ticketId, ticketId % 8, JSON.stringify(event)];
         });
-        await db.query(`INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, NOW(3))').join(', ')}`, rows.flat());
+        await db.query(
+          `INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, NOW(3))').join(', ')}`,
+          rows.flat(),
+        );
       }
       proxy.restore();
       await consumer.waitFor(() => consumer.messages.length > 0, 15_000);

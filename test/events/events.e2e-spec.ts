@@ -61,7 +61,12 @@ describe('Ticket events on RabbitMQ', () => {
 
   it('publishes UPDATED after a replace, carrying the ticket as the update left it', async () => {
     const ticket = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
-    const updated = (await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'RESOLVED' })).expect(200)).body;
+    const updated = (
+      await http
+        .put(`/api/tickets/${ticket.id}`)
+        .send(buildTicketRequest({ status: 'RESOLVED' }))
+        .expect(200)
+    ).body;
     await consumer.waitFor(() => consumer.forTicket(ticket.id).length === 2);
 
     const bodies = consumer.forTicket(ticket.id).map((m) => JSON.parse(m.content.toString('utf8')));
@@ -76,7 +81,10 @@ describe('Ticket events on RabbitMQ', () => {
     await http.delete(`/api/tickets/${ticket.id}`).expect(204);
     await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest()).expect(404);
     await http.delete(`/api/tickets/${ticket.id}`).expect(404);
-    await http.post('/api/tickets').send(buildTicketRequest({ title: '' })).expect(400);
+    await http
+      .post('/api/tickets')
+      .send(buildTicketRequest({ title: '' }))
+      .expect(400);
 
     // Its two events, then a later ticket's, so that an event published for the rest would be in as well.
     await everything.waitFor(() => everything.forTicket(ticket.id).length >= 2);
@@ -91,17 +99,40 @@ describe('Ticket events on RabbitMQ', () => {
 
   it('publishes DELETED with routing key ticket.deleted, the same envelope and the ticket as it was last stored', async () => {
     const created = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
-    const last = (await http.put(`/api/tickets/${created.id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200)).body;
-    await http.delete(`/api/tickets/${created.id}`).set('If-Match', `"${created.id}-${Date.parse(last.updatedAt)}"`).expect(204);
+    const last = (
+      await http
+        .put(`/api/tickets/${created.id}`)
+        .send(buildTicketRequest({ status: 'CLOSED' }))
+        .expect(200)
+    ).body;
+    await http
+      .delete(`/api/tickets/${created.id}`)
+      .set('If-Match', `"${created.id}-${Date.parse(last.updatedAt)}"`)
+      .expect(204);
     await everything.waitFor(() => everything.forTicket(created.id).length === 3);
 
     const deletion = everything.forTicket(created.id)[2];
     const body = JSON.parse(deletion.content.toString('utf8'));
     expect(Object.keys(body)).toEqual(['eventId', 'eventType', 'occurredAt', 'ticketId', 'ticket']);
-    expect(body).toEqual({ eventId: expect.stringMatching(UUID), eventType: 'DELETED', occurredAt: expect.stringMatching(ISO_UTC_MILLIS), ticketId: created.id, ticket: last });
+    expect(body).toEqual({
+      eventId: expect.stringMatching(UUID),
+      eventType: 'DELETED',
+      occurredAt: expect.stringMatching(ISO_UTC_MILLIS),
+      ticketId: created.id,
+      ticket: last,
+    });
     expect(deletion.fields).toMatchObject({ exchange: process.env.RABBITMQ_EXCHANGE, routingKey: 'ticket.deleted' });
-    expect(deletion.properties).toMatchObject({ contentType: 'application/json', deliveryMode: 2, messageId: body.eventId, type: 'DELETED' });
-    expect(everything.forTicket(created.id).map((m) => m.fields.routingKey)).toEqual(['ticket.routing.key', 'ticket.routing.key', 'ticket.deleted']);
+    expect(deletion.properties).toMatchObject({
+      contentType: 'application/json',
+      deliveryMode: 2,
+      messageId: body.eventId,
+      type: 'DELETED',
+    });
+    expect(everything.forTicket(created.id).map((m) => m.fields.routingKey)).toEqual([
+      'ticket.routing.key',
+      'ticket.routing.key',
+      'ticket.deleted',
+    ]);
     // The v1 queue never sees it.
     await consumer.waitFor(() => consumer.forTicket(created.id).length === 2);
     const marker = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;

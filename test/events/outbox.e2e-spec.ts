@@ -55,7 +55,14 @@ describe('Outbox delivery', () => {
         Array.from({ length: 100 }, () => http.post('/api/tickets').send(buildTicketRequest()).expect(201)),
       );
       const ids = tickets.map((response) => response.body.id as number);
-      await Promise.all(ids.map((id) => http.put(`/api/tickets/${id}`).send(buildTicketRequest({ status: 'IN_PROGRESS' })).expect(200)));
+      await Promise.all(
+        ids.map((id) =>
+          http
+            .put(`/api/tickets/${id}`)
+            .send(buildTicketRequest({ status: 'IN_PROGRESS' }))
+            .expect(200),
+        ),
+      );
 
       const pending = await app.get(DataSource).query('SELECT COUNT(*) AS n FROM outbox WHERE ticket_id IN (?)', [ids]);
       expect(Number(pending[0].n)).toBe(200);
@@ -70,7 +77,7 @@ describe('Outbox delivery', () => {
     }
   });
 
-  it('publishes once what a request recorded, also when the broker confirms after that request\'s database deadline', async () => {
+  it("publishes once what a request recorded, also when the broker confirms after that request's database deadline", async () => {
     // The relay pass a request kicks must not inherit the request's deadline: if it did, deleting the confirmed
     // event would be refused as too late, and the next pass would publish the event a second time.
     const app: INestApplication = await createTestApp({ env: { ...viaProxy(proxy), DB_QUERY_TIMEOUT_MS: '300' } });
@@ -86,7 +93,10 @@ describe('Outbox delivery', () => {
       await waitUntil(async () => (await outboxRows()) === 0);
       // A later event of the same ticket goes out behind the first in its partition: had the first stayed in the
       // outbox for another pass, its second publication would arrive before this one.
-      await http.put(`/api/tickets/${body.id}`).send(buildTicketRequest({ title: 'marker' })).expect(200);
+      await http
+        .put(`/api/tickets/${body.id}`)
+        .send(buildTicketRequest({ title: 'marker' }))
+        .expect(200);
       await consumer.waitFor(() => received(ticket).some((event) => event.eventType === 'UPDATED'), 10_000);
       expect(received(ticket).map((event) => event.eventType)).toEqual(['CREATED', 'UPDATED']);
     } finally {
@@ -111,7 +121,8 @@ describe('Outbox delivery', () => {
         'INSERT INTO outbox (event_id, event_type, ticket_id, payload, occurred_at, attempts) VALUES (?, ?, 0, ?, NOW(3), ?)',
         [poison.eventId, poison.eventType, JSON.stringify(poison), MAX_ATTEMPTS - 1],
       );
-      const row = async () => (await db.query('SELECT attempts, parked_at, last_error FROM outbox WHERE event_id = ?', [poison.eventId]))[0];
+      const row = async () =>
+        (await db.query('SELECT attempts, parked_at, last_error FROM outbox WHERE event_id = ?', [poison.eventId]))[0];
       await waitUntil(async () => (await row())?.parked_at !== null);
       expect(await row()).toMatchObject({ attempts: MAX_ATTEMPTS, last_error: expect.any(String) });
       const health = await request(app.getHttpServer()).get('/actuator/health/outbox');

@@ -57,7 +57,8 @@ describe('Outbox relay leases across replicas', () => {
     const before = consumer.messages.length;
     const writing = writeTickets([b], 60, 5);
     const publishedByA = () =>
-      consumer.messages.slice(before).filter((message) => heldByA.has(JSON.parse(message.content.toString('utf8')).ticketId % PARTITIONS)).length;
+      consumer.messages.slice(before).filter((message) => heldByA.has(JSON.parse(message.content.toString('utf8')).ticketId % PARTITIONS))
+        .length;
     await consumer.waitFor(() => publishedByA() >= 10, 15_000);
     a.kill('SIGKILL');
     await a.exited;

@@ -9,7 +9,17 @@ import { buildTicketRequest } from '../support/ticket-factory.js';
 
 type Json = Record<string, any>;
 
-const CLIENT_FIELDS = ['title', 'description', 'status', 'priority', 'requesterEmail', 'assignedTo', 'createdAt', 'updatedAt', 'resolvedAt'];
+const CLIENT_FIELDS = [
+  'title',
+  'description',
+  'status',
+  'priority',
+  'requesterEmail',
+  'assignedTo',
+  'createdAt',
+  'updatedAt',
+  'resolvedAt',
+];
 
 /** The diff a history entry must hold: every field whose served value differs, from before to after. */
 function diff(before: Json | null, after: Json): Json {
@@ -27,10 +37,31 @@ describe('Ticket history (audit trail)', () => {
   const history = async (id: number, query = '') => (await http().get(`/api/tickets/${id}/history${query}`).expect(200)).body as Json[];
 
   it('records one entry per write, each equal to the diff of that write, oldest first', async () => {
-    const created = (await http().post('/api/tickets').send(buildTicketRequest({ assignedTo: undefined })).expect(201)).body;
-    const put = (await http().put(`/api/tickets/${created.id}`).send(buildTicketRequest({ requesterEmail: created.requesterEmail, status: 'RESOLVED', assignedTo: 'desk-2' })).expect(200)).body;
-    const patched = (await http().patch(`/api/tickets/${created.id}`).set('Content-Type', 'application/merge-patch+json').send({ assignedTo: null, priority: 'LOW' }).expect(200)).body;
-    const unchanged = (await http().put(`/api/tickets/${created.id}`).send({ ...patched }).expect(200)).body;
+    const created = (
+      await http()
+        .post('/api/tickets')
+        .send(buildTicketRequest({ assignedTo: undefined }))
+        .expect(201)
+    ).body;
+    const put = (
+      await http()
+        .put(`/api/tickets/${created.id}`)
+        .send(buildTicketRequest({ requesterEmail: created.requesterEmail, status: 'RESOLVED', assignedTo: 'desk-2' }))
+        .expect(200)
+    ).body;
+    const patched = (
+      await http()
+        .patch(`/api/tickets/${created.id}`)
+        .set('Content-Type', 'application/merge-patch+json')
+        .send({ assignedTo: null, priority: 'LOW' })
+        .expect(200)
+    ).body;
+    const unchanged = (
+      await http()
+        .put(`/api/tickets/${created.id}`)
+        .send({ ...patched })
+        .expect(200)
+    ).body;
 
     const entries = await history(created.id);
     expect(entries.map((e) => e.action)).toEqual(['CREATED', 'UPDATED', 'UPDATED', 'UPDATED']);
@@ -40,14 +71,23 @@ describe('Ticket history (audit trail)', () => {
     expect(entries[0].changes).not.toHaveProperty('assignedTo');
     for (const entry of entries) {
       expect(Object.keys(entry)).toEqual(['id', 'ticketId', 'occurredAt', 'actor', 'action', 'changes']);
-      expect(entry).toMatchObject({ ticketId: created.id, actor: null, occurredAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+      expect(entry).toMatchObject({
+        ticketId: created.id,
+        actor: null,
+        occurredAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      });
     }
     expect(entries.map((e) => e.id)).toEqual([...entries.map((e) => e.id)].sort((a, b) => a - b));
   });
 
   it('pages with limit and cursor (v1: Link header; v2: an envelope with nextCursor, 50 by default)', async () => {
     const { id } = (await http().post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
-    for (let i = 0; i < 4; i++) await http().patch(`/api/tickets/${id}`).set('Content-Type', 'application/json').send({ title: `t${i}` }).expect(200);
+    for (let i = 0; i < 4; i++)
+      await http()
+        .patch(`/api/tickets/${id}`)
+        .set('Content-Type', 'application/json')
+        .send({ title: `t${i}` })
+        .expect(200);
     const all = await history(id);
     expect(all).toHaveLength(5);
 
@@ -57,7 +97,9 @@ describe('Ticket history (audit trail)', () => {
     expect(next).toMatch(new RegExp(`^/api/tickets/${id}/history\\?limit=2&cursor=`));
     const second = await http().get(next).expect(200);
     expect(second.body).toEqual(all.slice(2, 4));
-    const third = await http().get(/^<([^>]+)>/.exec(second.headers.link)![1]).expect(200);
+    const third = await http()
+      .get(/^<([^>]+)>/.exec(second.headers.link)![1])
+      .expect(200);
     expect(third.body).toEqual(all.slice(4));
     expect(third.headers.link).toBeUndefined();
 
@@ -69,7 +111,7 @@ describe('Ticket history (audit trail)', () => {
     expect(v2Second).toEqual({ items: all.slice(3), nextCursor: null });
   });
 
-  it('answers 400 for a bad limit or cursor, or a cursor of another ticket, in each version\'s shape', async () => {
+  it("answers 400 for a bad limit or cursor, or a cursor of another ticket, in each version's shape", async () => {
     const a = (await http().post('/api/tickets').send(buildTicketRequest()).expect(201)).body.id;
     const b = (await http().post('/api/tickets').send(buildTicketRequest()).expect(201)).body.id;
     await http().put(`/api/tickets/${a}`).send(buildTicketRequest()).expect(200);
@@ -81,14 +123,25 @@ describe('Ticket history (audit trail)', () => {
     expect(other.errors.map((e: Json) => e.code)).toEqual(['InvalidCursor']);
     const withoutLimit = expectSpringError(asHttpResponse(await http().get(`/api/tickets/${a}/history?cursor=${cursor}`)), 400);
     expect(withoutLimit.errors.map((e: Json) => e.code)).toEqual(['InvalidCursor']);
-    const v2 = expectProblem(asHttpResponse(await http().get(`/api/v2/tickets/${a}/history?limit=x&since=1`)), 400, `/api/v2/tickets/${a}/history`);
-    expect(v2.errors.map((e: Json) => [e.field, e.code])).toEqual([['since', 'UnknownParameter'], ['limit', 'typeMismatch']]);
+    const v2 = expectProblem(
+      asHttpResponse(await http().get(`/api/v2/tickets/${a}/history?limit=x&since=1`)),
+      400,
+      `/api/v2/tickets/${a}/history`,
+    );
+    expect(v2.errors.map((e: Json) => [e.field, e.code])).toEqual([
+      ['since', 'UnknownParameter'],
+      ['limit', 'typeMismatch'],
+    ]);
     expectProblem(asHttpResponse(await http().get(`/api/v2/tickets/${a}/history?limit=1&cursor=garbage`)), 400);
   });
 
   it('answers 404 with the ticket message for a missing ticket, and 400 for a bad id', async () => {
-    expect(expectSpringError(asHttpResponse(await http().get('/api/tickets/987654321/history')), 404).message).toBe('Ticket not found with id: 987654321');
-    expect(expectProblem(asHttpResponse(await http().get('/api/v2/tickets/987654321/history')), 404).detail).toBe('Ticket not found with id: 987654321');
+    expect(expectSpringError(asHttpResponse(await http().get('/api/tickets/987654321/history')), 404).message).toBe(
+      'Ticket not found with id: 987654321',
+    );
+    expect(expectProblem(asHttpResponse(await http().get('/api/v2/tickets/987654321/history')), 404).detail).toBe(
+      'Ticket not found with id: 987654321',
+    );
     expectSpringError(asHttpResponse(await http().get('/api/tickets/abc/history')), 400);
   });
 
@@ -100,7 +153,10 @@ describe('Ticket history (audit trail)', () => {
     const record = jest.spyOn(testApp.app.get(OutboxWriter), 'record').mockRejectedValue(new Error('outbox insert failed'));
     try {
       await http().post('/api/tickets').send(buildTicketRequest()).expect(500);
-      await http().put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ title: 'never' })).expect(500);
+      await http()
+        .put(`/api/tickets/${ticket.id}`)
+        .send(buildTicketRequest({ title: 'never' }))
+        .expect(500);
     } finally {
       record.mockRestore();
     }

@@ -23,7 +23,11 @@ describe('Error responses', () => {
   }
 
   async function postInvalid(body: unknown) {
-    const response = await testApp.http.post('/api/tickets').set('Content-Type', 'application/json').send(body as object).expect(400);
+    const response = await testApp.http
+      .post('/api/tickets')
+      .set('Content-Type', 'application/json')
+      .send(body as object)
+      .expect(400);
     expectErrorShape(response.body, 400, 'Bad Request', '/api/tickets');
     return response.body as { message: string; errors: FieldError[] };
   }
@@ -90,9 +94,12 @@ describe('Error responses', () => {
       },
     );
 
-    it.each(['user@localhost', 'first.last+tag@sub.example.co.uk', 'UPPER@EXAMPLE.COM'])('accepts the address %p', async (requesterEmail) => {
-      await testApp.http.post('/api/tickets').send(buildTicketRequest({ requesterEmail })).expect(201);
-    });
+    it.each(['user@localhost', 'first.last+tag@sub.example.co.uk', 'UPPER@EXAMPLE.COM'])(
+      'accepts the address %p',
+      async (requesterEmail) => {
+        await testApp.http.post('/api/tickets').send(buildTicketRequest({ requesterEmail })).expect(201);
+      },
+    );
 
     it('answers Size with max and min arguments for column overflows, counting code points', async () => {
       const { errors } = await postInvalid(
@@ -138,7 +145,10 @@ describe('Error responses', () => {
 
     it('validates PUT bodies the same way and changes nothing', async () => {
       const ticket = (await testApp.http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
-      const response = await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ priority: undefined })).expect(400);
+      const response = await testApp.http
+        .put(`/api/tickets/${ticket.id}`)
+        .send(buildTicketRequest({ priority: undefined }))
+        .expect(400);
       expect(pairs(response.body.errors)).toEqual([['priority', 'NotNull']]);
       expect((await testApp.http.get(`/api/tickets/${ticket.id}`)).body).toEqual(ticket);
     });
@@ -199,7 +209,9 @@ describe('Error responses', () => {
 
     /** Sends the request line and headers alone over a raw socket: no client library adds a Content-Length. */
     async function bodiless(method: string, path: string, headers: string[]) {
-      const { received } = await rawExchange(port, [[`${method} ${path} HTTP/1.1`, 'Host: x', ...headers, 'Connection: close', '', ''].join('\r\n')]);
+      const { received } = await rawExchange(port, [
+        [`${method} ${path} HTTP/1.1`, 'Host: x', ...headers, 'Connection: close', '', ''].join('\r\n'),
+      ]);
       const response = parseRawResponse(received);
       return { status: response.status, body: JSON.parse(response.body) as Record<string, any> };
     }

@@ -94,8 +94,11 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
   }
 
   function expect503(response: HttpResponse & { ms: number }, request: HttpRequest) {
-    expect({ request: `${request.method} ${request.path}`, status: response.status, shape: springErrorShapeProblem(response, request.path.split('?')[0]) })
-      .toEqual({ request: `${request.method} ${request.path}`, status: 503, shape: undefined });
+    expect({
+      request: `${request.method} ${request.path}`,
+      status: response.status,
+      shape: springErrorShapeProblem(response, request.path.split('?')[0]),
+    }).toEqual({ request: `${request.method} ${request.path}`, status: 503, shape: undefined });
     expect(response.ms).toBeLessThan(DB_TIMEOUT_MS + SLACK_MS);
   }
 
@@ -134,9 +137,11 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
 
   it('has the database stop a read at the deadline: no statement of it is left running after its 503', async () => {
     const runningReads = async () =>
-      (await db.query(
-        "SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE '%tickets%' AND info NOT LIKE '%processlist%'",
-      ))[0] as Array<{ id: number }>;
+      (
+        await db.query(
+          "SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE '%tickets%' AND info NOT LIKE '%processlist%'",
+        )
+      )[0] as Array<{ id: number }>;
     // Every read of tickets now computes for hours, like a heavy scan, which notices no closed connection (SLEEP
     // would, within seconds): only the server's own time limit or KILL stops it.
     await db.query('RENAME TABLE tickets TO tickets_stored');
@@ -156,7 +161,11 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
 
   it('has the database stop a write at the deadline: a write waiting for a row lock is not left waiting after its 503', async () => {
     const waitingWrites = async () =>
-      (await db.query("SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE '%FOR UPDATE%' AND info NOT LIKE '%processlist%'"))[0] as Array<{ id: number }>;
+      (
+        await db.query(
+          "SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE '%FOR UPDATE%' AND info NOT LIKE '%processlist%'",
+        )
+      )[0] as Array<{ id: number }>;
     // The test's own connection holds the ticket's row lock; the update's SELECT … FOR UPDATE waits for it, which
     // InnoDB alone would let it do for innodb_lock_wait_timeout (50 s).
     await db.query('START TRANSACTION');
@@ -177,7 +186,12 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
     // update's three (SELECT … FOR UPDATE, its statements, COMMIT): COMMIT must not go out.
     proxy.delayMs = DB_TIMEOUT_MS / 3;
     const title = `abandoned ${Date.now()}`;
-    const request = { method: 'PUT', path: `/api/tickets/${seeded.id}`, headers: JSON_TYPE, body: JSON.stringify(buildTicketRequest({ title })) };
+    const request = {
+      method: 'PUT',
+      path: `/api/tickets/${seeded.id}`,
+      headers: JSON_TYPE,
+      body: JSON.stringify(buildTicketRequest({ title })),
+    };
     expect503(await timed(request), request);
     await sleep(4 * DB_TIMEOUT_MS);
     const [rows] = await db.query<any[]>('SELECT id FROM tickets WHERE title = ?', [title]);
@@ -189,7 +203,12 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
     // together; COMMIT goes out before it and commits after it.
     proxy.delayMs = DB_TIMEOUT_MS / 5;
     const title = `committed late ${Date.now()}`;
-    const response = await timed({ method: 'POST', path: '/api/tickets', headers: JSON_TYPE, body: JSON.stringify(buildTicketRequest({ title })) });
+    const response = await timed({
+      method: 'POST',
+      path: '/api/tickets',
+      headers: JSON_TYPE,
+      body: JSON.stringify(buildTicketRequest({ title })),
+    });
     expect(response.status).toBe(201);
     expect(response.ms).toBeGreaterThan(DB_TIMEOUT_MS);
     const [rows] = await db.query<any[]>('SELECT id FROM tickets WHERE title = ?', [title]);
@@ -256,10 +275,13 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
     const write = async (writer: number) => {
       let mine: StoredTicket | undefined;
       for (let i = 0; running; i++) {
-        const body = JSON.stringify(buildTicketRequest({ title: `writer ${writer} write ${i}`, status: i % 4 === 3 ? 'RESOLVED' : 'IN_PROGRESS' }));
-        const response = mine && i % 3 !== 0
-          ? await client.send({ method: 'PUT', path: `/api/tickets/${mine.id}`, headers: JSON_TYPE, body })
-          : await client.send({ method: 'POST', path: '/api/tickets', headers: JSON_TYPE, body });
+        const body = JSON.stringify(
+          buildTicketRequest({ title: `writer ${writer} write ${i}`, status: i % 4 === 3 ? 'RESOLVED' : 'IN_PROGRESS' }),
+        );
+        const response =
+          mine && i % 3 !== 0
+            ? await client.send({ method: 'PUT', path: `/api/tickets/${mine.id}`, headers: JSON_TYPE, body })
+            : await client.send({ method: 'POST', path: '/api/tickets', headers: JSON_TYPE, body });
         statuses[response.status] = (statuses[response.status] ?? 0) + 1;
         if (response.status < 300) acknowledged.push((mine = JSON.parse(response.body)));
       }
@@ -285,7 +307,9 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
     await consumer.waitFor(() => acknowledged.every((ack) => published().has(`${ack.id}@${ack.updatedAt}`)), 20_000);
     await consumer.stop();
 
-    console.log(`Faults injected: ${faults} database (+1 broker); requests: ${JSON.stringify(statuses)}; ` +
-      `writes acknowledged ${acknowledged.length}, found ${found.length} (${stored.size} tickets), events published for all`);
+    console.log(
+      `Faults injected: ${faults} database (+1 broker); requests: ${JSON.stringify(statuses)}; ` +
+        `writes acknowledged ${acknowledged.length}, found ${found.length} (${stored.size} tickets), events published for all`,
+    );
   });
 });

@@ -29,7 +29,8 @@ class ServerOwnedFields {
       // A create: a new id, timestamps of now, never resolved, whatever the body said.
       if (before) problems.push(`id ${ticket.id} handed out twice`);
       if (Math.abs(Date.parse(ticket.createdAt) - sentAt) > 5_000) problems.push(`createdAt ${ticket.createdAt} is not now`);
-      if (ticket.resolvedAt !== null || ticket.updatedAt !== ticket.createdAt) problems.push('a new ticket must be unresolved and unchanged');
+      if (ticket.resolvedAt !== null || ticket.updatedAt !== ticket.createdAt)
+        problems.push('a new ticket must be unresolved and unchanged');
       this.ids.push(ticket.id);
     } else if (ticket.id !== id) {
       problems.push(`answered ticket ${ticket.id} for ${id}`);
@@ -67,7 +68,12 @@ describe(`Fuzzing the tickets API (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS})`, () =>
       timezone: 'Z',
     });
     for (let i = 0; i < 5; i++) {
-      const problem = await send({ method: 'POST', path: '/api/tickets', headers: { 'content-type': 'application/json' }, body: JSON.stringify(buildTicketRequest()) });
+      const problem = await send({
+        method: 'POST',
+        path: '/api/tickets',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(buildTicketRequest()),
+      });
       expect(problem).toBeUndefined();
     }
   }, 60_000);
@@ -84,7 +90,9 @@ describe(`Fuzzing the tickets API (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS})`, () =>
     const request: HttpRequest = { ...generated, path: generated.path.replace('{id}', String(existing ?? 1)) };
     const sentAt = Date.now();
     const response = await client.send(request);
-    recent.push(`${request.method} ${request.path.slice(0, 100)} ${JSON.stringify(request.headers)} ${String(request.body ?? '').length} bytes -> ${response.status}`);
+    recent.push(
+      `${request.method} ${request.path.slice(0, 100)} ${JSON.stringify(request.headers)} ${String(request.body ?? '').length} bytes -> ${response.status}`,
+    );
     if (recent.length > 8) recent.shift();
     statuses[response.status] = (statuses[response.status] ?? 0) + 1;
     return responseProblem(request, response, sentAt);
@@ -116,7 +124,10 @@ describe(`Fuzzing the tickets API (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS})`, () =>
         { seed: SEED, numRuns: RUNS },
       );
     } catch (error) {
-      throw new Error(`Reproduce with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}\nLast problem: ${lastProblem}\nRecent:\n${recent.join('\n')}\n${(error as Error).message}`, { cause: error });
+      throw new Error(
+        `Reproduce with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}\nLast problem: ${lastProblem}\nRecent:\n${recent.join('\n')}\n${(error as Error).message}`,
+        { cause: error },
+      );
     }
     const total = Object.values(statuses).reduce((sum, n) => sum + n, 0);
     console.log(`Fuzzed ${total} requests (seed ${SEED}): ${JSON.stringify(statuses)}`);

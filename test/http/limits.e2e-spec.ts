@@ -143,7 +143,12 @@ describe('Request limits and hardening', () => {
       );
       const response = parseRawResponse(received);
       expect(response.status).toBe(413);
-      expect(JSON.parse(response.body)).toMatchObject({ status: 413, error: 'Payload Too Large', message: 'Chunk extensions are too large', path: '/api/tickets' });
+      expect(JSON.parse(response.body)).toMatchObject({
+        status: 413,
+        error: 'Payload Too Large',
+        message: 'Chunk extensions are too large',
+        path: '/api/tickets',
+      });
     });
 
     it('answers 431 with the path for a request line over 16 KiB, and no body to a HEAD request', async () => {
@@ -177,7 +182,11 @@ describe('Request limits and hardening', () => {
     it('sends helmet headers on API responses and errors alike', async () => {
       for (const path of ['/api/tickets', '/api/tickets/abc']) {
         const { headers } = await client.send({ method: 'GET', path });
-        expect(headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'SAMEORIGIN', 'referrer-policy': 'no-referrer' });
+        expect(headers).toMatchObject({
+          'x-content-type-options': 'nosniff',
+          'x-frame-options': 'SAMEORIGIN',
+          'referrer-policy': 'no-referrer',
+        });
         expect(headers).not.toHaveProperty('x-powered-by');
       }
     });

@@ -20,7 +20,10 @@ describe('OpenAPI document (/v3/api-docs)', () => {
   beforeAll(async () => {
     app = await createTestApp({ env: { MANAGEMENT_HEALTH_PROBES_ENABLED: 'true' } });
     http = request(app.getHttpServer());
-    const response = await http.get('/v3/api-docs').expect(200).expect('Content-Type', /application\/json/);
+    const response = await http
+      .get('/v3/api-docs')
+      .expect(200)
+      .expect('Content-Type', /application\/json/);
     contract = await OpenApiContract.from(response.body);
   });
 
@@ -45,19 +48,25 @@ describe('OpenAPI document (/v3/api-docs)', () => {
 
     it('describes every endpoint the application routes', () => {
       const routed = new Set<string>();
-      const router = (app.getHttpAdapter().getInstance() as { router: { stack: Array<{ route?: { path: string; methods: object } }> } }).router;
+      const router = (app.getHttpAdapter().getInstance() as { router: { stack: Array<{ route?: { path: string; methods: object } }> } })
+        .router;
       for (const { route } of router.stack) {
         if (!route || !/^\/(api|actuator)\b/.test(route.path)) continue;
         for (const method of Object.keys(route.methods)) routed.add(`${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
       }
-      const documented = Object.entries(contract.document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
+      const documented = Object.entries(contract.document.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method} ${path}`),
+      );
       expect(routed.size).toBeGreaterThan(0);
       expect(documented.sort()).toEqual([...routed].sort());
     });
 
     it('declares the error responses of each operation: the Spring error body (but a failed health check), problem+json under /api/v2', () => {
       const statuses = (method: string, path: string) => Object.keys(contract.operation(method, path).responses).sort();
-      for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
+      for (const [collection, one] of [
+        [COLLECTION, ONE],
+        [V2_COLLECTION, V2_ONE],
+      ]) {
         expect(statuses('post', collection)).toEqual(['201', '400', '409', '413', '415', '422', '500', '503']);
         expect(statuses('get', collection)).toEqual(['200', '400', '500', '503']);
         expect(statuses('get', one)).toEqual(['200', '304', '400', '404', '500', '503']);
@@ -77,7 +86,9 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const problemSchema = contract.document.components.schemas.ProblemDetailResponse;
       // A problem type of its own has a schema of its own, which extends ProblemDetailResponse's.
       const transitionSchema = contract.document.components.schemas.InvalidTransitionProblemResponse;
-      expect(Object.keys(transitionSchema.properties as object)).toEqual(expect.arrayContaining([...Object.keys(problemSchema.properties as object), 'from', 'to', 'allowed']));
+      expect(Object.keys(transitionSchema.properties as object)).toEqual(
+        expect.arrayContaining([...Object.keys(problemSchema.properties as object), 'from', 'to', 'allowed']),
+      );
       for (const [path, item] of Object.entries(contract.document.paths)) {
         for (const [method, operation] of Object.entries(item)) {
           for (const [status, response] of Object.entries(operation.responses)) {
@@ -86,7 +97,8 @@ describe('OpenAPI document (/v3/api-docs)', () => {
             // PATCH's 409 is a workflow's or an Idempotency-Key's in use; PUT's only a workflow's.
             const conflict = method === 'patch' ? { oneOf: [transitionSchema, problemSchema] } : transitionSchema;
             const schema = path === V2_ONE && status === '409' ? conflict : problemSchema;
-            if (path.startsWith('/api/v2/')) expect(response.content).toEqual({ 'application/problem+json': expect.objectContaining({ schema }) });
+            if (path.startsWith('/api/v2/'))
+              expect(response.content).toEqual({ 'application/problem+json': expect.objectContaining({ schema }) });
             else expect(response.content?.['application/json']?.schema).toEqual(errorSchema);
           }
         }
@@ -108,7 +120,10 @@ describe('OpenAPI document (/v3/api-docs)', () => {
 
     it('states the optional conditional headers: If-None-Match on GET, If-Match on PUT and DELETE', () => {
       const headers = (method: string) =>
-        contract.operation(method, ONE).parameters!.filter((p) => p.in === 'header').map(({ name, required }) => [name, required]);
+        contract
+          .operation(method, ONE)
+          .parameters!.filter((p) => p.in === 'header')
+          .map(({ name, required }) => [name, required]);
       expect(headers('get')).toEqual([['if-none-match', false]]);
       expect(headers('put')).toEqual([['if-match', false]]);
       expect(headers('delete')).toEqual([['if-match', false]]);
@@ -117,7 +132,21 @@ describe('OpenAPI document (/v3/api-docs)', () => {
     it('states the parameters: an int64 id of at least 1, and the optional query parameters of the lists', () => {
       const [id] = contract.operation('get', ONE).parameters!;
       expect(id).toMatchObject({ name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int64', minimum: 1 } });
-      const listParameters = ['assignedTo', 'createdAfter', 'createdBefore', 'cursor', 'limit', 'priority', 'q', 'requesterEmail', 'sort', 'status', 'total', 'updatedAfter', 'updatedBefore'];
+      const listParameters = [
+        'assignedTo',
+        'createdAfter',
+        'createdBefore',
+        'cursor',
+        'limit',
+        'priority',
+        'q',
+        'requesterEmail',
+        'sort',
+        'status',
+        'total',
+        'updatedAfter',
+        'updatedBefore',
+      ];
       for (const collection of [COLLECTION, V2_COLLECTION]) {
         const parameters = contract.operation('get', collection).parameters!;
         expect(parameters.map(({ name }) => name).sort()).toEqual(listParameters);
@@ -138,7 +167,14 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const v2 = (await http.get('/v3/api-docs/v2').expect(200)).body;
       expect(Object.keys(v1.paths)).toContain(COLLECTION);
       expect(Object.keys(v1.paths).some((path) => path.startsWith('/api/v2'))).toBe(false);
-      expect(Object.keys(v2.paths).sort()).toEqual([V2_COLLECTION, V2_ONE, `${V2_ONE}/comments`, `${V2_ONE}/comments/{commentId}`, `${V2_ONE}/history`, `${V2_ONE}/transitions`]);
+      expect(Object.keys(v2.paths).sort()).toEqual([
+        V2_COLLECTION,
+        V2_ONE,
+        `${V2_ONE}/comments`,
+        `${V2_ONE}/comments/{commentId}`,
+        `${V2_ONE}/history`,
+        `${V2_ONE}/transitions`,
+      ]);
       expect(Object.keys(v2.paths).every((path) => path.startsWith('/api/v2/'))).toBe(true);
       await OpenApiContract.from(v2);
       await http.get('/v3/api-docs/v3').expect(404);
@@ -176,16 +212,48 @@ describe('OpenAPI document (/v3/api-docs)', () => {
   describe('real responses match their declared schemas', () => {
     it('POST: 201, 400 (validation, malformed JSON, wrong enum), 413 and 415', async () => {
       contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).send(buildTicketRequest()).expect(201));
-      contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).send(buildTicketRequest({ title: ' ', requesterEmail: 'x' })).expect(400));
-      contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).send(buildTicketRequest({ status: 'open', priority: 7 })).expect(400));
-      contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Content-Type', 'application/json').send('{"title":').expect(400));
-      contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).send(buildTicketRequest({ description: 'x'.repeat(1024 * 1024) })).expect(413));
+      contract.expectResponse(
+        'post',
+        COLLECTION,
+        await http
+          .post(COLLECTION)
+          .send(buildTicketRequest({ title: ' ', requesterEmail: 'x' }))
+          .expect(400),
+      );
+      contract.expectResponse(
+        'post',
+        COLLECTION,
+        await http
+          .post(COLLECTION)
+          .send(buildTicketRequest({ status: 'open', priority: 7 }))
+          .expect(400),
+      );
+      contract.expectResponse(
+        'post',
+        COLLECTION,
+        await http.post(COLLECTION).set('Content-Type', 'application/json').send('{"title":').expect(400),
+      );
+      contract.expectResponse(
+        'post',
+        COLLECTION,
+        await http
+          .post(COLLECTION)
+          .send(buildTicketRequest({ description: 'x'.repeat(1024 * 1024) }))
+          .expect(413),
+      );
       contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Content-Type', 'text/plain').send('hello').expect(415));
     });
 
     it('Idempotency-Key (v1 and v2 creates, PATCH, comments): the header documented; replay 200/201, 400, 409 and 422 as declared', async () => {
-      for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
-        for (const [operation, success] of [[contract.operation('post', collection), '201'], [contract.operation('post', `${one}/comments`), '201'], [contract.operation('patch', one), '200']] as const) {
+      for (const [collection, one] of [
+        [COLLECTION, ONE],
+        [V2_COLLECTION, V2_ONE],
+      ]) {
+        for (const [operation, success] of [
+          [contract.operation('post', collection), '201'],
+          [contract.operation('post', `${one}/comments`), '201'],
+          [contract.operation('patch', one), '200'],
+        ] as const) {
           expect(operation.parameters!.find((p) => p.name === 'Idempotency-Key')).toMatchObject({ in: 'header', required: false });
           expect(Object.keys((operation.responses[success] as { headers: object }).headers)).toContain('Idempotent-Replayed');
         }
@@ -196,14 +264,26 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         const replay = await http.post(collection).set('Idempotency-Key', key).send(body).expect(201);
         expect(replay.headers['idempotent-replayed']).toBe('true');
         contract.expectResponse('post', collection, replay);
-        contract.expectResponse('post', collection, await http.post(collection).set('Idempotency-Key', key).send(buildTicketRequest()).expect(422));
+        contract.expectResponse(
+          'post',
+          collection,
+          await http.post(collection).set('Idempotency-Key', key).send(buildTicketRequest()).expect(422),
+        );
         contract.expectResponse('post', collection, await http.post(collection).set('Idempotency-Key', '').send(body).expect(400));
         const comments = `${collection}/${created.body.id}/comments`;
         // The key already belongs to the ticket's create: another path is another request.
-        contract.expectResponse('post', `${one}/comments`, await http.post(comments).set('Idempotency-Key', key).send({ body: 'x' }).expect(422));
+        contract.expectResponse(
+          'post',
+          `${one}/comments`,
+          await http.post(comments).set('Idempotency-Key', key).send({ body: 'x' }).expect(422),
+        );
         const commentKey = `${key}-comment`;
         await http.post(comments).set('Idempotency-Key', commentKey).send({ body: 'x' }).expect(201);
-        contract.expectResponse('post', `${one}/comments`, await http.post(comments).set('Idempotency-Key', commentKey).send({ body: 'x' }).expect(201));
+        contract.expectResponse(
+          'post',
+          `${one}/comments`,
+          await http.post(comments).set('Idempotency-Key', commentKey).send({ body: 'x' }).expect(201),
+        );
         const patchKey = `${key}-patch`;
         const patch = () => http.patch(`${collection}/${created.body.id}`).set('Idempotency-Key', patchKey);
         await patch().send({ priority: 'HIGH' }).expect(200);
@@ -223,7 +303,11 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       expect(paged.headers.link).toBeDefined();
       contract.expectResponse('get', COLLECTION, paged);
       contract.expectResponse('get', COLLECTION, await http.get(`${COLLECTION}?status=open`).expect(400));
-      contract.expectResponse('get', COLLECTION, await http.get(`${COLLECTION}?priority=x&limit=0&sort=title&q=${'x'.repeat(201)}`).expect(400));
+      contract.expectResponse(
+        'get',
+        COLLECTION,
+        await http.get(`${COLLECTION}?priority=x&limit=0&sort=title&q=${'x'.repeat(201)}`).expect(400),
+      );
     });
 
     it('v2 GET collection: the page envelope, and problem+json for bad and unknown parameters', async () => {
@@ -234,7 +318,14 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('get', V2_COLLECTION, paged);
       contract.expectResponse('get', V2_COLLECTION, await http.get(`${V2_COLLECTION}?limit=1000&total=false`).expect(200));
       for (const query of ['status=open', 'page=2', 'limit=1&limit=2', `limit=1&cursor=${paged.body.nextCursor}&sort=-id`]) {
-        contract.expectResponse('get', V2_COLLECTION, await http.get(`${V2_COLLECTION}?${query}`).expect(400).expect('Content-Type', /^application\/problem\+json/));
+        contract.expectResponse(
+          'get',
+          V2_COLLECTION,
+          await http
+            .get(`${V2_COLLECTION}?${query}`)
+            .expect(400)
+            .expect('Content-Type', /^application\/problem\+json/),
+        );
       }
     });
 
@@ -242,14 +333,43 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const created = await http.post(V2_COLLECTION).send(buildTicketRequest()).expect(201);
       contract.expectResponse('post', V2_COLLECTION, created);
       const one = `${V2_COLLECTION}/${created.body.id}`;
-      contract.expectResponse('post', V2_COLLECTION, await http.post(V2_COLLECTION).send(buildTicketRequest({ title: ' ', status: 'open' })).expect(400));
-      contract.expectResponse('post', V2_COLLECTION, await http.post(V2_COLLECTION).set('Content-Type', 'application/json').send('{"title":').expect(400));
-      contract.expectResponse('post', V2_COLLECTION, await http.post(V2_COLLECTION).send(buildTicketRequest({ description: 'x'.repeat(1024 * 1024) })).expect(413));
-      contract.expectResponse('post', V2_COLLECTION, await http.post(V2_COLLECTION).set('Content-Type', 'text/plain').send('hello').expect(415));
+      contract.expectResponse(
+        'post',
+        V2_COLLECTION,
+        await http
+          .post(V2_COLLECTION)
+          .send(buildTicketRequest({ title: ' ', status: 'open' }))
+          .expect(400),
+      );
+      contract.expectResponse(
+        'post',
+        V2_COLLECTION,
+        await http.post(V2_COLLECTION).set('Content-Type', 'application/json').send('{"title":').expect(400),
+      );
+      contract.expectResponse(
+        'post',
+        V2_COLLECTION,
+        await http
+          .post(V2_COLLECTION)
+          .send(buildTicketRequest({ description: 'x'.repeat(1024 * 1024) }))
+          .expect(413),
+      );
+      contract.expectResponse(
+        'post',
+        V2_COLLECTION,
+        await http.post(V2_COLLECTION).set('Content-Type', 'text/plain').send('hello').expect(415),
+      );
       contract.expectResponse('get', V2_ONE, await http.get(one).expect(200));
       contract.expectResponse('get', V2_ONE, await http.get(`${V2_COLLECTION}/abc`).expect(400));
       contract.expectResponse('get', V2_ONE, await http.get(`${V2_COLLECTION}/999999999`).expect(404));
-      contract.expectResponse('put', V2_ONE, await http.put(one).send(buildTicketRequest({ status: 'CLOSED' })).expect(200));
+      contract.expectResponse(
+        'put',
+        V2_ONE,
+        await http
+          .put(one)
+          .send(buildTicketRequest({ status: 'CLOSED' }))
+          .expect(200),
+      );
       contract.expectResponse('put', V2_ONE, await http.put(one).set('If-Match', '"0-0"').send(buildTicketRequest()).expect(412));
       contract.expectResponse('delete', V2_ONE, await http.delete(one).expect(204));
       contract.expectResponse('delete', V2_ONE, await http.delete(one).expect(404));
@@ -267,17 +387,41 @@ describe('OpenAPI document (/v3/api-docs)', () => {
     it('PUT: 200, 400, 404, 412, 413 and 415', async () => {
       const id = await createTicket();
       const one = `${COLLECTION}/${id}`;
-      contract.expectResponse('put', ONE, await http.put(one).send(buildTicketRequest({ status: 'RESOLVED', assignedTo: undefined })).expect(200));
-      contract.expectResponse('put', ONE, await http.put(one).send(buildTicketRequest({ description: undefined })).expect(400));
+      contract.expectResponse(
+        'put',
+        ONE,
+        await http
+          .put(one)
+          .send(buildTicketRequest({ status: 'RESOLVED', assignedTo: undefined }))
+          .expect(200),
+      );
+      contract.expectResponse(
+        'put',
+        ONE,
+        await http
+          .put(one)
+          .send(buildTicketRequest({ description: undefined }))
+          .expect(400),
+      );
       contract.expectResponse('put', ONE, await http.put(`${COLLECTION}/0`).send(buildTicketRequest()).expect(400));
       contract.expectResponse('put', ONE, await http.put(`${COLLECTION}/999999999`).send(buildTicketRequest()).expect(404));
-      contract.expectResponse('put', ONE, await http.put(one).send(buildTicketRequest({ title: 'x'.repeat(1024 * 1024) })).expect(413));
+      contract.expectResponse(
+        'put',
+        ONE,
+        await http
+          .put(one)
+          .send(buildTicketRequest({ title: 'x'.repeat(1024 * 1024) }))
+          .expect(413),
+      );
       contract.expectResponse('put', ONE, await http.put(one).set('Content-Type', 'text/plain').send('x').expect(415));
       contract.expectResponse('put', ONE, await http.put(one).set('If-Match', '"0-0"').send(buildTicketRequest()).expect(412));
     });
 
     it('PATCH (v1 and v2): 200 for merge-patch+json and JSON, 400, 404, 412, 413 and 415', async () => {
-      for (const [collection, path] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
+      for (const [collection, path] of [
+        [COLLECTION, ONE],
+        [V2_COLLECTION, V2_ONE],
+      ]) {
         const one = `${collection}/${(await http.post(collection).send(buildTicketRequest()).expect(201)).body.id}`;
         const merge = (target: string) => http.patch(target).set('Content-Type', 'application/merge-patch+json');
         contract.expectResponse('patch', path, await merge(one).send({ status: 'RESOLVED', assignedTo: null }).expect(200));
@@ -285,15 +429,27 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         contract.expectResponse('patch', path, await merge(one).send({ title: null, status: 'open' }).expect(400));
         contract.expectResponse('patch', path, await merge(`${collection}/999999999`).send({}).expect(404));
         contract.expectResponse('patch', path, await merge(one).set('If-Match', '"0-0"').send({}).expect(412));
-        contract.expectResponse('patch', path, await merge(one).send({ title: 'x'.repeat(1024 * 1024) }).expect(413));
+        contract.expectResponse(
+          'patch',
+          path,
+          await merge(one)
+            .send({ title: 'x'.repeat(1024 * 1024) })
+            .expect(413),
+        );
         contract.expectResponse('patch', path, await http.patch(one).set('Content-Type', 'text/plain').send('x').expect(415));
       }
     });
 
     it('GET history (v1 and v2): 200 whole and paged, 400 for bad paging, 404 for an unknown ticket', async () => {
-      for (const [collection, path] of [[COLLECTION, `${ONE}/history`], [V2_COLLECTION, `${V2_ONE}/history`]]) {
+      for (const [collection, path] of [
+        [COLLECTION, `${ONE}/history`],
+        [V2_COLLECTION, `${V2_ONE}/history`],
+      ]) {
         const id = (await http.post(collection).send(buildTicketRequest()).expect(201)).body.id;
-        await http.put(`${collection}/${id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200);
+        await http
+          .put(`${collection}/${id}`)
+          .send(buildTicketRequest({ status: 'CLOSED' }))
+          .expect(200);
         contract.expectResponse('get', path, await http.get(`${collection}/${id}/history`).expect(200));
         const paged = await http.get(`${collection}/${id}/history?limit=1`).expect(200);
         expect(paged.headers.link).toBeDefined();
@@ -305,7 +461,10 @@ describe('OpenAPI document (/v3/api-docs)', () => {
     });
 
     it('comments (v1 and v2): POST 201, 400, 404, 415; GET list whole and paged, 400, 404; GET one 200, 404', async () => {
-      for (const [collection, one] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
+      for (const [collection, one] of [
+        [COLLECTION, ONE],
+        [V2_COLLECTION, V2_ONE],
+      ]) {
         const comments = `${one}/comments`;
         const id = (await http.post(collection).send(buildTicketRequest()).expect(201)).body.id;
         const path = `${collection}/${id}/comments`;
@@ -327,7 +486,10 @@ describe('OpenAPI document (/v3/api-docs)', () => {
     });
 
     it('GET transitions (v1 and v2): 200, 400 and 404', async () => {
-      for (const [collection, path] of [[COLLECTION, `${ONE}/transitions`], [V2_COLLECTION, `${V2_ONE}/transitions`]]) {
+      for (const [collection, path] of [
+        [COLLECTION, `${ONE}/transitions`],
+        [V2_COLLECTION, `${V2_ONE}/transitions`],
+      ]) {
         const id = (await http.post(collection).send(buildTicketRequest()).expect(201)).body.id;
         contract.expectResponse('get', path, await http.get(`${collection}/${id}/transitions`).expect(200));
         contract.expectResponse('get', path, await http.get(`${collection}/abc/transitions`).expect(400));
@@ -339,9 +501,26 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const strict = await createTestApp({ env: { TICKET_WORKFLOW: 'strict' } });
       try {
         const strictHttp = request(strict.getHttpServer());
-        for (const [collection, path] of [[COLLECTION, ONE], [V2_COLLECTION, V2_ONE]]) {
-          const one = `${collection}/${(await strictHttp.post(collection).send(buildTicketRequest({ status: 'OPEN' })).expect(201)).body.id}`;
-          contract.expectResponse('put', path, await strictHttp.put(one).send(buildTicketRequest({ status: 'CLOSED' })).expect(409));
+        for (const [collection, path] of [
+          [COLLECTION, ONE],
+          [V2_COLLECTION, V2_ONE],
+        ]) {
+          const one = `${collection}/${
+            (
+              await strictHttp
+                .post(collection)
+                .send(buildTicketRequest({ status: 'OPEN' }))
+                .expect(201)
+            ).body.id
+          }`;
+          contract.expectResponse(
+            'put',
+            path,
+            await strictHttp
+              .put(one)
+              .send(buildTicketRequest({ status: 'CLOSED' }))
+              .expect(409),
+          );
           contract.expectResponse('patch', path, await strictHttp.patch(one).send({ status: 'RESOLVED' }).expect(409));
           contract.expectResponse('get', `${path}/transitions`, await strictHttp.get(`${one}/transitions`).expect(200));
         }
@@ -379,12 +558,21 @@ describe('OpenAPI document (/v3/api-docs)', () => {
 
     it('503 while the database cannot be reached: tickets and health', async () => {
       const proxy = await TcpProxy.start(Number(process.env.DB_PORT ?? 3306));
-      const cutOff = await createTestApp({ env: { DB_PORT: String(proxy.port), DB_QUERY_TIMEOUT_MS: '1000', MANAGEMENT_HEALTH_PROBES_ENABLED: 'true' } });
+      const cutOff = await createTestApp({
+        env: { DB_PORT: String(proxy.port), DB_QUERY_TIMEOUT_MS: '1000', MANAGEMENT_HEALTH_PROBES_ENABLED: 'true' },
+      });
       try {
         proxy.cut();
         const down = request(cutOff.getHttpServer());
         contract.expectResponse('get', COLLECTION, await down.get(COLLECTION).expect(503));
-        contract.expectResponse('get', V2_COLLECTION, await down.get(V2_COLLECTION).expect(503).expect('Content-Type', /^application\/problem\+json/));
+        contract.expectResponse(
+          'get',
+          V2_COLLECTION,
+          await down
+            .get(V2_COLLECTION)
+            .expect(503)
+            .expect('Content-Type', /^application\/problem\+json/),
+        );
         contract.expectResponse('get', '/actuator/health', await down.get('/actuator/health').expect(503));
         contract.expectResponse('get', '/actuator/health/{name}', await down.get('/actuator/health/db').expect(503));
         contract.expectResponse('get', '/actuator/health/{name}', await down.get('/actuator/health/readiness').expect(503));
@@ -406,7 +594,11 @@ describe('OpenAPI document with bearer tokens and a rate limit on', () => {
     issuer = await TestIssuer.start();
     await issuer.addKey('rsa-1', 'RS256');
     app = await createTestApp({
-      env: { SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI: issuer.url, RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_KEY_PREFIX: `openapi-${Date.now()}:` },
+      env: {
+        SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI: issuer.url,
+        RATE_LIMIT_REQUESTS: '3',
+        RATE_LIMIT_KEY_PREFIX: `openapi-${Date.now()}:`,
+      },
     });
     http = request(app.getHttpServer());
     contract = await OpenApiContract.from((await http.get('/v3/api-docs').expect(200)).body);
@@ -417,7 +609,7 @@ describe('OpenAPI document with bearer tokens and a rate limit on', () => {
     await issuer?.stop();
   });
 
-  it('declares 401, 403 and 429 on every /api operation, in its version\'s error shape, and none on the actuator', () => {
+  it("declares 401, 403 and 429 on every /api operation, in its version's error shape, and none on the actuator", () => {
     const errorSchema = contract.document.components.schemas.SpringErrorResponse;
     const problemSchema = contract.document.components.schemas.ProblemDetailResponse;
     for (const [path, item] of Object.entries(contract.document.paths)) {
@@ -428,7 +620,8 @@ describe('OpenAPI document with bearer tokens and a rate limit on', () => {
           continue;
         }
         for (const response of refusals) {
-          if (path.startsWith('/api/v2/')) expect(response?.content).toEqual({ 'application/problem+json': expect.objectContaining({ schema: problemSchema }) });
+          if (path.startsWith('/api/v2/'))
+            expect(response?.content).toEqual({ 'application/problem+json': expect.objectContaining({ schema: problemSchema }) });
           else expect(response?.content).toEqual({ 'application/json': expect.objectContaining({ schema: errorSchema }) });
         }
         expect(Object.keys(refusals[2].headers ?? {})).toEqual(['Retry-After', 'RateLimit', 'RateLimit-Policy']);
@@ -443,8 +636,16 @@ describe('OpenAPI document with bearer tokens and a rate limit on', () => {
     contract.expectResponse('get', COLLECTION, await http.get(COLLECTION).expect(429));
     contract.expectResponse('get', V2_COLLECTION, await http.get(V2_COLLECTION).expect(429));
     const reader = `Bearer ${await issuer.token({ claims: { scope: 'tickets.read' } })}`;
-    contract.expectResponse('post', COLLECTION, await http.post(COLLECTION).set('Authorization', reader).send(buildTicketRequest()).expect(403));
-    contract.expectResponse('post', V2_COLLECTION, await http.post(V2_COLLECTION).set('Authorization', reader).send(buildTicketRequest()).expect(403));
+    contract.expectResponse(
+      'post',
+      COLLECTION,
+      await http.post(COLLECTION).set('Authorization', reader).send(buildTicketRequest()).expect(403),
+    );
+    contract.expectResponse(
+      'post',
+      V2_COLLECTION,
+      await http.post(V2_COLLECTION).set('Authorization', reader).send(buildTicketRequest()).expect(403),
+    );
   });
 });
 
@@ -457,13 +658,18 @@ describe('Swagger UI', () => {
   });
 
   it.each(['/swagger-ui/', '/swagger-ui'])('serves the page at %s with every asset it links to', async (page) => {
-    const html = await testApp.http.get(page).expect(200).expect('Content-Type', /text\/html/);
+    const html = await testApp.http
+      .get(page)
+      .expect(200)
+      .expect('Content-Type', /text\/html/);
     const links = [...html.text.matchAll(/(?:src|href)="([^"]+)"/g)].map(([, link]) => new URL(link, `http://host${page}`).pathname);
-    expect(links).toEqual(expect.arrayContaining(['/swagger-ui/swagger-ui-bundle.js', '/swagger-ui/swagger-ui.css', '/swagger-ui/swagger-ui-init.js']));
+    expect(links).toEqual(
+      expect.arrayContaining(['/swagger-ui/swagger-ui-bundle.js', '/swagger-ui/swagger-ui.css', '/swagger-ui/swagger-ui-init.js']),
+    );
     for (const link of links) await testApp.http.get(link).expect(200);
   });
 
-  it('loads the service\'s own document', async () => {
+  it("loads the service's own document", async () => {
     const init = await testApp.http.get('/swagger-ui/swagger-ui-init.js').expect(200);
     expect(init.text).toContain('"title": "Ticket service"');
     expect(init.text).toContain('"/api/tickets/{id}"');

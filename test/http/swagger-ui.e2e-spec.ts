@@ -32,7 +32,9 @@ describe("Swagger UI's Try it out, in a browser", () => {
   /** Presses Execute on an operation and returns the response the page got. */
   async function execute(operationId: string, method: string): Promise<Response> {
     const [response] = await Promise.all([
-      page.waitForResponse((candidate) => candidate.request().method() === method && new URL(candidate.url()).pathname.startsWith('/api/tickets')),
+      page.waitForResponse(
+        (candidate) => candidate.request().method() === method && new URL(candidate.url()).pathname.startsWith('/api/tickets'),
+      ),
       page.locator(`#operations-tickets-${operationId} .execute`).click(),
     ]);
     return response;

@@ -31,7 +31,8 @@ describe('Idempotency-Key', () => {
   const http = () => testApp.http;
   const db = () => testApp.app.get(DataSource);
   const key = () => `key-${randomUUID()}`;
-  const ticketsOf = async (email: string) => Number((await db().query('SELECT COUNT(*) AS n FROM tickets WHERE requester_email = ?', [email]))[0].n);
+  const ticketsOf = async (email: string) =>
+    Number((await db().query('SELECT COUNT(*) AS n FROM tickets WHERE requester_email = ?', [email]))[0].n);
   /**
    * Waits for the ticket's `events` events, then for a later ticket's, so that an event published twice would be
    * in as well. (A later ticket's event alone proves nothing: another outbox partition can go out first.)
@@ -70,21 +71,36 @@ describe('Idempotency-Key', () => {
     expect(consumer.typesFor(first.body.id)).toEqual(['CREATED']);
   });
 
-  it('answers 422 for the same key with a different request (body, path or version), in each version\'s shape', async () => {
+  it("answers 422 for the same key with a different request (body, path or version), in each version's shape", async () => {
     const k = key();
     const first = await http().post('/api/tickets').set('Idempotency-Key', k).send(buildTicketRequest()).expect(201);
-    const v1 = expectSpringError(asHttpResponse(await http().post('/api/tickets').set('Idempotency-Key', k).send(buildTicketRequest())), 422, '/api/tickets');
+    const v1 = expectSpringError(
+      asHttpResponse(await http().post('/api/tickets').set('Idempotency-Key', k).send(buildTicketRequest())),
+      422,
+      '/api/tickets',
+    );
     expect(v1.message).toMatch(/different request/);
-    expectProblem(asHttpResponse(await http().post('/api/v2/tickets').set('Idempotency-Key', k).send(buildTicketRequest())), 422, '/api/v2/tickets');
+    expectProblem(
+      asHttpResponse(await http().post('/api/v2/tickets').set('Idempotency-Key', k).send(buildTicketRequest())),
+      422,
+      '/api/v2/tickets',
+    );
     const comment = await http().post(`/api/tickets/${first.body.id}/comments`).set('Idempotency-Key', k).send({ body: 'x' });
     expectSpringError(asHttpResponse(comment), 422);
   });
 
-  it('answers 400 for an empty key or one longer than 255 characters, in each version\'s shape, and writes nothing', async () => {
+  it("answers 400 for an empty key or one longer than 255 characters, in each version's shape, and writes nothing", async () => {
     const body = buildTicketRequest();
-    const empty = expectSpringError(asHttpResponse(await http().post('/api/tickets').set('Idempotency-Key', '').send(body)), 400, '/api/tickets');
+    const empty = expectSpringError(
+      asHttpResponse(await http().post('/api/tickets').set('Idempotency-Key', '').send(body)),
+      400,
+      '/api/tickets',
+    );
     expect(empty.errors.map((e: Json) => [e.field, e.code])).toEqual([['Idempotency-Key', 'NotBlank']]);
-    const long = expectProblem(asHttpResponse(await http().post('/api/v2/tickets').set('Idempotency-Key', 'k'.repeat(256)).send(body)), 400);
+    const long = expectProblem(
+      asHttpResponse(await http().post('/api/v2/tickets').set('Idempotency-Key', 'k'.repeat(256)).send(body)),
+      400,
+    );
     expect(long.errors.map((e: Json) => [e.field, e.code])).toEqual([['Idempotency-Key', 'Size']]);
     await http().post('/api/tickets').set('Idempotency-Key', 'k'.repeat(255)).send(buildTicketRequest()).expect(201);
     expect(await ticketsOf(String(body.requesterEmail))).toBe(0);
@@ -92,7 +108,11 @@ describe('Idempotency-Key', () => {
 
   it('stores no 4xx: a corrected retry with the same key runs', async () => {
     const k = key();
-    await http().post('/api/tickets').set('Idempotency-Key', k).send(buildTicketRequest({ title: '' })).expect(400);
+    await http()
+      .post('/api/tickets')
+      .set('Idempotency-Key', k)
+      .send(buildTicketRequest({ title: '' }))
+      .expect(400);
     await http().post('/api/tickets').set('Idempotency-Key', k).set('Content-Type', 'text/plain').send('x').expect(415);
     const fixed = await http().post('/api/tickets').set('Idempotency-Key', k).send(buildTicketRequest()).expect(201);
     expect(fixed.headers).not.toHaveProperty('idempotent-replayed');
@@ -124,7 +144,11 @@ describe('Idempotency-Key', () => {
     expect(created).toHaveLength(1);
     for (const response of responses) {
       if (response.status === 201) expect(response.text).toBe(created[0].text);
-      else expect({ status: response.status, problem: expectSpringError(asHttpResponse(response), 409).message }).toEqual({ status: 409, problem: expect.stringMatching(/still being processed/) });
+      else
+        expect({ status: response.status, problem: expectSpringError(asHttpResponse(response), 409).message }).toEqual({
+          status: 409,
+          problem: expect.stringMatching(/still being processed/),
+        });
     }
     expect(await ticketsOf(String(body.requesterEmail))).toBe(1);
     await settle(created[0].body.id, 1);
@@ -146,7 +170,11 @@ describe('Idempotency-Key', () => {
       return original(...args);
     });
     try {
-      const first = http().post('/api/tickets').set('Idempotency-Key', k).send(body).then((r) => r);
+      const first = http()
+        .post('/api/tickets')
+        .set('Idempotency-Key', k)
+        .send(body)
+        .then((r) => r);
       await inside;
       const second = await http().post('/api/tickets').set('Idempotency-Key', k).send(body);
       expectSpringError(asHttpResponse(second), 409, '/api/tickets');
@@ -178,7 +206,13 @@ describe('Idempotency-Key', () => {
         record.mockRestore();
       }
       const started = async () =>
-        Number((await shortDeadline.app.get(DataSource).query("SELECT COUNT(*) AS n FROM idempotency_keys WHERE idem_key = ? AND state = 'started'", [k]))[0].n);
+        Number(
+          (
+            await shortDeadline.app
+              .get(DataSource)
+              .query("SELECT COUNT(*) AS n FROM idempotency_keys WHERE idem_key = ? AND state = 'started'", [k])
+          )[0].n,
+        );
       const deadline = Date.now() + 5_000;
       while ((await started()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       const retry = await shortDeadline.http.post('/api/tickets').set('Idempotency-Key', k).send(body).expect(201);
@@ -197,7 +231,9 @@ describe('Idempotency-Key', () => {
     );
     const response = await http().post('/api/tickets').set('Idempotency-Key', k).send(body).expect(201);
     expect(response.headers).not.toHaveProperty('idempotent-replayed');
-    expect((await http().post('/api/tickets').set('Idempotency-Key', k).send(body).expect(201)).headers['idempotent-replayed']).toBe('true');
+    expect((await http().post('/api/tickets').set('Idempotency-Key', k).send(body).expect(201)).headers['idempotent-replayed']).toBe(
+      'true',
+    );
   });
 
   it('works on comments (v1 and v2): one comment, one COMMENT_ADDED, the replay with its Location', async () => {
@@ -205,14 +241,26 @@ describe('Idempotency-Key', () => {
     for (const prefix of ['/api/tickets', '/api/v2/tickets']) {
       const k = key();
       const path = `${prefix}/${ticket.id}/comments`;
-      const first = await http().post(path).set('Idempotency-Key', k).send({ body: `note via ${prefix}` }).expect(201);
-      const replay = await http().post(path).set('Idempotency-Key', k).send({ body: `note via ${prefix}` }).expect(201);
+      const first = await http()
+        .post(path)
+        .set('Idempotency-Key', k)
+        .send({ body: `note via ${prefix}` })
+        .expect(201);
+      const replay = await http()
+        .post(path)
+        .set('Idempotency-Key', k)
+        .send({ body: `note via ${prefix}` })
+        .expect(201);
       expect(replay.headers['idempotent-replayed']).toBe('true');
       expect(replay.text).toBe(first.text);
       expect(replay.headers.location).toBe(`${path}/${first.body.id}`);
     }
     expect((await http().get(`/api/tickets/${ticket.id}/comments`).expect(200)).body).toHaveLength(2);
-    expect((await http().get(`/api/tickets/${ticket.id}/history`).expect(200)).body.map((e: Json) => e.action)).toEqual(['CREATED', 'COMMENTED', 'COMMENTED']);
+    expect((await http().get(`/api/tickets/${ticket.id}/history`).expect(200)).body.map((e: Json) => e.action)).toEqual([
+      'CREATED',
+      'COMMENTED',
+      'COMMENTED',
+    ]);
     await settle(ticket.id, 3);
     expect(everything.typesFor(ticket.id)).toEqual(['CREATED', 'COMMENT_ADDED', 'COMMENT_ADDED']);
   });
@@ -222,12 +270,19 @@ describe('Idempotency-Key', () => {
     const body = buildTicketRequest();
     const first = await http().post('/api/v2/tickets').set('Idempotency-Key', k).send(body).expect(201);
     const replay = await http().post('/api/v2/tickets').set('Idempotency-Key', k).send(body).expect(201);
-    expect(replay.headers).toMatchObject({ 'idempotent-replayed': 'true', location: `/api/v2/tickets/${first.body.id}`, etag: first.headers.etag });
+    expect(replay.headers).toMatchObject({
+      'idempotent-replayed': 'true',
+      location: `/api/v2/tickets/${first.body.id}`,
+      etag: first.headers.etag,
+    });
   });
 
   it('works on PATCH (v1 and v2): the 200 replayed with its ETag, one UPDATED event each, 422 for another body, 409 while in flight', async () => {
     const ticket = (await http().post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
-    for (const [prefix, status] of [['/api/tickets', 'IN_PROGRESS'], ['/api/v2/tickets', 'WAITING_ON_CUSTOMER']]) {
+    for (const [prefix, status] of [
+      ['/api/tickets', 'IN_PROGRESS'],
+      ['/api/v2/tickets', 'WAITING_ON_CUSTOMER'],
+    ]) {
       const k = key();
       const path = `${prefix}/${ticket.id}`;
       const patch = () => http().patch(path).set('Idempotency-Key', k).set('Content-Type', 'application/merge-patch+json');
@@ -240,7 +295,11 @@ describe('Idempotency-Key', () => {
       if (prefix === '/api/tickets') expectSpringError(other, 422, path);
       else expectProblem(other, 422, path);
     }
-    expect((await http().get(`/api/tickets/${ticket.id}/history`).expect(200)).body.map((e: Json) => e.action)).toEqual(['CREATED', 'UPDATED', 'UPDATED']);
+    expect((await http().get(`/api/tickets/${ticket.id}/history`).expect(200)).body.map((e: Json) => e.action)).toEqual([
+      'CREATED',
+      'UPDATED',
+      'UPDATED',
+    ]);
     await settle(ticket.id, 3);
     expect(consumer.typesFor(ticket.id)).toEqual(['CREATED', 'UPDATED', 'UPDATED']);
 
@@ -257,9 +316,16 @@ describe('Idempotency-Key', () => {
       return original(...args);
     });
     try {
-      const first = http().patch(`/api/tickets/${ticket.id}`).set('Idempotency-Key', k).send({ priority: 'HIGH' }).then((r) => r);
+      const first = http()
+        .patch(`/api/tickets/${ticket.id}`)
+        .set('Idempotency-Key', k)
+        .send({ priority: 'HIGH' })
+        .then((r) => r);
       await inside;
-      expectSpringError(asHttpResponse(await http().patch(`/api/tickets/${ticket.id}`).set('Idempotency-Key', k).send({ priority: 'HIGH' })), 409);
+      expectSpringError(
+        asHttpResponse(await http().patch(`/api/tickets/${ticket.id}`).set('Idempotency-Key', k).send({ priority: 'HIGH' })),
+        409,
+      );
       release();
       expect((await first).status).toBe(200);
     } finally {
@@ -268,7 +334,7 @@ describe('Idempotency-Key', () => {
     }
   });
 
-  it('leaves PUT and DELETE to HTTP\'s own idempotency: the key is neither stored nor replayed', async () => {
+  it("leaves PUT and DELETE to HTTP's own idempotency: the key is neither stored nor replayed", async () => {
     const ticket = (await http().post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
     const k = key();
     const first = await http().put(`/api/tickets/${ticket.id}`).set('Idempotency-Key', k).send(buildTicketRequest()).expect(200);
@@ -286,8 +352,18 @@ describe('Idempotency-Key', () => {
     const body = buildTicketRequest();
     await http().post('/api/tickets').set('Idempotency-Key', k).send(body).expect(201);
     const expired = new Date(Date.now() - 1_000);
-    const stale = Array.from({ length: PURGE_BATCH_SIZE + 5 }, (_, i) => ['', `stale-${randomUUID()}-${i}`, 'x', 'finished', randomUUID(), expired, expired]);
-    await db().query('INSERT INTO idempotency_keys (scope, idem_key, request_hash, state, token, started_at, expires_at) VALUES ?', [stale]);
+    const stale = Array.from({ length: PURGE_BATCH_SIZE + 5 }, (_, i) => [
+      '',
+      `stale-${randomUUID()}-${i}`,
+      'x',
+      'finished',
+      randomUUID(),
+      expired,
+      expired,
+    ]);
+    await db().query('INSERT INTO idempotency_keys (scope, idem_key, request_hash, state, token, started_at, expires_at) VALUES ?', [
+      stale,
+    ]);
     await db().query('UPDATE idempotency_keys SET expires_at = ? WHERE idem_key = ?', [expired, k]);
 
     expect(await service.purgeExpired()).toBeGreaterThanOrEqual(PURGE_BATCH_SIZE + 6);

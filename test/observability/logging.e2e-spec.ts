@@ -44,7 +44,12 @@ describe('Logs in production format (LOG_FORMAT=json)', () => {
 
   beforeAll(async () => {
     proxy = await TcpProxy.start(Number(process.env.DB_PORT ?? 3306));
-    service = await ServiceProcess.start({ LOG_FORMAT: 'json', LOG_LEVEL: 'info', DB_PORT: String(proxy.port), DB_QUERY_TIMEOUT_MS: '1000' });
+    service = await ServiceProcess.start({
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+      DB_PORT: String(proxy.port),
+      DB_QUERY_TIMEOUT_MS: '1000',
+    });
   });
 
   afterAll(async () => {
@@ -94,42 +99,99 @@ describe('Logs in production format (LOG_FORMAT=json)', () => {
     expect(response.status).toBe(400);
     const [line] = await linesFor(service, 'e2e-line-separators', 1);
     expect(line.errorMessage).toContain('x\\u2028\\u2029}');
-    expect(service.output.split(/[\n\u2028\u2029]/).filter((text) => text.includes('e2e-line-separators'))).toEqual([expect.stringMatching(/^\{.*\}$/)]);
+    expect(service.output.split(/[\n\u2028\u2029]/).filter((text) => text.includes('e2e-line-separators'))).toEqual([
+      expect.stringMatching(/^\{.*\}$/),
+    ]);
   });
 
   it.each([
-    ['an invalid body', 'e2e-why-invalid', { method: 'POST', body: JSON.stringify({ ...buildTicketRequest(), title: ' ', requesterEmail: 'not-an-email' }) }, 400, {
-      errorMessage: "Validation failed for object='ticketRequest'. Error count: 2",
-      fieldErrors: ['title: Title is required', 'requesterEmail: Invalid email format'],
-    }],
-    ['malformed JSON', 'e2e-why-malformed', { method: 'POST', body: '{"title":' }, 400, { errorMessage: expect.stringMatching(/^JSON parse error: /) }],
-    ['a body that is not JSON', 'e2e-why-415', { method: 'POST', body: 'x', contentType: 'text/plain' }, 415, {
-      errorMessage: 'Content-Type "text/plain" is not supported',
-    }],
-    ['a missing ticket', 'e2e-why-404', { method: 'GET', path: '/api/tickets/999999999' }, 404, { errorMessage: 'Ticket not found with id: 999999999' }],
-    ['an unknown path', 'e2e-why-no-endpoint', { method: 'GET', path: '/api/nothing-here' }, 404, { errorMessage: 'No endpoint GET "/api/nothing-here".' }],
-  ])('says on the request line why %s was refused, with the message the client got and no stack', async (_name, id, request, status, why) => {
-    const { method, body, contentType = 'application/json', path = '/api/tickets' } = request as { method: string; body?: string; contentType?: string; path?: string };
-    const response = await fetch(`${service.url}${path}`, { method, body, headers: { 'Content-Type': contentType, 'X-Request-Id': id } });
-    expect(response.status).toBe(status);
-    const answered = (await response.json()) as { message: string };
-    const [line] = await linesFor(service, id, 1);
-    expect(line).toMatchObject({ level: 'warn', status, ...why });
-    expect(line.errorMessage).toBe(answered.message);
-    expect(JSON.stringify(line)).not.toMatch(/stack|\bat /);
-  });
+    [
+      'an invalid body',
+      'e2e-why-invalid',
+      { method: 'POST', body: JSON.stringify({ ...buildTicketRequest(), title: ' ', requesterEmail: 'not-an-email' }) },
+      400,
+      {
+        errorMessage: "Validation failed for object='ticketRequest'. Error count: 2",
+        fieldErrors: ['title: Title is required', 'requesterEmail: Invalid email format'],
+      },
+    ],
+    [
+      'malformed JSON',
+      'e2e-why-malformed',
+      { method: 'POST', body: '{"title":' },
+      400,
+      { errorMessage: expect.stringMatching(/^JSON parse error: /) },
+    ],
+    [
+      'a body that is not JSON',
+      'e2e-why-415',
+      { method: 'POST', body: 'x', contentType: 'text/plain' },
+      415,
+      {
+        errorMessage: 'Content-Type "text/plain" is not supported',
+      },
+    ],
+    [
+      'a missing ticket',
+      'e2e-why-404',
+      { method: 'GET', path: '/api/tickets/999999999' },
+      404,
+      { errorMessage: 'Ticket not found with id: 999999999' },
+    ],
+    [
+      'an unknown path',
+      'e2e-why-no-endpoint',
+      { method: 'GET', path: '/api/nothing-here' },
+      404,
+      { errorMessage: 'No endpoint GET "/api/nothing-here".' },
+    ],
+  ])(
+    'says on the request line why %s was refused, with the message the client got and no stack',
+    async (_name, id, request, status, why) => {
+      const {
+        method,
+        body,
+        contentType = 'application/json',
+        path = '/api/tickets',
+      } = request as { method: string; body?: string; contentType?: string; path?: string };
+      const response = await fetch(`${service.url}${path}`, { method, body, headers: { 'Content-Type': contentType, 'X-Request-Id': id } });
+      expect(response.status).toBe(status);
+      const answered = (await response.json()) as { message: string };
+      const [line] = await linesFor(service, id, 1);
+      expect(line).toMatchObject({ level: 'warn', status, ...why });
+      expect(line.errorMessage).toBe(answered.message);
+      expect(JSON.stringify(line)).not.toMatch(/stack|\bat /);
+    },
+  );
 
   it.each([
-    ['without Host', 'GET /api/tickets/e2e-no-host HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'An HTTP/1.1 request must have a Host header'],
-    ['with an unknown Expect', 'GET /api/v2/e2e-expect HTTP/1.1\r\nHost: x\r\nExpect: x-y\r\nConnection: close\r\n\r\n', 417, 'Expectation "x-y" is not supported; only 100-continue is'],
+    [
+      'without Host',
+      'GET /api/tickets/e2e-no-host HTTP/1.1\r\nConnection: close\r\n\r\n',
+      400,
+      'An HTTP/1.1 request must have a Host header',
+    ],
+    [
+      'with an unknown Expect',
+      'GET /api/v2/e2e-expect HTTP/1.1\r\nHost: x\r\nExpect: x-y\r\nConnection: close\r\n\r\n',
+      417,
+      'Expectation "x-y" is not supported; only 100-continue is',
+    ],
     ['Node cannot parse', 'GET /api/tickets/e2e-malformed HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400, 'Malformed HTTP request'],
-    ['with headers over 16 KiB', `GET /api/v2/e2e-431 HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(17_000)}\r\n\r\n`, 431, 'Request header fields are larger than 16384 bytes'],
+    [
+      'with headers over 16 KiB',
+      `GET /api/v2/e2e-431 HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(17_000)}\r\n\r\n`,
+      431,
+      'Request header fields are larger than 16384 bytes',
+    ],
   ])('answers and logs a request %s like any refused request', async (_name, raw, status, message) => {
     const path = raw.split(' ')[1];
     const { received } = await rawExchange(Number(new URL(service.url).port), [raw]);
     const response = parseRawResponse(received);
     expect(response.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'content-security-policy': expect.any(String) });
-    const shape = path.startsWith('/api/v2/') ? expectProblem(response, status, path).detail : expectSpringError(response, status, path).message;
+    const shape = path.startsWith('/api/v2/')
+      ? expectProblem(response, status, path).detail
+      : expectSpringError(response, status, path).message;
     expect(shape).toBe(message);
     const [line] = await linesWhere(service, (line) => line.path === path, 1);
     expect(line).toMatchObject({ level: 'warn', method: 'GET', status, errorMessage: message, message: `GET ${path} ${status}` });
@@ -151,7 +213,11 @@ describe('Logs in production format (LOG_FORMAT=json)', () => {
       const health = await fetch(`${service.url}/actuator/health`, { headers: { 'X-Request-Id': 'e2e-why-health' } });
       expect(health.status).toBe(503);
       const [healthLine] = await linesFor(service, 'e2e-why-health', 1);
-      expect(healthLine).toMatchObject({ level: 'error', status: 503, errorMessage: expect.stringMatching(/^Health status is DOWN: (.+, )?db DOWN/) });
+      expect(healthLine).toMatchObject({
+        level: 'error',
+        status: 503,
+        errorMessage: expect.stringMatching(/^Health status is DOWN: (.+, )?db DOWN/),
+      });
     } finally {
       proxy.restore();
     }
@@ -165,7 +231,9 @@ describe('Logs in production format (LOG_FORMAT=json)', () => {
       const lines = await linesFor(service, 'e2e-db-down', 2);
       const failure = lines.find((line) => line.err);
       expect(failure).toMatchObject({ level: 'error', context: 'Errors', message: 'GET "/api/tickets" failed' });
-      expect(failure!.err).toEqual(expect.objectContaining({ type: expect.any(String), message: expect.any(String), stack: expect.any(String) }));
+      expect(failure!.err).toEqual(
+        expect.objectContaining({ type: expect.any(String), message: expect.any(String), stack: expect.any(String) }),
+      );
       expect(lines.find((line) => line.status)).toMatchObject({ level: 'error', status: response.status });
     } finally {
       proxy.restore();
@@ -191,10 +259,19 @@ describe('Logs during start-up', () => {
       const second = await ServiceProcess.start(env);
       await second.stop();
       expect(migrationLines(second)).toEqual([
-        expect.objectContaining({ level: 'info', context: 'Database', message: `No migrations pending: all ${migrations.length} are applied` }),
+        expect.objectContaining({
+          level: 'info',
+          context: 'Database',
+          message: `No migrations pending: all ${migrations.length} are applied`,
+        }),
       ]);
     } finally {
-      const db = await createConnection({ host: process.env.DB_HOST, port: Number(process.env.DB_PORT ?? 3306), user: process.env.DB_USERNAME ?? 'root', password: process.env.DB_PASSWORD ?? '' });
+      const db = await createConnection({
+        host: process.env.DB_HOST,
+        port: Number(process.env.DB_PORT ?? 3306),
+        user: process.env.DB_USERNAME ?? 'root',
+        password: process.env.DB_PASSWORD ?? '',
+      });
       await db.query(`DROP DATABASE IF EXISTS \`${env.DB_DATABASE}\``);
       await db.end();
     }

@@ -8,7 +8,10 @@ import { TcpProxy } from '../support/tcp-proxy.js';
 import { createTestApp, useTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 
-const EXPOSED = { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,info,prometheus', MANAGEMENT_METRICS_TAGS_APPLICATION: 'ticket-service-test' };
+const EXPOSED = {
+  MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,info,prometheus',
+  MANAGEMENT_METRICS_TAGS_APPLICATION: 'ticket-service-test',
+};
 
 async function scrape(http: ReturnType<typeof request>): Promise<Map<string, Family>> {
   const response = await http.get('/actuator/prometheus').expect(200);
@@ -28,11 +31,15 @@ describe('/actuator/prometheus', () => {
       for (let i = 0; i < 3; i++) ids.push((await handle.http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body.id);
       for (const id of ids.slice(0, 2)) await handle.http.get(`/api/tickets/${id}`).expect(200);
       await handle.http.get('/api/tickets/999999999').expect(404);
-      await handle.http.post('/api/tickets').send(buildTicketRequest({ title: '' })).expect(400);
+      await handle.http
+        .post('/api/tickets')
+        .send(buildTicketRequest({ title: '' }))
+        .expect(400);
       const after = await scrape(handle.http);
 
       const delta = (labels: Record<string, string>) =>
-        valueOf(after, 'http_server_requests_seconds', requests(labels)) - valueOf(before, 'http_server_requests_seconds', requests(labels));
+        valueOf(after, 'http_server_requests_seconds', requests(labels)) -
+        valueOf(before, 'http_server_requests_seconds', requests(labels));
       expect(delta({ method: 'POST', uri: '/api/tickets', status: '201', outcome: 'SUCCESS' })).toBe(3);
       expect(delta({ method: 'GET', uri: '/api/tickets/{id}', status: '200', outcome: 'SUCCESS' })).toBe(2);
       const notFound = { method: 'GET', uri: '/api/tickets/{id}', status: '404', outcome: 'CLIENT_ERROR' };
@@ -56,11 +63,19 @@ describe('/actuator/prometheus', () => {
       }
       const after = await scrape(handle.http);
 
-      const unknown = requests({ method: 'GET', uri: 'NOT_FOUND', status: '404', outcome: 'CLIENT_ERROR', error: 'NotFoundException', exception: 'NotFoundException' });
+      const unknown = requests({
+        method: 'GET',
+        uri: 'NOT_FOUND',
+        status: '404',
+        outcome: 'CLIENT_ERROR',
+        error: 'NotFoundException',
+        exception: 'NotFoundException',
+      });
       expect(valueOf(after, 'http_server_requests_seconds', unknown) - valueOf(before, 'http_server_requests_seconds', unknown)).toBe(1000);
       // Only the request metrics: the runtime's (a GC of a new kind) and the relay's (an earlier test's events
       // published meanwhile) may add series of their own at any time.
-      const requestSeries = (families: Map<string, Family>) => [...seriesKeys(families)].filter((key) => key.startsWith('http_server_requests'));
+      const requestSeries = (families: Map<string, Family>) =>
+        [...seriesKeys(families)].filter((key) => key.startsWith('http_server_requests'));
       const added = requestSeries(after).filter((key) => !requestSeries(before).includes(key));
       // The previous scrape's own request is the only newcomer allowed, and only on the first scrape after boot.
       expect(added.filter((key) => !key.includes('"/actuator/prometheus"'))).toEqual([]);
@@ -84,7 +99,8 @@ describe('/actuator/prometheus', () => {
         expect(seriesOf(families, name).length).toBeGreaterThan(0);
       }
       for (const family of families.values()) {
-        for (const metric of family.metrics) expect([family.name, metric.labels?.application]).toEqual([family.name, 'ticket-service-test']);
+        for (const metric of family.metrics)
+          expect([family.name, metric.labels?.application]).toEqual([family.name, 'ticket-service-test']);
       }
     });
 
@@ -106,7 +122,10 @@ describe('/actuator/prometheus', () => {
     it('answers OpenMetrics when Accept asks for it, with counters suffixed _total and # EOF', async () => {
       const response = await handle.http
         .get('/actuator/prometheus')
-        .set('Accept', 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')
+        .set(
+          'Accept',
+          'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1',
+        )
         .expect(200);
       expect(response.headers['content-type']).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
       expect(response.text).toMatch(/^# TYPE outbox_events_published counter$/m);
@@ -128,7 +147,10 @@ describe('/actuator/prometheus', () => {
       ['anything', '*/*', 'prometheus'],
     ])('negotiates by the version parameter alone (%s)', async (_, accept, format) => {
       const response = await handle.http.get('/actuator/prometheus').set('Accept', accept).expect(200);
-      const expected = format === 'openmetrics' ? 'application/openmetrics-text; version=1.0.0; charset=utf-8' : 'text/plain; version=0.0.4; charset=utf-8';
+      const expected =
+        format === 'openmetrics'
+          ? 'application/openmetrics-text; version=1.0.0; charset=utf-8'
+          : 'text/plain; version=0.0.4; charset=utf-8';
       expect(response.headers['content-type']).toBe(expected);
     });
 
@@ -141,7 +163,9 @@ describe('/actuator/prometheus', () => {
         ...(helps.get(name) ? [] : [`${name}: no help`]),
         ...(type === 'counter' && !name.endsWith('_total') ? [`${name}: counter without _total`] : []),
         ...(type !== 'counter' && name.endsWith('_total') ? [`${name}: ${type} named _total`] : []),
-        ...(!['summary', 'histogram'].includes(type) && /_(count|sum|bucket)$/.test(name) && !KEPT_FOR_MICROMETER.includes(name) ? [`${name}: ${type} named like a summary`] : []),
+        ...(!['summary', 'histogram'].includes(type) && /_(count|sum|bucket)$/.test(name) && !KEPT_FOR_MICROMETER.includes(name)
+          ? [`${name}: ${type} named like a summary`]
+          : []),
         ...(/(milli|micro|nano)seconds|minutes|hours|days|(kilo|mega|giga)bytes/.test(name) ? [`${name}: not a base unit`] : []),
       ]);
       expect(problems).toEqual([]);

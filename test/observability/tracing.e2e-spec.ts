@@ -79,7 +79,7 @@ describe('tracing', () => {
     await proxy.stop();
   });
 
-  it('with the setting alone (node dist/main.js), continues the caller\'s trace through the request, its SQL, the outbox and the publish, and hands it to the consumer', async () => {
+  it("with the setting alone (node dist/main.js), continues the caller's trace through the request, its SQL, the outbox and the publish, and hands it to the consumer", async () => {
     const service = await start(traced());
     const caller = callerContext();
     const ticketId = await createTicket(service, caller.traceparent);
@@ -89,7 +89,9 @@ describe('tracing', () => {
     const server = spans.find((span) => span.kind === SERVER)!;
     expect(server).toMatchObject({ parentSpanId: caller.spanId, name: expect.stringContaining('POST') });
     // Named after the statement's own verb, also when it is sent with a server time limit (SET STATEMENT … FOR INSERT …).
-    expect(spans.filter((span) => span.scope.includes('mysql2')).map((span) => span.name)).toEqual(expect.arrayContaining(['INSERT', 'COMMIT']));
+    expect(spans.filter((span) => span.scope.includes('mysql2')).map((span) => span.name)).toEqual(
+      expect.arrayContaining(['INSERT', 'COMMIT']),
+    );
     const publish = spans.find((span) => span.kind === PRODUCER)!;
     expect(publish.name).toBe(`${process.env.RABBITMQ_EXCHANGE} publish`);
     expect([...receiver.contentTypes]).toEqual(['application/json']);

@@ -21,7 +21,10 @@ interface Instruction {
 
 /** The Dockerfile's instructions, continuation lines joined, comments dropped, grouped by stage. */
 function dockerfileStages(text: string): Instruction[][] {
-  const lines = text.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim());
+  const lines = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim());
   const instructions = lines
     .filter((line) => line !== '' && !line.startsWith('#'))
     .map((line) => {
@@ -38,15 +41,15 @@ function dockerfileStages(text: string): Instruction[][] {
 
 /** The final stage's copies from the build context (not from another stage): [source, target]. */
 function contextCopies(stage: Instruction[]): Array<[string, string]> {
-  return stage
-    .filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from'))
-    .map((i) => i.args.split(/\s+/) as [string, string]);
+  return stage.filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from')).map((i) => i.args.split(/\s+/) as [string, string]);
 }
 
 /** Whether .dockerignore keeps `path` out of the build context: the last pattern that matches it decides. */
 function dockerIgnored(path: string): boolean {
   let ignored = false;
-  for (const line of read('.dockerignore').split('\n').map((l) => l.trim())) {
+  for (const line of read('.dockerignore')
+    .split('\n')
+    .map((l) => l.trim())) {
     if (line === '' || line.startsWith('#')) continue;
     const negated = line.startsWith('!');
     const pattern = negated ? line.slice(1) : line;
@@ -65,7 +68,9 @@ const documented = new Set([...read('.env.example').matchAll(/^#?\s*([A-Z][A-Z0-
 describe('Configuration documentation', () => {
   it('names every variable the configuration reads in .env.example and in docs/configuration.md', () => {
     const sources = readdirSync(join(ROOT, 'src/config')).filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts'));
-    const names = sources.flatMap((file) => [...read(`src/config/${file}`).matchAll(/read\.\w+\('([A-Z][A-Z0-9_]+)'/g)].map(([, name]) => name));
+    const names = sources.flatMap((file) =>
+      [...read(`src/config/${file}`).matchAll(/read\.\w+\('([A-Z][A-Z0-9_]+)'/g)].map(([, name]) => name),
+    );
     expect(names).toContain('IDEMPOTENCY_TTL_HOURS');
     const table = read('docs/configuration.md');
     expect(names.filter((name) => !documented.has(name) && !['PORT', 'RABBITMQ_ADDRESSES'].includes(name))).toEqual([]);
@@ -83,7 +88,9 @@ describe('Dockerfile', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const build = stages.find((stage) => args(stage, 'RUN').some((command) => command.includes('npm run build')))!;
     const runs = args(build, 'RUN');
-    expect(runs.findIndex((command) => /^npm ci\b/.test(command))).toBeLessThan(runs.findIndex((command) => command.includes('npm run build')));
+    expect(runs.findIndex((command) => /^npm ci\b/.test(command))).toBeLessThan(
+      runs.findIndex((command) => command.includes('npm run build')),
+    );
     expect(read('Dockerfile')).toMatch(/^ARG NODE_IMAGE=node:(2[2-9]|[3-9]\d)-slim$/m);
     expect(args(final, 'FROM')).toEqual(['${NODE_IMAGE}']);
   });
@@ -92,7 +99,9 @@ describe('Dockerfile', () => {
     const dependencies = stages.find((stage) => args(stage, 'RUN').some((command) => command.includes('npm ci --omit=dev')));
     expect(dependencies).toBeDefined();
     const copies = args(final, 'COPY');
-    expect(copies).toEqual(expect.arrayContaining(['package.json ./', expect.stringMatching(/node_modules/), expect.stringMatching(/\/app\/dist/)]));
+    expect(copies).toEqual(
+      expect.arrayContaining(['package.json ./', expect.stringMatching(/node_modules/), expect.stringMatching(/\/app\/dist/)]),
+    );
     expect(copies.some((copy) => /\bsrc\b/.test(copy))).toBe(false);
   });
 
@@ -116,7 +125,10 @@ describe('Dockerfile', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = String((server.address() as AddressInfo).port);
     const probe = () =>
-      run(process.execPath, command.slice(1), { env: { ...process.env, NODE_OPTIONS: '', SERVER_PORT: port } }).then(() => 0, (error) => error.code);
+      run(process.execPath, command.slice(1), { env: { ...process.env, NODE_OPTIONS: '', SERVER_PORT: port } }).then(
+        () => 0,
+        (error) => error.code,
+      );
     try {
       expect(await probe()).toBe(0);
       status = 503;
@@ -135,7 +147,9 @@ describe('Dockerfile', () => {
   });
 
   it('keeps secrets, dependencies and build output out of the build context (.dockerignore)', () => {
-    const ignored = read('.dockerignore').split('\n').map((line) => line.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim());
     expect(ignored).toEqual(expect.arrayContaining(['.git', 'node_modules', 'dist', '.env', '.env.*']));
   });
 });
@@ -169,7 +183,7 @@ describe('docker-compose.yml', () => {
     expect(config.log.format).toBe('json');
   });
 
-  it("gives the app the credentials the database and broker containers are created with", () => {
+  it('gives the app the credentials the database and broker containers are created with', () => {
     const value = (service: { environment: Record<string, unknown> }, name: string) => withDefaults(service.environment[name]);
     expect(value(app, 'DB_USERNAME')).toBe(value(mysql, 'MYSQL_USER'));
     expect(value(app, 'DB_PASSWORD')).toBe(value(mysql, 'MYSQL_PASSWORD'));
@@ -261,6 +275,8 @@ describe('the Node.js version', () => {
     const readme = read('README.md');
     expect(readme).toContain(`Node.js ${major}.${minor} or newer within ${major}`);
     expect(readme).toContain(`\`engines\` \`${engines}\``);
-    expect(readme.replace(/\s+/g, ' ')).toContain(`or on ${/^USE_NODE_VERSION=(.+)$/m.exec(read('scripts/use-node.sh'))![1]} from \`scripts/use-node.sh\``);
+    expect(readme.replace(/\s+/g, ' ')).toContain(
+      `or on ${/^USE_NODE_VERSION=(.+)$/m.exec(read('scripts/use-node.sh'))![1]} from \`scripts/use-node.sh\``,
+    );
   });
 });

@@ -5,7 +5,12 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
 /** The documentation: the README and every Markdown file in docs/, as paths from the project folder. */
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** The text outside fenced code blocks, line by line (a `#` in a shell example is no heading, a `[x](y)` in JSON no link). */
 function proseLines(markdown: string): string[] {
@@ -77,7 +82,11 @@ function deadLink(page: string, target: string): string | undefined {
 function settingsReadBySource(): string[] {
   const files = (dir: string): string[] =>
     readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory() ? files(`${dir}/${entry.name}`) : entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [`${dir}/${entry.name}`] : [],
+      entry.isDirectory()
+        ? files(`${dir}/${entry.name}`)
+        : entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')
+          ? [`${dir}/${entry.name}`]
+          : [],
     );
   const names = new Set<string>();
   for (const file of files('src')) {
@@ -122,13 +131,24 @@ describe('Documentation', () => {
     expect(githubSlug("The outbox's guarantees")).toBe('the-outboxs-guarantees');
     expect(githubSlug('Idempotency-Key: retrying a create_safely')).toBe('idempotency-key-retrying-a-create_safely');
     expect(githubSlug('List queries on 1,000,000 tickets')).toBe('list-queries-on-1000000-tickets');
-    expect([...anchorsOf('# A\n## Usage\n```bash\n# not a heading\n```\n### Usage\n## Usage')]).toEqual(['a', 'usage', 'usage-1', 'usage-2']);
+    expect([...anchorsOf('# A\n## Usage\n```bash\n# not a heading\n```\n### Usage\n## Usage')]).toEqual([
+      'a',
+      'usage',
+      'usage-1',
+      'usage-2',
+    ]);
   });
 
   it('docs/configuration.md names every environment variable the code reads', () => {
     const names = settingsReadBySource();
     expect(names).toEqual(
-      expect.arrayContaining(['SERVER_PORT', 'PORT', 'DB_QUERY_TIMEOUT_MS', 'REDIS_URL', 'SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUER_URI']),
+      expect.arrayContaining([
+        'SERVER_PORT',
+        'PORT',
+        'DB_QUERY_TIMEOUT_MS',
+        'REDIS_URL',
+        'SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUER_URI',
+      ]),
     );
     const documented = read('docs/configuration.md');
     expect(names.filter((name) => !documented.includes(`\`${name}\``))).toEqual([]);

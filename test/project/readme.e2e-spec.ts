@@ -27,7 +27,7 @@ function fieldTable(): FieldRow[] {
 
 type Schema = Record<string, any>;
 
-describe('docs/api.md: the table of a ticket\'s fields', () => {
+describe("docs/api.md: the table of a ticket's fields", () => {
   const testApp = useTestApp();
   let schemas: Record<string, Schema>;
 

@@ -9,7 +9,11 @@ const asHttp = (response: Response): HttpResponse => ({ status: response.status,
 
 describe('CORS (CORS_ALLOWED_ORIGINS set), with bearer tokens on', () => {
   let issuer: TestIssuer;
-  const env: Record<string, string> = { CORS_ALLOWED_ORIGINS: `${DESK}, http://localhost:3000`, CORS_ALLOWED_METHODS: 'GET,POST,PUT,DELETE', CORS_MAX_AGE_SECONDS: '600' };
+  const env: Record<string, string> = {
+    CORS_ALLOWED_ORIGINS: `${DESK}, http://localhost:3000`,
+    CORS_ALLOWED_METHODS: 'GET,POST,PUT,DELETE',
+    CORS_MAX_AGE_SECONDS: '600',
+  };
   beforeAll(async () => {
     issuer = await TestIssuer.start();
     await issuer.addKey('rsa-1', 'RS256');
@@ -56,7 +60,7 @@ describe('CORS (CORS_ALLOWED_ORIGINS set), with bearer tokens on', () => {
     expect([patch.status, patch.headers['access-control-allow-origin']]).toEqual([403, undefined]);
   });
 
-  it('leaves a request from the service\'s own origin (Swagger UI) alone', async () => {
+  it("leaves a request from the service's own origin (Swagger UI) alone", async () => {
     const response = await testApp.http.get('/v3/api-docs').set('Origin', 'http://localhost').set('Host', 'localhost').expect(200);
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -85,8 +89,16 @@ describe('CORS with CORS_ALLOWED_ORIGINS=*', () => {
   const testApp = useTestApp({ env: { CORS_ALLOWED_ORIGINS: '*' } });
 
   it("answers any origin with `*` and Spring's default methods", async () => {
-    const response = await testApp.http.options('/api/tickets/1').set('Origin', 'https://any.example').set('Access-Control-Request-Method', 'PATCH').expect(204);
-    expect(response.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET,HEAD,POST,PUT,PATCH,DELETE', 'access-control-max-age': '1800' });
+    const response = await testApp.http
+      .options('/api/tickets/1')
+      .set('Origin', 'https://any.example')
+      .set('Access-Control-Request-Method', 'PATCH')
+      .expect(204);
+    expect(response.headers).toMatchObject({
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET,HEAD,POST,PUT,PATCH,DELETE',
+      'access-control-max-age': '1800',
+    });
   });
 });
 
@@ -94,7 +106,11 @@ describe('CORS off (the default)', () => {
   const testApp = useTestApp();
 
   it('answers a preflight 405 with Allow, as before, and adds no CORS header', async () => {
-    const response = await testApp.http.options('/api/tickets').set('Origin', DESK).set('Access-Control-Request-Method', 'POST').expect(405);
+    const response = await testApp.http
+      .options('/api/tickets')
+      .set('Origin', DESK)
+      .set('Access-Control-Request-Method', 'POST')
+      .expect(405);
     expect(response.headers.allow?.split(', ').sort()).toEqual(['GET', 'POST']);
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
   });

@@ -22,7 +22,12 @@ function uniquePrefix(): string {
 
 describe('Rate limits shared by two instances through Redis', () => {
   // A window far longer than the test takes, however loaded the machine; its end is brought forward in Redis.
-  const env = { SPRING_DATA_REDIS_URL: `redis://127.0.0.1:${REDIS_PORT}`, RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '600', RATE_LIMIT_KEY_PREFIX: uniquePrefix() };
+  const env = {
+    SPRING_DATA_REDIS_URL: `redis://127.0.0.1:${REDIS_PORT}`,
+    RATE_LIMIT_REQUESTS: '3',
+    RATE_LIMIT_WINDOW_SECONDS: '600',
+    RATE_LIMIT_KEY_PREFIX: uniquePrefix(),
+  };
   let instances: INestApplication[];
   beforeAll(async () => {
     instances = [await createTestApp({ env }), await createTestApp({ env })];
@@ -121,7 +126,10 @@ describe('Rate limits without Redis (per process), per token subject and per for
   // The only requests of this file that come from the proxy itself, which the test's connection plays.
   it('takes only an IP address from X-Forwarded-For: anything else counts as the proxy that sent it', async () => {
     await testApp.http.get('/api/tickets').set(from('unknown')).expect(401);
-    await testApp.http.get('/api/tickets').set(from('a'.repeat(2_000))).expect(401);
+    await testApp.http
+      .get('/api/tickets')
+      .set(from('a'.repeat(2_000)))
+      .expect(401);
     await testApp.http.get('/api/tickets').expect(429);
   });
 
@@ -182,7 +190,12 @@ describe('Rate limits while Redis is cut off', () => {
     }
     const redisAt = `Redis at 127.0.0.1:${proxy.port}`;
     expect(linesOf('RateLimit').map(({ level, message }) => [level, message])).toEqual([
-      ['warn', expect.stringMatching(new RegExp(`^Rate-limit counters in ${redisAt} cannot be reached, requests are served without a limit until they can: .+`))],
+      [
+        'warn',
+        expect.stringMatching(
+          new RegExp(`^Rate-limit counters in ${redisAt} cannot be reached, requests are served without a limit until they can: .+`),
+        ),
+      ],
     ]);
 
     const health = await get('/actuator/health');

@@ -76,20 +76,36 @@ describe('Bearer tokens (SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI set
 
   describe('with a valid token', () => {
     it('lets tickets.read read (RS256), and the write scope read too', async () => {
-      await testApp.http.get('/api/tickets?limit=1').set(bearer(await read())).expect(200);
-      await testApp.http.get('/api/v2/tickets?limit=1').set(bearer(await write())).expect(200);
+      await testApp.http
+        .get('/api/tickets?limit=1')
+        .set(bearer(await read()))
+        .expect(200);
+      await testApp.http
+        .get('/api/v2/tickets?limit=1')
+        .set(bearer(await write()))
+        .expect(200);
     });
 
     it('lets tickets.write create, replace and delete, with an ES256 token', async () => {
       const token = await write('ec-1');
       const created = await testApp.http.post('/api/tickets').set(bearer(token)).send(buildTicketRequest()).expect(201);
-      await testApp.http.put(`/api/tickets/${created.body.id}`).set(bearer(token)).send(buildTicketRequest({ status: 'CLOSED' })).expect(200);
+      await testApp.http
+        .put(`/api/tickets/${created.body.id}`)
+        .set(bearer(token))
+        .send(buildTicketRequest({ status: 'CLOSED' }))
+        .expect(200);
       await testApp.http.delete(`/api/tickets/${created.body.id}`).set(bearer(token)).expect(204);
     });
 
     it('reads scopes from `scp` as a list or a string', async () => {
-      await testApp.http.get('/api/tickets?limit=1').set(bearer(await issuer.token({ claims: { scp: ['tickets.read'] } }))).expect(200);
-      await testApp.http.get('/api/tickets?limit=1').set(bearer(await issuer.token({ claims: { scp: 'tickets.read' } }))).expect(200);
+      await testApp.http
+        .get('/api/tickets?limit=1')
+        .set(bearer(await issuer.token({ claims: { scp: ['tickets.read'] } })))
+        .expect(200);
+      await testApp.http
+        .get('/api/tickets?limit=1')
+        .set(bearer(await issuer.token({ claims: { scp: 'tickets.read' } })))
+        .expect(200);
     });
 
     it('accepts every public-key algorithm the key set announces: RS384/512, PS256/384/512, ES384/512 and EdDSA', async () => {
@@ -109,7 +125,10 @@ describe('Bearer tokens (SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI set
 
   describe('with a token that lacks the scope', () => {
     it('answers a write with tickets.read only 403 insufficient_scope, Spring body under /api/tickets', async () => {
-      const response = await testApp.http.post('/api/tickets').set(bearer(await read())).send(buildTicketRequest());
+      const response = await testApp.http
+        .post('/api/tickets')
+        .set(bearer(await read()))
+        .send(buildTicketRequest());
       expect(response.headers['www-authenticate']).toBe(INSUFFICIENT);
       const body = expectSpringError(asHttp(response), 403, '/api/tickets');
       expect(body.message).toBe('The request requires higher privileges than provided by the access token.');
@@ -141,18 +160,32 @@ describe('Bearer tokens (SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI set
         await issuer.token({ claims: { scope: 'tickets.read', exp } }),
         `${DECODING}Jwt expired at ${new Date(exp * 1000).toISOString().replace('.000Z', 'Z')}`,
       );
-      expect(expectSpringError(asHttp(response), 401, '/api/tickets').message).toMatch(/^An error occurred while attempting to decode the Jwt: Jwt expired at /);
+      expect(expectSpringError(asHttp(response), 401, '/api/tickets').message).toMatch(
+        /^An error occurred while attempting to decode the Jwt: Jwt expired at /,
+      );
     });
 
     it('refuses a token not valid before a minute and more from now', async () => {
       const nbf = now() + 120;
-      await expectInvalid(await issuer.token({ claims: { scope: 'tickets.read', nbf } }), `${DECODING}Jwt used before ${new Date(nbf * 1000).toISOString().replace('.000Z', 'Z')}`);
+      await expectInvalid(
+        await issuer.token({ claims: { scope: 'tickets.read', nbf } }),
+        `${DECODING}Jwt used before ${new Date(nbf * 1000).toISOString().replace('.000Z', 'Z')}`,
+      );
     });
 
     it('refuses a token of another issuer, and one for another audience', async () => {
-      await expectInvalid(await issuer.token({ claims: { scope: 'tickets.read', iss: 'https://elsewhere.example' } }), `${DECODING}The iss claim is not valid`);
-      await expectInvalid(await issuer.token({ claims: { scope: 'tickets.read', aud: 'billing' } }), `${DECODING}The aud claim is not valid`);
-      await expectInvalid(await issuer.token({ claims: { scope: 'tickets.read', aud: undefined } }), `${DECODING}The aud claim is not valid`);
+      await expectInvalid(
+        await issuer.token({ claims: { scope: 'tickets.read', iss: 'https://elsewhere.example' } }),
+        `${DECODING}The iss claim is not valid`,
+      );
+      await expectInvalid(
+        await issuer.token({ claims: { scope: 'tickets.read', aud: 'billing' } }),
+        `${DECODING}The aud claim is not valid`,
+      );
+      await expectInvalid(
+        await issuer.token({ claims: { scope: 'tickets.read', aud: undefined } }),
+        `${DECODING}The aud claim is not valid`,
+      );
     });
 
     it('accepts any one of the configured audiences, also inside a list', async () => {
@@ -165,7 +198,10 @@ describe('Bearer tokens (SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI set
       const [, , signature] = (await write()).split('.');
       await expectInvalid(`${header}.${payload}.${signature}`, `${DECODING}Signed JWT rejected: Invalid signature`);
       await issuer.addKey('never-published', 'RS256', { publish: false });
-      await expectInvalid(await issuer.token({ kid: 'never-published', claims: { scope: 'tickets.read' } }), `${DECODING}Signed JWT rejected: Another algorithm expected, or no matching key(s) found`);
+      await expectInvalid(
+        await issuer.token({ kid: 'never-published', claims: { scope: 'tickets.read' } }),
+        `${DECODING}Signed JWT rejected: Another algorithm expected, or no matching key(s) found`,
+      );
       const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
       await expectInvalid(none, `${DECODING}Signed JWT rejected: Another algorithm expected, or no matching key(s) found`);
     });
@@ -205,7 +241,10 @@ describe('Bearer tokens (SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUERURI set
   });
 
   it('picks up a key rotated in at the issuer without a restart', async () => {
-    await testApp.http.get('/api/tickets?limit=1').set(bearer(await read())).expect(200);
+    await testApp.http
+      .get('/api/tickets?limit=1')
+      .set(bearer(await read()))
+      .expect(200);
     await issuer.addKey('rsa-2', 'RS256', { publish: false });
     issuer.publish('rsa-2', 'ec-1');
     const fetches = issuer.jwksFetches;
@@ -248,9 +287,16 @@ describe('Bearer tokens with the algorithms pinned by SPRING_SECURITY_OAUTH2_RES
   afterAll(() => issuer.stop());
 
   it('accepts the pinned algorithm only, even where the key set holds a key of another', async () => {
-    await testApp.http.get('/api/tickets?limit=1').set(bearer(await issuer.token({ kid: 'ps-1', claims: { scope: 'tickets.read' } }))).expect(200);
-    const response = await testApp.http.get('/api/tickets?limit=1').set(bearer(await issuer.token({ kid: 'es-1', claims: { scope: 'tickets.read' } })));
-    expect(response.headers['www-authenticate']).toBe(invalidToken(`${DECODING}Signed JWT rejected: Another algorithm expected, or no matching key(s) found`));
+    await testApp.http
+      .get('/api/tickets?limit=1')
+      .set(bearer(await issuer.token({ kid: 'ps-1', claims: { scope: 'tickets.read' } })))
+      .expect(200);
+    const response = await testApp.http
+      .get('/api/tickets?limit=1')
+      .set(bearer(await issuer.token({ kid: 'es-1', claims: { scope: 'tickets.read' } })));
+    expect(response.headers['www-authenticate']).toBe(
+      invalidToken(`${DECODING}Signed JWT rejected: Another algorithm expected, or no matching key(s) found`),
+    );
   });
 });
 
@@ -270,7 +316,9 @@ describe('Bearer tokens while the issuer cannot be reached', () => {
   it('starts, and answers a request with a token 503 in the error shape of its version, never 500', async () => {
     const token = await issuer.token({ claims: { scope: 'tickets.read' } });
     const v1 = await testApp.http.get('/api/tickets').set(bearer(token));
-    expect(expectSpringError(asHttp(v1), 503, '/api/tickets').message).toBe('The token issuer cannot be reached to verify the bearer token, try again later');
+    expect(expectSpringError(asHttp(v1), 503, '/api/tickets').message).toBe(
+      'The token issuer cannot be reached to verify the bearer token, try again later',
+    );
     expectProblem(asHttp(await testApp.http.get('/api/v2/tickets').set(bearer(token))), 503, '/api/v2/tickets');
   });
 

@@ -56,7 +56,8 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, tim
 /** Waits until each of the services holds an equal share of the `partitions` outbox partitions. */
 export async function waitForEvenSplit(services: Array<{ url: string }>, partitions: number, timeoutMs: number): Promise<void> {
   const share = partitions / services.length;
-  const even = async () => (await Promise.all(services.map((service) => heldPartitions(service.url)))).every((held) => held.length === share);
+  const even = async () =>
+    (await Promise.all(services.map((service) => heldPartitions(service.url)))).every((held) => held.length === share);
   await waitUntil(even, timeoutMs, `an even split of ${partitions} partitions`);
 }
 
@@ -73,7 +74,8 @@ async function write(serviceUrl: string, method: 'POST' | 'PUT', path: string, s
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(buildTicketRequest({ title: `step ${step}` })),
   });
-  if (response.status !== (method === 'POST' ? 201 : 200)) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+  if (response.status !== (method === 'POST' ? 201 : 200))
+    throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { id: number }).id;
 }
 
@@ -107,5 +109,9 @@ export async function writeTickets(
 
 /** Event bodies as deliveryReport reads them (the step from the ticket's title). */
 export function received(bodies: Array<Record<string, any>>): ReceivedEvent[] {
-  return bodies.map((body) => ({ eventId: body.eventId, ticketId: body.ticketId, step: Number(/step (\d+)/.exec(body.ticket?.title)?.[1] ?? -1) }));
+  return bodies.map((body) => ({
+    eventId: body.eventId,
+    ticketId: body.ticketId,
+    step: Number(/step (\d+)/.exec(body.ticket?.title)?.[1] ?? -1),
+  }));
 }

@@ -12,7 +12,11 @@ export interface FuzzRequest extends HttpRequest {
 }
 
 /** Percent-encodes any string; an unpaired surrogate, which has no UTF-8 form, becomes the bytes of one (ED A0 80). */
-const encode = (value: string) => value.split(/([\uD800-\uDFFF])/u).map((part, i) => (i % 2 ? '%ED%A0%80' : encodeURIComponent(part))).join('');
+const encode = (value: string) =>
+  value
+    .split(/([\uD800-\uDFFF])/u)
+    .map((part, i) => (i % 2 ? '%ED%A0%80' : encodeURIComponent(part)))
+    .join('');
 
 const STATUSES = ['OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED'];
 const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
@@ -24,11 +28,27 @@ const weirdText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.string({ unit: 'binary-ascii', maxLength: 30 }),
   fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', maxLength: 1 }), loneSurrogate), maxLength: 10 }),
-  fc.constantFrom('', ' ', '\t\n', '\u0000', '😀👩‍💻', '\u202E', '\u2028', '<script>alert(1)</script>', "'; DROP TABLE tickets; --", '%00', '${jndi:x}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\t\n',
+    '\u0000',
+    '😀👩‍💻',
+    '\u202E',
+    '\u2028',
+    '<script>alert(1)</script>',
+    "'; DROP TABLE tickets; --",
+    '%00',
+    '${jndi:x}',
+  ),
   fc.tuple(fc.constantFrom('a', '😀', 'é'), fc.constantFrom(254, 255, 256, 1999, 2000, 2001)).map(([c, n]) => c.repeat(n)),
 );
 const anyJson = fc.jsonValue({ maxDepth: 3 });
-const fieldValue = fc.oneof({ weight: 6, arbitrary: weirdText }, { weight: 1, arbitrary: anyJson }, { weight: 1, arbitrary: fc.constant(null) });
+const fieldValue = fc.oneof(
+  { weight: 6, arbitrary: weirdText },
+  { weight: 1, arbitrary: anyJson },
+  { weight: 1, arbitrary: fc.constant(null) },
+);
 const enumValue = (values: string[]) =>
   fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...values) },
@@ -48,9 +68,15 @@ const acceptedText = (max: number) =>
     .filter((value) => value.trim() !== '' && [...value].length <= max && !/[\uD800-\uDFFF]/u.test(value));
 const serverOwned = {
   id: fc.oneof(fc.integer(), fieldValue),
-  createdAt: fc.oneof(fc.date({ noInvalidDate: true }).map((date) => date.toISOString()), fieldValue),
+  createdAt: fc.oneof(
+    fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+    fieldValue,
+  ),
   updatedAt: fieldValue,
-  resolvedAt: fc.oneof(fc.date({ noInvalidDate: true }).map((date) => date.toISOString()), fieldValue),
+  resolvedAt: fc.oneof(
+    fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+    fieldValue,
+  ),
 };
 const validTicket = fc.record(
   {
@@ -76,21 +102,28 @@ const anyTicket = fc.record(
   },
   { requiredKeys: [] },
 );
-const prototypeKeys = fc.array(fc.tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'x'), anyJson), {
-  maxLength: 3,
-});
+const prototypeKeys = fc.array(
+  fc.tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'x'), anyJson),
+  {
+    maxLength: 3,
+  },
+);
 
 /** A ticket body: half of them acceptable, the rest with wrong types, limits broken; server-owned and prototype keys mixed in. */
 const ticketBody = fc.tuple(fc.oneof(validTicket, anyTicket), prototypeKeys).map(([fields, extraKeys]) => {
   // JSON text built by hand: a JS object literal cannot hold an own "__proto__" key.
-  const members = [...Object.entries(fields), ...extraKeys].map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`);
+  const members = [...Object.entries(fields), ...extraKeys].map(
+    ([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`,
+  );
   return `{${members.join(',')}}`;
 });
 
-const nested = fc.tuple(fc.oneof(fc.integer({ min: 1, max: 80 }), fc.constantFrom(5_000, 100_000)), fc.constantFrom('[', '{"a":')).map(([depth, open]) => {
-  const close = open === '[' ? ']' : '}';
-  return `{"title":${open.repeat(depth)}1${close.repeat(depth)}}`;
-});
+const nested = fc
+  .tuple(fc.oneof(fc.integer({ min: 1, max: 80 }), fc.constantFrom(5_000, 100_000)), fc.constantFrom('[', '{"a":'))
+  .map(([depth, open]) => {
+    const close = open === '[' ? ']' : '}';
+    return `{"title":${open.repeat(depth)}1${close.repeat(depth)}}`;
+  });
 
 const body = fc.oneof(
   { weight: 12, arbitrary: ticketBody },
@@ -141,29 +174,94 @@ const headers = fc
 const pathId = fc.oneof(
   { weight: 4, arbitrary: fc.constant('{id}') },
   { weight: 1, arbitrary: fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String) },
-  { weight: 1, arbitrary: fc.constantFrom('-1', '0', '1.5', '1e3', '0x10', '00001', '%00', '%', '%E0%A4%A', '%2F', '..', '%2e%2e', '9223372036854775807', '9223372036854775808', 'null', '%20%31', '%ED%A0%80', '%C0%AF') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '-1',
+      '0',
+      '1.5',
+      '1e3',
+      '0x10',
+      '00001',
+      '%00',
+      '%',
+      '%E0%A4%A',
+      '%2F',
+      '..',
+      '%2e%2e',
+      '9223372036854775807',
+      '9223372036854775808',
+      'null',
+      '%20%31',
+      '%ED%A0%80',
+      '%C0%AF',
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 12 }).map(encode) },
 );
 
 const queryValue = fc.oneof(fc.constantFrom(...STATUSES, 'open', '', '%', '%zz', 'a@example.com', 'A@EXAMPLE.COM'), weirdText.map(encode));
-const queryKey = fc.constantFrom('status', 'status', 'requesterEmail', 'requesterEmail', 'status[]', 'status[a]', 'priority', 'sort', 'page', '__proto__', 'constructor[prototype][x]', '');
+const queryKey = fc.constantFrom(
+  'status',
+  'status',
+  'requesterEmail',
+  'requesterEmail',
+  'status[]',
+  'status[a]',
+  'priority',
+  'sort',
+  'page',
+  '__proto__',
+  'constructor[prototype][x]',
+  '',
+);
 const query = fc
   .array(fc.tuple(queryKey, queryValue), { maxLength: 5 })
-  .chain((pairs) => fc.integer({ min: 0, max: 10 }).map((padding) => (padding === 10 ? [...pairs, ...Array.from({ length: 101 }, (_, i) => [`p${i}`, '1'])] : pairs)))
+  .chain((pairs) =>
+    fc
+      .integer({ min: 0, max: 10 })
+      .map((padding) => (padding === 10 ? [...pairs, ...Array.from({ length: 101 }, (_, i) => [`p${i}`, '1'])] : pairs)),
+  )
   .map((pairs) => (pairs.length ? `?${pairs.map(([key, value]) => `${key}=${value}`).join('&')}` : ''));
 
-const method = (...common: string[]) => fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...common) }, { weight: 1, arbitrary: fc.constantFrom('PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND') });
+const method = (...common: string[]) =>
+  fc.oneof(
+    { weight: 12, arbitrary: fc.constantFrom(...common) },
+    { weight: 1, arbitrary: fc.constantFrom('PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND') },
+  );
 
 export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ method: method('GET'), path: query.map((q) => `/api/tickets${q}`), headers }) },
-  { weight: 4, arbitrary: fc.record({ method: method('GET', 'DELETE'), path: pathId.map((id) => `/api/tickets/${id}`), headers, existingId: fc.nat() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      method: method('GET', 'DELETE'),
+      path: pathId.map((id) => `/api/tickets/${id}`),
+      headers,
+      existingId: fc.nat(),
+    }),
+  },
   { weight: 6, arbitrary: fc.record({ method: method('POST'), path: fc.constant('/api/tickets'), headers, body }) },
-  { weight: 6, arbitrary: fc.record({ method: method('PUT'), path: pathId.map((id) => `/api/tickets/${id}`), headers, body, existingId: fc.nat() }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ method: method('PUT'), path: pathId.map((id) => `/api/tickets/${id}`), headers, body, existingId: fc.nat() }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
       method: method('GET', 'POST', 'PUT', 'DELETE'),
-      path: fc.constantFrom('/api', '/api/', '/api/tickets/', '/api//tickets', '/api/tickets/1/x', '/api/ticket', '/API/TICKETS', '/%', '/api/%ZZ', '/api/tickets/1;a=b'),
+      path: fc.constantFrom(
+        '/api',
+        '/api/',
+        '/api/tickets/',
+        '/api//tickets',
+        '/api/tickets/1/x',
+        '/api/ticket',
+        '/API/TICKETS',
+        '/%',
+        '/api/%ZZ',
+        '/api/tickets/1;a=b',
+      ),
       headers,
       body,
     }),

@@ -5,7 +5,12 @@ import { createConnection } from 'mysql2/promise';
 /** Drops this run's database and broker objects and its build of the service. */
 export default async function globalTeardown(): Promise<void> {
   const env = process.env;
-  const db = await createConnection({ host: env.DB_HOST, port: Number(env.DB_PORT ?? 3306), user: env.DB_USERNAME ?? 'root', password: env.DB_PASSWORD ?? '' });
+  const db = await createConnection({
+    host: env.DB_HOST,
+    port: Number(env.DB_PORT ?? 3306),
+    user: env.DB_USERNAME ?? 'root',
+    password: env.DB_PASSWORD ?? '',
+  });
   await db.query(`DROP DATABASE IF EXISTS \`${env.DB_DATABASE}\``);
   await db.end();
 

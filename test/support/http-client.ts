@@ -70,7 +70,9 @@ export function rawExchange(port: number, chunks: Array<string | Buffer>, pauseM
       socket.destroy();
       reject(new Error(`Server kept the connection open for ${giveUpMs} ms; received: ${received}`));
     }, giveUpMs);
-    socket.on('connect', () => chunks.forEach((chunk, i) => timers.push(setTimeout(() => socket.writable && socket.write(chunk), i * pauseMs))));
+    socket.on('connect', () =>
+      chunks.forEach((chunk, i) => timers.push(setTimeout(() => socket.writable && socket.write(chunk), i * pauseMs))),
+    );
     socket.on('data', (data) => (received += data.toString('utf8')));
     socket.on('error', () => undefined);
     socket.on('close', () => {

@@ -67,7 +67,8 @@ export class OpenApiContract {
     }
     const mediaType = String(response.headers['content-type']).split(';')[0];
     const content = declared.content[mediaType];
-    if (!content?.schema) throw new Error(`${method} ${path} ${response.status} answered ${mediaType}, declared: ${Object.keys(declared.content)}`);
+    if (!content?.schema)
+      throw new Error(`${method} ${path} ${response.status} answered ${mediaType}, declared: ${Object.keys(declared.content)}`);
     this.expectValid(content.schema, response.body, `${method} ${path} ${response.status}`);
   }
 

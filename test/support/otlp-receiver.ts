@@ -56,7 +56,9 @@ export class OtlpReceiver {
     await new Promise((resolve) => this.server?.close(resolve));
   }
 
-  private collect(body: { resourceSpans?: Array<{ scopeSpans?: Array<{ scope?: { name?: string }; spans?: Array<Omit<ReceivedSpan, 'scope'>> }> }> }): void {
+  private collect(body: {
+    resourceSpans?: Array<{ scopeSpans?: Array<{ scope?: { name?: string }; spans?: Array<Omit<ReceivedSpan, 'scope'>> }> }>;
+  }): void {
     for (const resource of body.resourceSpans ?? []) {
       for (const scoped of resource.scopeSpans ?? []) {
         for (const span of scoped.spans ?? []) this.spans.push({ ...span, scope: scoped.scope?.name ?? '' });

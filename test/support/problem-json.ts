@@ -12,7 +12,8 @@ const OWN_PROBLEM_TYPE = /^urn:problem-type:ticket-service\/[a-z-]+$/;
  * four members) exactly on a validation problem; members of its own only on a problem type of the service's own.
  */
 export function problemShapeProblem(response: HttpResponse, path?: string): string | undefined {
-  if (!/^application\/problem\+json/.test(String(response.headers['content-type']))) return `content-type ${response.headers['content-type']}`;
+  if (!/^application\/problem\+json/.test(String(response.headers['content-type'])))
+    return `content-type ${response.headers['content-type']}`;
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(response.body);
@@ -25,8 +26,10 @@ export function problemShapeProblem(response: HttpResponse, path?: string): stri
   if (standard.join() !== KEYS.filter((key) => keys.includes(key)).join() || standard.length < 5) return `keys ${keys.join()}`;
   if (ownMembers.some((key) => KEYS.includes(key))) return `keys ${keys.join()}`;
   if (body.status !== response.status) return `status ${body.status} in a ${response.status} response`;
-  if (typeof body.title !== 'string' || typeof body.detail !== 'string' || body.detail === '') return `title ${body.title}, detail ${body.detail}`;
-  if (typeof body.instance !== 'string' || (path !== undefined && body.instance !== path)) return `instance ${body.instance}, expected ${path}`;
+  if (typeof body.title !== 'string' || typeof body.detail !== 'string' || body.detail === '')
+    return `title ${body.title}, detail ${body.detail}`;
+  if (typeof body.instance !== 'string' || (path !== undefined && body.instance !== path))
+    return `instance ${body.instance}, expected ${path}`;
   const ownType = OWN_PROBLEM_TYPE.test(String(body.type));
   if (ownMembers.length > 0 && !ownType) return `members ${ownMembers.join()} on a problem of type ${body.type}`;
   const validation = body.type === 'urn:problem-type:ticket-service:validation-failed';

@@ -1,6 +1,17 @@
 import { isEmail } from '../../src/common/validation/spring-constraints.js';
 
-const TICKET_KEYS = ['id', 'title', 'description', 'status', 'priority', 'requesterEmail', 'assignedTo', 'createdAt', 'updatedAt', 'resolvedAt'];
+const TICKET_KEYS = [
+  'id',
+  'title',
+  'description',
+  'status',
+  'priority',
+  'requesterEmail',
+  'assignedTo',
+  'createdAt',
+  'updatedAt',
+  'resolvedAt',
+];
 const STATUSES = ['OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED'];
 const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
 const ISO_UTC_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -30,7 +30,12 @@ export async function listTickets(http: ReturnType<typeof request>, version: Api
 }
 
 /** Follows the Link headers from a first page to the last, returning every page's ids. */
-export async function walkPages(http: ReturnType<typeof request>, version: ApiVersion, query: string, between?: () => Promise<void>): Promise<number[][]> {
+export async function walkPages(
+  http: ReturnType<typeof request>,
+  version: ApiVersion,
+  query: string,
+  between?: () => Promise<void>,
+): Promise<number[][]> {
   const pages: number[][] = [];
   let answer = await listTickets(http, version, query);
   pages.push(answer.ids);

@@ -20,7 +20,8 @@ interface Ticket {
   [field: string]: unknown;
 }
 
-const clientFields = (ticket: TicketRequestBody | Ticket) => Object.fromEntries(CLIENT_FIELDS.map((field) => [field, ticket[field] ?? null]));
+const clientFields = (ticket: TicketRequestBody | Ticket) =>
+  Object.fromEntries(CLIENT_FIELDS.map((field) => [field, ticket[field] ?? null]));
 
 describe('Concurrent writes', () => {
   let app: INestApplication;
@@ -50,7 +51,12 @@ describe('Concurrent writes', () => {
   it('serialises 40 concurrent PUTs to one ticket: each stored state is one whole body, and resolvedAt is set once', async () => {
     const ticket = await createTicket();
     const bodies = Array.from({ length: 40 }, (_, i) =>
-      buildTicketRequest({ title: `body ${i}`, status: STATUSES[i % 5], priority: PRIORITIES[i % 4], assignedTo: i % 3 ? `agent-${i}` : undefined }),
+      buildTicketRequest({
+        title: `body ${i}`,
+        status: STATUSES[i % 5],
+        priority: PRIORITIES[i % 4],
+        assignedTo: i % 3 ? `agent-${i}` : undefined,
+      }),
     );
     const responses = await Promise.all(bodies.map((body) => http.put(`/api/tickets/${ticket.id}`).send(body)));
     expect(responses.map((response) => response.status)).toEqual(Array(40).fill(200));
@@ -74,18 +80,23 @@ describe('Concurrent writes', () => {
   it('ends concurrent DELETEs and PUTs of one ticket in 204/200 or 404, never a 5xx, and the ticket gone', async () => {
     const tickets = await Promise.all(Array.from({ length: 10 }, createTicket));
     const outcomes = await Promise.all(
-      tickets.flatMap((ticket) => [
-        ...Array.from({ length: 3 }, () => http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'CLOSED' }))),
-        ...Array.from({ length: 2 }, () => http.delete(`/api/tickets/${ticket.id}`)),
-        ...Array.from({ length: 3 }, () => http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest())),
-      ]).map(async (pending) => {
-        const response = await pending;
-        return { method: response.request.method, status: response.status, id: Number(response.request.url.split('/').pop()) };
-      }),
+      tickets
+        .flatMap((ticket) => [
+          ...Array.from({ length: 3 }, () => http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'CLOSED' }))),
+          ...Array.from({ length: 2 }, () => http.delete(`/api/tickets/${ticket.id}`)),
+          ...Array.from({ length: 3 }, () => http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest())),
+        ])
+        .map(async (pending) => {
+          const response = await pending;
+          return { method: response.request.method, status: response.status, id: Number(response.request.url.split('/').pop()) };
+        }),
     );
     for (const ticket of tickets) {
       const mine = outcomes.filter((outcome) => outcome.id === ticket.id);
-      const deletes = mine.filter((outcome) => outcome.method === 'DELETE').map((outcome) => outcome.status).sort();
+      const deletes = mine
+        .filter((outcome) => outcome.method === 'DELETE')
+        .map((outcome) => outcome.status)
+        .sort();
       const puts = mine.filter((outcome) => outcome.method === 'PUT').map((outcome) => outcome.status);
       expect(deletes).toEqual([204, 404]);
       puts.forEach((status) => expect([200, 404]).toContain(status));
@@ -98,7 +109,9 @@ describe('Concurrent writes', () => {
     for (let round = 0; round < 4; round++) {
       const responses = await Promise.all(
         tickets.map((ticket, i) =>
-          http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ title: `Round ${round} words${i} shared${round}`, description: `Changed text ${round} ${i}` })),
+          http
+            .put(`/api/tickets/${ticket.id}`)
+            .send(buildTicketRequest({ title: `Round ${round} words${i} shared${round}`, description: `Changed text ${round} ${i}` })),
         ),
       );
       expect(responses.map((response) => response.status)).toEqual(Array(30).fill(200));
@@ -106,7 +119,9 @@ describe('Concurrent writes', () => {
   });
 
   it('creates 50 tickets at once, each with its own id, all stored', async () => {
-    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => http.post('/api/tickets').send(buildTicketRequest({ title: `parallel ${i}` }))));
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => http.post('/api/tickets').send(buildTicketRequest({ title: `parallel ${i}` }))),
+    );
     expect(responses.map((response) => response.status)).toEqual(Array(50).fill(201));
     const ids = responses.map((response) => response.body.id);
     expect(new Set(ids).size).toBe(50);
@@ -122,14 +137,18 @@ describe('Concurrent writes', () => {
       // Handed in within one turn of the event loop, as requests read in one round of I/O are: one transaction.
       const tickets = app.get(TicketsService);
       const commitsBefore = await commits();
-      const created: Ticket[] = JSON.parse(JSON.stringify(await Promise.all(bodies.map((body) => tickets.create(plainToInstance(TicketRequest, body))))));
+      const created: Ticket[] = JSON.parse(
+        JSON.stringify(await Promise.all(bodies.map((body) => tickets.create(plainToInstance(TicketRequest, body))))),
+      );
       expect(await commits()).toBeLessThan(commitsBefore + 10);
       expect(new Set(created.map((ticket) => ticket.id)).size).toBe(50);
       created.forEach((ticket, i) => expect(clientFields(ticket)).toEqual(clientFields(bodies[i])));
       for (const [i, ticket] of created.entries()) {
         expect((await http.get(`/api/tickets/${ticket.id}`).expect(200)).body).toEqual(ticket);
         expect((await http.get(`/api/tickets?q=${run}x${i}`).expect(200)).body.map((found: Ticket) => found.id)).toEqual([ticket.id]);
-        expect((await http.get(`/api/tickets/${ticket.id}/history`).expect(200)).body.map((entry: { action: string }) => entry.action)).toEqual(['CREATED']);
+        expect(
+          (await http.get(`/api/tickets/${ticket.id}/history`).expect(200)).body.map((entry: { action: string }) => entry.action),
+        ).toEqual(['CREATED']);
       }
       await consumer.waitFor(() => created.every((ticket) => consumer.forTicket(ticket.id).length === 1));
       for (const ticket of created) expect(consumer.bodies().find((event) => event.ticketId === ticket.id)?.ticket).toEqual(ticket);

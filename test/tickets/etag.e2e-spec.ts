@@ -44,24 +44,50 @@ describe('ETag and If-Match (optimistic concurrency)', () => {
   it('answers 304 to If-None-Match also when the request carries Cache-Control and Pragma no-cache, as browsers and fetch send it', async () => {
     const { ticket, etag } = await createTicket();
     for (const path of [`/api/tickets/${ticket.id}`, `/api/v2/tickets/${ticket.id}`]) {
-      const response = await testApp.http.get(path).set('If-None-Match', `"0-0", W/${etag}`).set('Cache-Control', 'no-cache').set('Pragma', 'no-cache');
-      expect({ path, status: response.status, body: response.text, etag: response.headers.etag }).toEqual({ path, status: 304, body: '', etag });
+      const response = await testApp.http
+        .get(path)
+        .set('If-None-Match', `"0-0", W/${etag}`)
+        .set('Cache-Control', 'no-cache')
+        .set('Pragma', 'no-cache');
+      expect({ path, status: response.status, body: response.text, etag: response.headers.etag }).toEqual({
+        path,
+        status: 304,
+        body: '',
+        etag,
+      });
     }
-    const stale = await testApp.http.get(`/api/tickets/${ticket.id}`).set('If-None-Match', '"0-0"').set('Cache-Control', 'no-cache').expect(200);
+    const stale = await testApp.http
+      .get(`/api/tickets/${ticket.id}`)
+      .set('If-None-Match', '"0-0"')
+      .set('Cache-Control', 'no-cache')
+      .expect(200);
     expect(stale.body.id).toBe(ticket.id);
   });
 
   it('PUT with the current ETag in If-Match updates the ticket', async () => {
     const { ticket, etag } = await createTicket();
-    const response = await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag).send(buildTicketRequest({ title: 'Checked' })).expect(200);
+    const response = await testApp.http
+      .put(`/api/tickets/${ticket.id}`)
+      .set('If-Match', etag)
+      .send(buildTicketRequest({ title: 'Checked' }))
+      .expect(200);
     expect(response.body.title).toBe('Checked');
   });
 
   it('PUT with a stale If-Match answers 412 in the error shape and changes nothing', async () => {
     const { ticket, etag } = await createTicket();
-    const current = (await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ title: 'Second writer' })).expect(200)).body;
+    const current = (
+      await testApp.http
+        .put(`/api/tickets/${ticket.id}`)
+        .send(buildTicketRequest({ title: 'Second writer' }))
+        .expect(200)
+    ).body;
 
-    const response = await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag).send(buildTicketRequest({ title: 'Lost update' })).expect(412);
+    const response = await testApp.http
+      .put(`/api/tickets/${ticket.id}`)
+      .set('If-Match', etag)
+      .send(buildTicketRequest({ title: 'Lost update' }))
+      .expect(412);
     expect(response.body).toEqual({
       timestamp: expect.stringMatching(/\+00:00$/),
       status: 412,
@@ -87,20 +113,30 @@ describe('ETag and If-Match (optimistic concurrency)', () => {
     await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', `W/${etag}`).send(buildTicketRequest()).expect(412);
     await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag.replaceAll('"', '')).send(buildTicketRequest()).expect(412);
     const star = await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', '*').send(buildTicketRequest()).expect(200);
-    await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', `"0-0", ${star.headers.etag}`).send(buildTicketRequest()).expect(200);
+    await testApp.http
+      .put(`/api/tickets/${ticket.id}`)
+      .set('If-Match', `"0-0", ${star.headers.etag}`)
+      .send(buildTicketRequest())
+      .expect(200);
   });
 
   it('answers 404, not 412, for a missing ticket, and 400 for an invalid body, whatever If-Match says', async () => {
     await testApp.http.put('/api/tickets/987654321').set('If-Match', '"1-1"').send(buildTicketRequest()).expect(404);
     await testApp.http.delete('/api/tickets/987654321').set('If-Match', '*').expect(404);
     const { ticket } = await createTicket();
-    await testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', '"1-1"').send(buildTicketRequest({ title: '' })).expect(400);
+    await testApp.http
+      .put(`/api/tickets/${ticket.id}`)
+      .set('If-Match', '"1-1"')
+      .send(buildTicketRequest({ title: '' }))
+      .expect(400);
   });
 
   it('lets only one of two writers holding the same ETag win', async () => {
     const { ticket, etag } = await createTicket();
     const results = await Promise.all(
-      ['Writer A', 'Writer B'].map((title) => testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag).send(buildTicketRequest({ title }))),
+      ['Writer A', 'Writer B'].map((title) =>
+        testApp.http.put(`/api/tickets/${ticket.id}`).set('If-Match', etag).send(buildTicketRequest({ title })),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([200, 412]);
     const winner = results.find((r) => r.status === 200)!.body;

@@ -42,7 +42,9 @@ describe('PATCH /api/tickets/{id} (JSON merge patch)', () => {
 
   it('takes plain application/json too, and clears assignedTo with null (an empty string stays an empty string)', async () => {
     const ticket = await create({ assignedTo: 'desk-1' });
-    expect((await patch(`/api/tickets/${ticket.id}`, { assignedTo: null }, 'application/json; charset=UTF-8').expect(200)).body.assignedTo).toBeNull();
+    expect(
+      (await patch(`/api/tickets/${ticket.id}`, { assignedTo: null }, 'application/json; charset=UTF-8').expect(200)).body.assignedTo,
+    ).toBeNull();
     expect((await patch(`/api/tickets/${ticket.id}`, { assignedTo: '' }).expect(200)).body.assignedTo).toBe('');
   });
 
@@ -59,13 +61,25 @@ describe('PATCH /api/tickets/{id} (JSON merge patch)', () => {
 
   it('ignores fields the server owns', async () => {
     const ticket = await create();
-    const body = (await patch(`/api/tickets/${ticket.id}`, { id: 999, createdAt: '2000-01-01T00:00:00.000Z', resolvedAt: '2000-01-01T00:00:00.000Z' }).expect(200)).body;
+    const body = (
+      await patch(`/api/tickets/${ticket.id}`, {
+        id: 999,
+        createdAt: '2000-01-01T00:00:00.000Z',
+        resolvedAt: '2000-01-01T00:00:00.000Z',
+      }).expect(200)
+    ).body;
     expect(body).toMatchObject({ id: ticket.id, createdAt: ticket.createdAt, resolvedAt: null });
   });
 
   it('answers 400 with NotNull/NotBlank for null or blank on a required field, all at once, and changes nothing', async () => {
     const ticket = await create();
-    const response = await patch(`/api/tickets/${ticket.id}`, { title: null, description: '  ', status: null, priority: 'urgent', requesterEmail: 'nope' });
+    const response = await patch(`/api/tickets/${ticket.id}`, {
+      title: null,
+      description: '  ',
+      status: null,
+      priority: 'urgent',
+      requesterEmail: 'nope',
+    });
     const body = expectSpringError(asHttpResponse(response), 400, `/api/tickets/${ticket.id}`);
     expect(body.errors.map((e: { field: string; code: string }) => [e.field, e.code])).toEqual([
       ['title', 'NotBlank'],
@@ -112,7 +126,9 @@ describe('PATCH /api/tickets/{id} (JSON merge patch)', () => {
   it('serialises concurrent patches of one ticket with the row lock: each lands, resolvedAt is set once', async () => {
     const ticket = await create();
     const results = await Promise.all(
-      ['IN_PROGRESS', 'RESOLVED', 'CLOSED', 'RESOLVED', 'WAITING_ON_CUSTOMER'].map((status) => patch(`/api/tickets/${ticket.id}`, { status }).expect(200)),
+      ['IN_PROGRESS', 'RESOLVED', 'CLOSED', 'RESOLVED', 'WAITING_ON_CUSTOMER'].map((status) =>
+        patch(`/api/tickets/${ticket.id}`, { status }).expect(200),
+      ),
     );
     const resolvedAts = new Set(results.map((r) => r.body.resolvedAt).filter((value) => value !== null));
     expect(resolvedAts.size).toBe(1);
@@ -122,7 +138,8 @@ describe('PATCH /api/tickets/{id} (JSON merge patch)', () => {
 
   it('rolls back when the event cannot be recorded: no change, no history entry', async () => {
     const ticket = await create();
-    const history = async () => (await testApp.app.get(DataSource).query('SELECT COUNT(*) AS n FROM ticket_history WHERE ticket_id = ?', [ticket.id]))[0].n;
+    const history = async () =>
+      (await testApp.app.get(DataSource).query('SELECT COUNT(*) AS n FROM ticket_history WHERE ticket_id = ?', [ticket.id]))[0].n;
     const before = Number(await history());
     const record = jest.spyOn(testApp.app.get(OutboxWriter), 'record').mockRejectedValueOnce(new Error('outbox insert failed'));
     try {
@@ -142,9 +159,18 @@ describe('PATCH /api/tickets/{id} (JSON merge patch)', () => {
   describe('in v2', () => {
     it('patches the same way and answers a validation failure as problem+json with the same codes', async () => {
       const ticket = await create();
-      expect((await patch(`/api/v2/tickets/${ticket.id}`, { priority: 'LOW' }).expect(200)).body).toMatchObject({ id: ticket.id, priority: 'LOW' });
-      const problem = expectProblem(asHttpResponse(await patch(`/api/v2/tickets/${ticket.id}`, { requesterEmail: null })), 400, `/api/v2/tickets/${ticket.id}`);
-      expect(problem.errors).toEqual([{ field: 'requesterEmail', code: 'NotBlank', message: 'Requester email is required', rejectedValue: null }]);
+      expect((await patch(`/api/v2/tickets/${ticket.id}`, { priority: 'LOW' }).expect(200)).body).toMatchObject({
+        id: ticket.id,
+        priority: 'LOW',
+      });
+      const problem = expectProblem(
+        asHttpResponse(await patch(`/api/v2/tickets/${ticket.id}`, { requesterEmail: null })),
+        400,
+        `/api/v2/tickets/${ticket.id}`,
+      );
+      expect(problem.errors).toEqual([
+        { field: 'requesterEmail', code: 'NotBlank', message: 'Requester email is required', rejectedValue: null },
+      ]);
       expectProblem(asHttpResponse(await patch(`/api/v2/tickets/${ticket.id}`, {}, 'text/plain')), 415);
     });
   });

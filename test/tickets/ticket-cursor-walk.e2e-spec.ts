@@ -19,7 +19,12 @@ describe('Cursor walks under concurrent writes', () => {
   const stable = new Map<number, Record<string, unknown>>();
 
   const create = async (overrides: Record<string, unknown> = {}) =>
-    (await testApp.http.post('/api/tickets').send(buildTicketRequest({ assignedTo: tag, ...overrides })).expect(201)).body;
+    (
+      await testApp.http
+        .post('/api/tickets')
+        .send(buildTicketRequest({ assignedTo: tag, ...overrides }))
+        .expect(201)
+    ).body;
 
   async function inBatches<T>(count: number, size: number, run: (i: number) => Promise<T>): Promise<T[]> {
     const results: T[] = [];
@@ -62,24 +67,28 @@ describe('Cursor walks under concurrent writes', () => {
     ['v1', 'limit=37'],
     ['v2', 'limit=37&sort=-createdAt'],
     ['v2', 'limit=41&sort=-priority,createdAt&total=false'],
-  ])('%s ?%s: no ticket twice, none of those that stayed missing', async (version, query) => {
-    const doomed = (await inBatches(DOOMED_PER_WALK, 16, () => create({ title: 'Deleted during the walk' }))).map((ticket) => ticket.id);
-    const stop = writer([...doomed]);
-    let pages: number[][];
-    let writes: number;
-    try {
-      // Pages are fetched while the writer runs, and each also waits for a burst of writes of its own.
-      pages = await walkPages(testApp.http, version, `assignedTo=${tag}&${query}`, async () => {
-        await create();
-      });
-    } finally {
-      writes = await stop();
-    }
-    expect(writes).toBeGreaterThan(pages.length);
-    const seen = pages.flat();
-    expect(seen.length - new Set(seen).size).toBe(0);
-    const missing = [...stable.keys()].filter((id) => !seen.includes(id));
-    expect(missing).toEqual([]);
-    expect(pages.length).toBeGreaterThan(STABLE / 41);
-  }, 120_000);
+  ])(
+    '%s ?%s: no ticket twice, none of those that stayed missing',
+    async (version, query) => {
+      const doomed = (await inBatches(DOOMED_PER_WALK, 16, () => create({ title: 'Deleted during the walk' }))).map((ticket) => ticket.id);
+      const stop = writer([...doomed]);
+      let pages: number[][];
+      let writes: number;
+      try {
+        // Pages are fetched while the writer runs, and each also waits for a burst of writes of its own.
+        pages = await walkPages(testApp.http, version, `assignedTo=${tag}&${query}`, async () => {
+          await create();
+        });
+      } finally {
+        writes = await stop();
+      }
+      expect(writes).toBeGreaterThan(pages.length);
+      const seen = pages.flat();
+      expect(seen.length - new Set(seen).size).toBe(0);
+      const missing = [...stable.keys()].filter((id) => !seen.includes(id));
+      expect(missing).toEqual([]);
+      expect(pages.length).toBeGreaterThan(STABLE / 41);
+    },
+    120_000,
+  );
 });

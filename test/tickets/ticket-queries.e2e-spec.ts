@@ -15,20 +15,78 @@ describe('Ticket queries', () => {
 
   beforeAll(async () => {
     const specs: Array<[string, Record<string, unknown>]> = [
-      ['printer', { status: 'OPEN', priority: 'LOW', requesterEmail: mail('ann'), title: 'Printer jams on floor three', description: 'Paper stuck in tray two' }],
-      ['vpn', { status: 'IN_PROGRESS', priority: 'CRITICAL', requesterEmail: mail('bob'), title: 'VPN disconnects hourly', description: 'The client drops the tunnel' }],
-      ['mail', { status: 'OPEN', priority: 'HIGH', requesterEmail: mail('ann'), title: 'Mailbox full', description: 'Outlook cannot send mail' }],
-      ['toner', { status: 'CLOSED', priority: 'MEDIUM', requesterEmail: mail('bob'), title: 'Printer toner empty', description: 'Replace the cartridge' }],
-      ['screen', { status: 'WAITING_ON_CUSTOMER', priority: 'HIGH', requesterEmail: mail('cid'), title: 'Laptop screen flickers', description: 'Since the driver update' }],
-      ['server', { status: 'RESOLVED', priority: 'CRITICAL', requesterEmail: mail('ann'), title: 'Server room too warm', description: 'Air conditioning failing' }],
+      [
+        'printer',
+        {
+          status: 'OPEN',
+          priority: 'LOW',
+          requesterEmail: mail('ann'),
+          title: 'Printer jams on floor three',
+          description: 'Paper stuck in tray two',
+        },
+      ],
+      [
+        'vpn',
+        {
+          status: 'IN_PROGRESS',
+          priority: 'CRITICAL',
+          requesterEmail: mail('bob'),
+          title: 'VPN disconnects hourly',
+          description: 'The client drops the tunnel',
+        },
+      ],
+      [
+        'mail',
+        { status: 'OPEN', priority: 'HIGH', requesterEmail: mail('ann'), title: 'Mailbox full', description: 'Outlook cannot send mail' },
+      ],
+      [
+        'toner',
+        {
+          status: 'CLOSED',
+          priority: 'MEDIUM',
+          requesterEmail: mail('bob'),
+          title: 'Printer toner empty',
+          description: 'Replace the cartridge',
+        },
+      ],
+      [
+        'screen',
+        {
+          status: 'WAITING_ON_CUSTOMER',
+          priority: 'HIGH',
+          requesterEmail: mail('cid'),
+          title: 'Laptop screen flickers',
+          description: 'Since the driver update',
+        },
+      ],
+      [
+        'server',
+        {
+          status: 'RESOLVED',
+          priority: 'CRITICAL',
+          requesterEmail: mail('ann'),
+          title: 'Server room too warm',
+          description: 'Air conditioning failing',
+        },
+      ],
     ];
     for (const [name, fields] of specs) {
-      t[name] = (await testApp.http.post('/api/tickets').send(buildTicketRequest({ ...fields, assignedTo: tag })).expect(201)).body;
+      t[name] = (
+        await testApp.http
+          .post('/api/tickets')
+          .send(buildTicketRequest({ ...fields, assignedTo: tag }))
+          .expect(201)
+      ).body;
       // Distinct creation times, so that createdAt orders them as created.
       await new Promise((resolve) => setTimeout(resolve, 3));
     }
     // The first ticket is updated last of all: the only one whose updatedAt is later than the others' createdAt.
-    t.printer = (await testApp.http.put(`/api/tickets/${t.printer.id}`).send(buildTicketRequest({ ...specs[0][1], assignedTo: tag })).expect(200)).body;
+    t.printer = (
+      await testApp.http
+        .put(`/api/tickets/${t.printer.id}`)
+        .send(buildTicketRequest({ ...specs[0][1], assignedTo: tag }))
+        .expect(200)
+    ).body;
   });
 
   const ids = (...names: string[]) => names.map((name) => t[name].id);
@@ -60,7 +118,9 @@ describe('Ticket queries', () => {
       });
 
       it('matches assignedTo whole and case-insensitively', async () => {
-        expect((await listTickets(testApp.http, version, `assignedTo=${tag.toUpperCase()}`)).ids).toEqual(ids('printer', 'vpn', 'mail', 'toner', 'screen', 'server'));
+        expect((await listTickets(testApp.http, version, `assignedTo=${tag.toUpperCase()}`)).ids).toEqual(
+          ids('printer', 'vpn', 'mail', 'toner', 'screen', 'server'),
+        );
         expect((await listTickets(testApp.http, version, `assignedTo=${tag.slice(0, -1)}`)).ids).toEqual([]);
       });
 
@@ -102,7 +162,9 @@ describe('Ticket queries', () => {
       it('walks a sorted, filtered list page by page through Link headers, with the total on every page', async () => {
         const first = await list('sort=-priority&limit=2');
         expect(first.total).toBe(6);
-        expect(first.response.headers.link).toMatch(/^<\/api\/(v2\/)?tickets\?assignedTo=.+&sort=-priority&limit=2&cursor=[\w.-]+>; rel="next"$/);
+        expect(first.response.headers.link).toMatch(
+          /^<\/api\/(v2\/)?tickets\?assignedTo=.+&sort=-priority&limit=2&cursor=[\w.-]+>; rel="next"$/,
+        );
         const pages = await walkPages(testApp.http, version, `assignedTo=${tag}&sort=-priority&limit=2`);
         expect(pages).toEqual([ids('server', 'vpn'), ids('screen', 'mail'), ids('toner', 'printer')]);
       });
@@ -131,8 +193,12 @@ describe('Ticket queries', () => {
 
     it('v2: every filter ANDs, and status and priority take several values', async () => {
       expect((await listTickets(testApp.http, 'v2', `assignedTo=${tag}&status=OPEN&requesterEmail=${mail('bob')}`)).ids).toEqual([]);
-      expect((await listTickets(testApp.http, 'v2', `assignedTo=${tag}&status=OPEN,CLOSED&requesterEmail=${mail('bob')}`)).ids).toEqual(ids('toner'));
-      expect((await listTickets(testApp.http, 'v2', `assignedTo=${tag}&priority=LOW&priority=CRITICAL`)).ids).toEqual(ids('printer', 'vpn', 'server'));
+      expect((await listTickets(testApp.http, 'v2', `assignedTo=${tag}&status=OPEN,CLOSED&requesterEmail=${mail('bob')}`)).ids).toEqual(
+        ids('toner'),
+      );
+      expect((await listTickets(testApp.http, 'v2', `assignedTo=${tag}&priority=LOW&priority=CRITICAL`)).ids).toEqual(
+        ids('printer', 'vpn', 'server'),
+      );
     });
 
     it('v1 without limit is unpaged: a plain array of every match, no Link, no X-Total-Count, also when sorted', async () => {

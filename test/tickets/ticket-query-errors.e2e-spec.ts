@@ -36,7 +36,8 @@ describe('Errors of ticket queries, and v2 errors from every layer', () => {
     app = await createTestApp();
     port = await listen(app);
     client = new HttpClient(port);
-    for (let i = 0; i < 3; i++) await client.send({ method: 'POST', path: '/api/tickets', headers: JSON_TYPE, body: JSON.stringify(buildTicketRequest()) });
+    for (let i = 0; i < 3; i++)
+      await client.send({ method: 'POST', path: '/api/tickets', headers: JSON_TYPE, body: JSON.stringify(buildTicketRequest()) });
   });
 
   afterAll(async () => {
@@ -51,7 +52,13 @@ describe('Errors of ticket queries, and v2 errors from every layer', () => {
       const body = expectSpringError(await get(`/api/tickets?${query}`), 400, '/api/tickets');
       expect(body.message).toBe("Validation failed for object='ticketQuery'. Error count: 1");
       expect(body.errors).toEqual([
-        expect.objectContaining({ objectName: 'ticketQuery', field, code, rejectedValue, codes: expect.arrayContaining([`${code}.ticketQuery.${field}`]) }),
+        expect.objectContaining({
+          objectName: 'ticketQuery',
+          field,
+          code,
+          rejectedValue,
+          codes: expect.arrayContaining([`${code}.ticketQuery.${field}`]),
+        }),
       ]);
     });
 
@@ -78,7 +85,12 @@ describe('Errors of ticket queries, and v2 errors from every layer', () => {
       const cursor = new URL(/<([^>]+)>/.exec(String(page.headers.link))![1], 'http://host').searchParams.get('cursor')!;
       expect((await get(`/api/tickets?limit=1&sort=-id&cursor=${cursor}`)).status).toBe(200);
       const altered = cursor.slice(0, -1) + (cursor.endsWith('A') ? 'B' : 'A');
-      for (const query of [`sort=-id&cursor=${cursor}`, `limit=1&sort=id&cursor=${cursor}`, `limit=1&priority=LOW&sort=-id&cursor=${cursor}`, `limit=1&sort=-id&cursor=${altered}`]) {
+      for (const query of [
+        `sort=-id&cursor=${cursor}`,
+        `limit=1&sort=id&cursor=${cursor}`,
+        `limit=1&priority=LOW&sort=-id&cursor=${cursor}`,
+        `limit=1&sort=-id&cursor=${altered}`,
+      ]) {
         const body = expectSpringError(await get(`/api/tickets?${query}`), 400, '/api/tickets');
         expect(body.errors).toEqual([expect.objectContaining({ field: 'cursor', code: 'InvalidCursor' })]);
       }
@@ -108,7 +120,9 @@ describe('Errors of ticket queries, and v2 errors from every layer', () => {
         method: 'POST',
         path: '/api/v2/tickets',
         headers: JSON_TYPE,
-        body: JSON.stringify(buildTicketRequest({ title: ' ', description: 'd'.repeat(2001), status: 'open', priority: undefined, requesterEmail: 'x' })),
+        body: JSON.stringify(
+          buildTicketRequest({ title: ' ', description: 'd'.repeat(2001), status: 'open', priority: undefined, requesterEmail: 'x' }),
+        ),
       });
       const body = expectProblem(response, 400, '/api/v2/tickets');
       expect(body.errors.map((e: { field: string; code: string }) => [e.field, e.code])).toEqual([
@@ -139,8 +153,12 @@ describe('Errors of ticket queries, and v2 errors from every layer', () => {
     };
 
     it('404 for an unknown ticket, an unknown path under /api/v2, and /api/v2 itself', async () => {
-      expect(expectAboutBlank(await get('/api/v2/tickets/987654321'), 404, '/api/v2/tickets/987654321', 'Not Found').detail).toBe('Ticket not found with id: 987654321');
-      expect(expectAboutBlank(await get('/api/v2/nothing'), 404, '/api/v2/nothing', 'Not Found').detail).toBe('No endpoint GET "/api/v2/nothing".');
+      expect(expectAboutBlank(await get('/api/v2/tickets/987654321'), 404, '/api/v2/tickets/987654321', 'Not Found').detail).toBe(
+        'Ticket not found with id: 987654321',
+      );
+      expect(expectAboutBlank(await get('/api/v2/nothing'), 404, '/api/v2/nothing', 'Not Found').detail).toBe(
+        'No endpoint GET "/api/v2/nothing".',
+      );
       expectAboutBlank(await get('/api/v2'), 404, '/api/v2', 'Not Found');
     });
 
@@ -158,20 +176,35 @@ describe('Errors of ticket queries, and v2 errors from every layer', () => {
 
     it('413 for a body over 1 MiB and 415 for a body not declared as JSON', async () => {
       const big = JSON.stringify(buildTicketRequest({ description: 'x'.repeat(1024 * 1024) }));
-      expectAboutBlank(await client.send({ method: 'POST', path: '/api/v2/tickets', headers: JSON_TYPE, body: big }), 413, '/api/v2/tickets', 'Payload Too Large');
+      expectAboutBlank(
+        await client.send({ method: 'POST', path: '/api/v2/tickets', headers: JSON_TYPE, body: big }),
+        413,
+        '/api/v2/tickets',
+        'Payload Too Large',
+      );
       const plain = await client.send({ method: 'POST', path: '/api/v2/tickets', headers: { 'content-type': 'text/plain' }, body: 'x' });
       expectAboutBlank(plain, 415, '/api/v2/tickets', 'Unsupported Media Type');
     });
 
     it('412 for a stale If-Match', async () => {
-      const created = await client.send({ method: 'POST', path: '/api/v2/tickets', headers: JSON_TYPE, body: JSON.stringify(buildTicketRequest()) });
+      const created = await client.send({
+        method: 'POST',
+        path: '/api/v2/tickets',
+        headers: JSON_TYPE,
+        body: JSON.stringify(buildTicketRequest()),
+      });
       const path = `/api/v2/tickets/${JSON.parse(created.body).id}`;
       expectAboutBlank(await client.send({ method: 'DELETE', path, headers: { 'if-match': '"1-1"' } }), 412, path, 'Precondition Failed');
     });
 
     it('431 from Node itself, before any route, for headers over 16 KiB; v1 keeps the Spring shape there', async () => {
       const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
-      expectAboutBlank(parseRawResponse((await rawExchange(port, [request('/api/v2/tickets')])).received), 431, '/api/v2/tickets', 'Request Header Fields Too Large');
+      expectAboutBlank(
+        parseRawResponse((await rawExchange(port, [request('/api/v2/tickets')])).received),
+        431,
+        '/api/v2/tickets',
+        'Request Header Fields Too Large',
+      );
       expectSpringError(parseRawResponse((await rawExchange(port, [request('/api/tickets')])).received), 431, '/api/tickets');
     });
 

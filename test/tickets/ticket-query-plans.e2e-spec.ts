@@ -65,9 +65,18 @@ describe('Query plans of the common queues (EXPLAIN on MariaDB)', () => {
     const first = parseTicketQuery({ ...raw, limit: String(LIMIT) }, 'v2');
     let query = first;
     if (depth > 0) {
-      const [[row]] = await db.query<any[]>(`${ticketListSql({ ...first, page: undefined }).sql} LIMIT 1 OFFSET ${depth - 1}`, ticketListSql(first).params);
+      const [[row]] = await db.query<any[]>(
+        `${ticketListSql({ ...first, page: undefined }).sql} LIMIT 1 OFFSET ${depth - 1}`,
+        ticketListSql(first).params,
+      );
       const after = first.sort.map(({ field }) => {
-        const value = { id: Number(row.id), createdAt: row.created_at, updatedAt: row.updated_at, priority: row.priority, status: row.status }[field];
+        const value = {
+          id: Number(row.id),
+          createdAt: row.created_at,
+          updatedAt: row.updated_at,
+          priority: row.priority,
+          status: row.status,
+        }[field];
         return value instanceof Date ? value.getTime() : value;
       });
       query = { ...first, page: { ...first.page!, after } };
@@ -110,17 +119,25 @@ describe('Query plans of the common queues (EXPLAIN on MariaDB)', () => {
   it.each([
     ['by id', {}, 4000],
     ['by -id', { sort: '-id' }, 16000],
-  ])('searches for common words %s from one word\'s tickets in id order, without a sort, and stops after the page', async (_name, sort, after) => {
-    for (const position of [undefined, after]) {
-      const { tables, filesort } = await searchPlan({ q: 'printer jams', ...sort }, position);
-      // The first table is one word's range of the primary key (word, ticket_id); the other word and the ticket by key.
-      expect({ position, filesort, first: tables[0].table, key: tables[0].key }).toEqual({ position, filesort: false, first: expect.stringMatching(/^w[01]$/), key: 'PRIMARY' });
-      expect(tables.slice(1).map((row) => row.type)).toEqual(['eq_ref', 'eq_ref']);
-      // 1,667 tickets match; a page of 50 reads about three (or four) times the page from the first word, not its 5,000 or 6,667 tickets.
-      expect(Number(tables[0].r_rows)).toBeLessThanOrEqual(4 * (LIMIT + 1) + 10);
-      expect(Number(tables.at(-1)!.r_rows) * Number(tables.at(-1)!.r_loops ?? 1)).toBeLessThanOrEqual(LIMIT + 1);
-    }
-  });
+  ])(
+    "searches for common words %s from one word's tickets in id order, without a sort, and stops after the page",
+    async (_name, sort, after) => {
+      for (const position of [undefined, after]) {
+        const { tables, filesort } = await searchPlan({ q: 'printer jams', ...sort }, position);
+        // The first table is one word's range of the primary key (word, ticket_id); the other word and the ticket by key.
+        expect({ position, filesort, first: tables[0].table, key: tables[0].key }).toEqual({
+          position,
+          filesort: false,
+          first: expect.stringMatching(/^w[01]$/),
+          key: 'PRIMARY',
+        });
+        expect(tables.slice(1).map((row) => row.type)).toEqual(['eq_ref', 'eq_ref']);
+        // 1,667 tickets match; a page of 50 reads about three (or four) times the page from the first word, not its 5,000 or 6,667 tickets.
+        expect(Number(tables[0].r_rows)).toBeLessThanOrEqual(4 * (LIMIT + 1) + 10);
+        expect(Number(tables.at(-1)!.r_rows) * Number(tables.at(-1)!.r_loops ?? 1)).toBeLessThanOrEqual(LIMIT + 1);
+      }
+    },
+  );
 
   it('checks a prefix word on the tickets of the page only, when a whole word leads', async () => {
     const { tables, filesort } = await searchPlan({ q: 'jams print*' });

@@ -26,13 +26,20 @@ describe('Full-text search', () => {
   const db = () => testApp.app.get(DataSource);
   const t: Record<string, Record<string, any>> = {};
   const create = async (title: string, description: string) => {
-    const ticket = (await testApp.http.post('/api/tickets').send(buildTicketRequest({ title, description, assignedTo: tag })).expect(201)).body;
+    const ticket = (
+      await testApp.http
+        .post('/api/tickets')
+        .send(buildTicketRequest({ title, description, assignedTo: tag }))
+        .expect(201)
+    ).body;
     // Distinct creation times, so that createdAt orders them as created.
     await new Promise((resolve) => setTimeout(resolve, 3));
     return ticket;
   };
   const words = async (id: number) =>
-    ((await db().query('SELECT word FROM ticket_words WHERE ticket_id = ? ORDER BY word', [id])) as Array<{ word: string }>).map((row) => row.word);
+    ((await db().query('SELECT word FROM ticket_words WHERE ticket_id = ? ORDER BY word', [id])) as Array<{ word: string }>).map(
+      (row) => row.word,
+    );
   const ids = (...names: string[]) => names.map((name) => t[name].id);
 
   beforeAll(async () => {
@@ -51,7 +58,8 @@ describe('Full-text search', () => {
   });
 
   describe.each<ApiVersion>(['v1', 'v2'])('%s', (version) => {
-    const search = async (q: string, more = '') => (await listTickets(testApp.http, version, `assignedTo=${tag}&q=${encodeURIComponent(q)}${more}`)).ids;
+    const search = async (q: string, more = '') =>
+      (await listTickets(testApp.http, version, `assignedTo=${tag}&q=${encodeURIComponent(q)}${more}`)).ids;
 
     it.each([
       ['printer', ['jams', 'cafe']],
@@ -80,7 +88,15 @@ describe('Full-text search', () => {
     });
 
     it('never lets what a client types become an operator or break the statement', async () => {
-      for (const q of [`printer" OR 1=1; -- (jams)`, `+printer -jams ~annex <x> @2`, `*printer* **`, `'; DROP TABLE ticket_words; --`, '%', '\\', `printer\\* jams`]) {
+      for (const q of [
+        `printer" OR 1=1; -- (jams)`,
+        `+printer -jams ~annex <x> @2`,
+        `*printer* **`,
+        `'; DROP TABLE ticket_words; --`,
+        '%',
+        '\\',
+        `printer\\* jams`,
+      ]) {
         const answer = await testApp.http.get(`/api/${version === 'v2' ? 'v2/' : ''}tickets?assignedTo=${tag}&q=${encodeURIComponent(q)}`);
         expect({ q, status: answer.status }).toEqual({ q, status: 200 });
       }
@@ -92,7 +108,9 @@ describe('Full-text search', () => {
       const q = `assignedTo=${tag}&q=${tag}&limit=1`;
       expect(await walkPages(testApp.http, version, q)).toEqual([ids('jams'), ids('printers'), ids('cafe'), ids('long')]);
       expect(await walkPages(testApp.http, version, `${q}&sort=-id`)).toEqual([ids('long'), ids('cafe'), ids('printers'), ids('jams')]);
-      expect((await walkPages(testApp.http, version, `${q.replace('limit=1', 'limit=2')}&sort=-createdAt`)).flat()).toEqual(ids('long', 'cafe', 'printers', 'jams'));
+      expect((await walkPages(testApp.http, version, `${q.replace('limit=1', 'limit=2')}&sort=-createdAt`)).flat()).toEqual(
+        ids('long', 'cafe', 'printers', 'jams'),
+      );
       expect((await listTickets(testApp.http, version, `${q}&total=true`)).total).toBe(4);
       expect((await listTickets(testApp.http, version, `assignedTo=${tag}&q=print*&limit=1&total=true`)).total).toBe(3);
       expect((await listTickets(testApp.http, version, `q=print*%20${tag}&limit=1&total=true`)).total).toBe(3);
@@ -105,7 +123,10 @@ describe('Full-text search', () => {
     // matches one too many, `<tag>w00*` a hundred of them.
     const stem = () => `${tag}w`;
     beforeAll(async () => {
-      await db().query(`INSERT INTO ticket_words (word, ticket_id) SELECT CONCAT(?, LPAD(seq, 4, '0')), ? FROM seq_0_to_${SEARCH_PREFIX_MAX_WORDS}`, [stem(), t.printers.id]);
+      await db().query(
+        `INSERT INTO ticket_words (word, ticket_id) SELECT CONCAT(?, LPAD(seq, 4, '0')), ? FROM seq_0_to_${SEARCH_PREFIX_MAX_WORDS}`,
+        [stem(), t.printers.id],
+      );
     });
     afterAll(async () => {
       await db().query('DELETE FROM ticket_words WHERE ticket_id = ? AND word LIKE ?', [t.printers.id, `${stem()}%`]);
@@ -115,8 +136,14 @@ describe('Full-text search', () => {
       const q = `printer ${stem()}* ${stem()}00*`;
       const message = `The prefix ${stem()}* matches more than ${SEARCH_PREFIX_MAX_WORDS} words; make it longer`;
       const v1 = expectSpringError(asHttpResponse(await testApp.http.get(`/api/tickets?q=${encodeURIComponent(q)}`)), 400, '/api/tickets');
-      expect(v1.errors).toEqual([expect.objectContaining({ field: 'q', code: 'SearchTooBroad', defaultMessage: message, rejectedValue: q })]);
-      const v2 = expectProblem(asHttpResponse(await testApp.http.get(`/api/v2/tickets?q=${encodeURIComponent(q)}`)), 400, '/api/v2/tickets');
+      expect(v1.errors).toEqual([
+        expect.objectContaining({ field: 'q', code: 'SearchTooBroad', defaultMessage: message, rejectedValue: q }),
+      ]);
+      const v2 = expectProblem(
+        asHttpResponse(await testApp.http.get(`/api/v2/tickets?q=${encodeURIComponent(q)}`)),
+        400,
+        '/api/v2/tickets',
+      );
       expect(v2.errors).toEqual([{ field: 'q', code: 'SearchTooBroad', message, rejectedValue: q }]);
 
       for (const version of ['v1', 'v2'] as const) {
@@ -129,7 +156,10 @@ describe('Full-text search', () => {
       // With many tickets a word, the plan is a loose scan (`Using index for group-by`: one entry per word); with
       // as few as here, a plain index range costs the optimizer less. Either way only the index is read.
       const counting = prefixWordCountSql([{ word: stem(), prefix: true }])!;
-      const plan: Array<{ table: string; type: string; key: string; Extra: string }> = await db().query(`EXPLAIN ${counting.sql}`, counting.params);
+      const plan: Array<{ table: string; type: string; key: string; Extra: string }> = await db().query(
+        `EXPLAIN ${counting.sql}`,
+        counting.params,
+      );
       const words = plan.filter((row) => row.table === 'ticket_words');
       expect(words).toEqual([expect.objectContaining({ type: 'range', key: 'PRIMARY', Extra: expect.stringContaining('Using index') })]);
     });
@@ -137,7 +167,11 @@ describe('Full-text search', () => {
     it(`answers 400 to more than ${SEARCH_MAX_PREFIXES} prefix words in one search`, async () => {
       const prefixes = Array.from({ length: SEARCH_MAX_PREFIXES + 1 }, (_, i) => `pre${i}*`);
       const q = prefixes.join(' ');
-      const v2 = expectProblem(asHttpResponse(await testApp.http.get(`/api/v2/tickets?q=${encodeURIComponent(q)}`)), 400, '/api/v2/tickets');
+      const v2 = expectProblem(
+        asHttpResponse(await testApp.http.get(`/api/v2/tickets?q=${encodeURIComponent(q)}`)),
+        400,
+        '/api/v2/tickets',
+      );
       expect(v2.errors).toEqual([expect.objectContaining({ field: 'q', code: 'SearchTooBroad', rejectedValue: q })]);
       expect((await testApp.http.get(`/api/tickets?q=${encodeURIComponent(prefixes.slice(1).join(' '))}`)).status).toBe(200);
     });
@@ -145,28 +179,52 @@ describe('Full-text search', () => {
 
   it('finds a ticket by its new words after a PUT or a PATCH of title or description, and no longer by the old ones', async () => {
     const ticket = await create(`Scanner broken ${tag}`, 'Glass cracked');
-    const found = async (q: string) => (await listTickets(testApp.http, 'v2', `q=${encodeURIComponent(`${q} ${tag}`)}`)).ids.includes(ticket.id);
+    const found = async (q: string) =>
+      (await listTickets(testApp.http, 'v2', `q=${encodeURIComponent(`${q} ${tag}`)}`)).ids.includes(ticket.id);
     expect(await found('scanner')).toBe(true);
 
-    await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ title: `Plotter broken ${tag}`, description: 'Glass cracked', assignedTo: tag })).expect(200);
+    await testApp.http
+      .put(`/api/tickets/${ticket.id}`)
+      .send(buildTicketRequest({ title: `Plotter broken ${tag}`, description: 'Glass cracked', assignedTo: tag }))
+      .expect(200);
     expect([await found('scanner'), await found('plotter'), await found('glass')]).toEqual([false, true, true]);
 
-    await testApp.http.patch(`/api/tickets/${ticket.id}`).set('Content-Type', 'application/merge-patch+json').send({ description: 'Roller worn' }).expect(200);
+    await testApp.http
+      .patch(`/api/tickets/${ticket.id}`)
+      .set('Content-Type', 'application/merge-patch+json')
+      .send({ description: 'Roller worn' })
+      .expect(200);
     expect([await found('glass'), await found('roller'), await found('plotter')]).toEqual([false, true, true]);
     expect(await words(ticket.id)).toEqual(['broken', 'plotter', tag, 'roller', 'worn'].sort());
 
     // "Café" and "cafe" are one row: an update that drops one spelling and keeps the other keeps the word.
-    await testApp.http.patch(`/api/tickets/${ticket.id}`).set('Content-Type', 'application/merge-patch+json').send({ title: `Café broken ${tag}`, description: 'cafe roller' }).expect(200);
-    await testApp.http.patch(`/api/tickets/${ticket.id}`).set('Content-Type', 'application/merge-patch+json').send({ title: `Plotter broken ${tag}`, description: 'Cafe roller worn' }).expect(200);
+    await testApp.http
+      .patch(`/api/tickets/${ticket.id}`)
+      .set('Content-Type', 'application/merge-patch+json')
+      .send({ title: `Café broken ${tag}`, description: 'cafe roller' })
+      .expect(200);
+    await testApp.http
+      .patch(`/api/tickets/${ticket.id}`)
+      .set('Content-Type', 'application/merge-patch+json')
+      .send({ title: `Plotter broken ${tag}`, description: 'Cafe roller worn' })
+      .expect(200);
     expect(await found('cafe')).toBe(true);
-    await testApp.http.patch(`/api/tickets/${ticket.id}`).set('Content-Type', 'application/merge-patch+json').send({ description: 'Roller worn' }).expect(200);
+    await testApp.http
+      .patch(`/api/tickets/${ticket.id}`)
+      .set('Content-Type', 'application/merge-patch+json')
+      .send({ description: 'Roller worn' })
+      .expect(200);
     expect(await found('cafe')).toBe(false);
     // A write that leaves title and description as they were does not touch the words.
-    await testApp.http.patch(`/api/tickets/${ticket.id}`).set('Content-Type', 'application/merge-patch+json').send({ status: 'RESOLVED' }).expect(200);
+    await testApp.http
+      .patch(`/api/tickets/${ticket.id}`)
+      .set('Content-Type', 'application/merge-patch+json')
+      .send({ status: 'RESOLVED' })
+      .expect(200);
     expect(await words(ticket.id)).toEqual(['broken', 'plotter', tag, 'roller', 'worn'].sort());
   });
 
-  it('locks only the rows of the words an update loses: other tickets\' words can be written meanwhile', async () => {
+  it("locks only the rows of the words an update loses: other tickets' words can be written meanwhile", async () => {
     const losing = await create(`Scanner lost ${tag}`, 'Feeds nothing');
     const other = await create(`Monitor flickers ${tag}`, 'Blinks');
     const runner = db().createQueryRunner();
@@ -204,8 +262,14 @@ describe('Full-text search', () => {
       await manager.query('INSERT INTO no_such_table (id) VALUES (?)', [1]);
     });
     try {
-      await testApp.http.post('/api/tickets').send(buildTicketRequest({ title: `Never ${marker}` })).expect(500);
-      await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ title: `Never ${marker}`, description: 'never' })).expect(500);
+      await testApp.http
+        .post('/api/tickets')
+        .send(buildTicketRequest({ title: `Never ${marker}` }))
+        .expect(500);
+      await testApp.http
+        .put(`/api/tickets/${ticket.id}`)
+        .send(buildTicketRequest({ title: `Never ${marker}`, description: 'never' }))
+        .expect(500);
     } finally {
       record.mockRestore();
     }
@@ -223,8 +287,14 @@ describe('Full-text search', () => {
     const before = await words(ticket.id);
     const record = jest.spyOn(testApp.app.get(OutboxWriter), 'record').mockRejectedValue(new Error('outbox insert failed'));
     try {
-      await testApp.http.post('/api/tickets').send(buildTicketRequest({ title: `Never ${marker}` })).expect(500);
-      await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ title: `Never ${marker}`, description: 'never' })).expect(500);
+      await testApp.http
+        .post('/api/tickets')
+        .send(buildTicketRequest({ title: `Never ${marker}` }))
+        .expect(500);
+      await testApp.http
+        .put(`/api/tickets/${ticket.id}`)
+        .send(buildTicketRequest({ title: `Never ${marker}`, description: 'never' }))
+        .expect(500);
     } finally {
       record.mockRestore();
     }

@@ -13,10 +13,23 @@ describe('Tickets API', () => {
   describe('POST /api/tickets', () => {
     it('answers 201 with the ticket, its generated id and server timestamps', async () => {
       const body = buildTicketRequest({ assignedTo: 'desk-1' });
-      const response = await testApp.http.post('/api/tickets').send(body).expect(201).expect('Content-Type', /application\/json/);
+      const response = await testApp.http
+        .post('/api/tickets')
+        .send(body)
+        .expect(201)
+        .expect('Content-Type', /application\/json/);
 
       expect(Object.keys(response.body)).toEqual([
-        'id', 'title', 'description', 'status', 'priority', 'requesterEmail', 'assignedTo', 'createdAt', 'updatedAt', 'resolvedAt',
+        'id',
+        'title',
+        'description',
+        'status',
+        'priority',
+        'requesterEmail',
+        'assignedTo',
+        'createdAt',
+        'updatedAt',
+        'resolvedAt',
       ]);
       expect(response.body).toMatchObject({ ...body, resolvedAt: null });
       expect(typeof response.body.id).toBe('number');
@@ -60,7 +73,10 @@ describe('Tickets API', () => {
   describe('GET /api/tickets/{id}', () => {
     it('answers 200 with the stored ticket', async () => {
       const ticket = await create();
-      const response = await testApp.http.get(`/api/tickets/${ticket.id}`).expect(200).expect('Content-Type', /application\/json/);
+      const response = await testApp.http
+        .get(`/api/tickets/${ticket.id}`)
+        .expect(200)
+        .expect('Content-Type', /application\/json/);
       expect(response.body).toEqual(ticket);
     });
 
@@ -81,7 +97,13 @@ describe('Tickets API', () => {
       const replacement = buildTicketRequest({ title: 'New title', status: 'IN_PROGRESS', priority: 'LOW', assignedTo: undefined });
       const response = await testApp.http.put(`/api/tickets/${ticket.id}`).send(replacement).expect(200);
 
-      expect(response.body).toMatchObject({ ...replacement, id: ticket.id, createdAt: ticket.createdAt, assignedTo: null, resolvedAt: null });
+      expect(response.body).toMatchObject({
+        ...replacement,
+        id: ticket.id,
+        createdAt: ticket.createdAt,
+        assignedTo: null,
+        resolvedAt: null,
+      });
       expect(Date.parse(response.body.updatedAt)).toBeGreaterThan(Date.parse(ticket.updatedAt));
       expect((await testApp.http.get(`/api/tickets/${ticket.id}`)).body).toEqual(response.body);
     });
@@ -101,16 +123,32 @@ describe('Tickets API', () => {
       expect(resolved.resolvedAt).toMatch(ISO_UTC_MILLIS);
       expect(resolved.resolvedAt).toBe(resolved.updatedAt);
 
-      const closed = (await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200)).body;
-      const reopened = (await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'IN_PROGRESS' })).expect(200)).body;
+      const closed = (
+        await testApp.http
+          .put(`/api/tickets/${ticket.id}`)
+          .send(buildTicketRequest({ status: 'CLOSED' }))
+          .expect(200)
+      ).body;
+      const reopened = (
+        await testApp.http
+          .put(`/api/tickets/${ticket.id}`)
+          .send(buildTicketRequest({ status: 'IN_PROGRESS' }))
+          .expect(200)
+      ).body;
       expect(closed.resolvedAt).toBe(resolved.resolvedAt);
       expect(reopened.resolvedAt).toBe(resolved.resolvedAt);
     });
 
     it('allows any status to follow any other (no workflow check by default)', async () => {
       const ticket = await create({ status: 'OPEN' });
-      await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'CLOSED' })).expect(200);
-      await testApp.http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest({ status: 'OPEN' })).expect(200);
+      await testApp.http
+        .put(`/api/tickets/${ticket.id}`)
+        .send(buildTicketRequest({ status: 'CLOSED' }))
+        .expect(200);
+      await testApp.http
+        .put(`/api/tickets/${ticket.id}`)
+        .send(buildTicketRequest({ status: 'OPEN' }))
+        .expect(200);
     });
   });
 
@@ -129,7 +167,9 @@ describe('Tickets API', () => {
       ['PUT', (id: number) => testApp.http.put(`/api/tickets/${id}`).send(buildTicketRequest())],
       ['DELETE', (id: number) => testApp.http.delete(`/api/tickets/${id}`)],
     ])('%s answers 404 with "Ticket not found with id: <id>"', async (_method, send) => {
-      const response = await send(987654321).expect(404).expect('Content-Type', /application\/json/);
+      const response = await send(987654321)
+        .expect(404)
+        .expect('Content-Type', /application\/json/);
       expect(response.body).toEqual({
         timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/),
         status: 404,
@@ -153,7 +193,12 @@ describe('Tickets API', () => {
 
     it('lists each ticket exactly as GET by id serves it, key order and timestamps included', async () => {
       const created = await create({ assignedTo: 'desk-2' });
-      const resolved = (await testApp.http.put(`/api/tickets/${created.id}`).send(buildTicketRequest({ status: 'RESOLVED' })).expect(200)).body;
+      const resolved = (
+        await testApp.http
+          .put(`/api/tickets/${created.id}`)
+          .send(buildTicketRequest({ status: 'RESOLVED' }))
+          .expect(200)
+      ).body;
       const one = await testApp.http.get(`/api/tickets/${created.id}`).expect(200);
       const list = await testApp.http.get('/api/tickets').expect(200);
       const listed = list.body.find((t: { id: number }) => t.id === created.id);
@@ -182,7 +227,9 @@ describe('Tickets API', () => {
       const open = await create({ requesterEmail: email, status: 'OPEN' });
       const other = await create({ status: 'OPEN' });
       const closed = await create({ requesterEmail: email, status: 'CLOSED' });
-      const ids = (await testApp.http.get(`/api/tickets?status=OPEN&requesterEmail=${email}`).expect(200)).body.map((t: { id: number }) => t.id);
+      const ids = (await testApp.http.get(`/api/tickets?status=OPEN&requesterEmail=${email}`).expect(200)).body.map(
+        (t: { id: number }) => t.id,
+      );
       expect(ids).toEqual(expect.arrayContaining([open.id, other.id]));
       expect(ids).not.toContain(closed.id);
     });

@@ -17,16 +17,27 @@ const MERGE_PATCH = 'application/merge-patch+json';
 function ticketsOf(testApp: TestAppHandle) {
   const http = () => testApp.http;
   return {
-    create: async (status: string, collection = V1): Promise<Json> => (await http().post(collection).send(buildTicketRequest({ status })).expect(201)).body,
-    put: (path: string, ticket: Json, changes: Json) => http().put(path).send(buildTicketRequest({ ...ticket, ...changes })),
+    create: async (status: string, collection = V1): Promise<Json> =>
+      (await http().post(collection).send(buildTicketRequest({ status })).expect(201)).body,
+    put: (path: string, ticket: Json, changes: Json) =>
+      http()
+        .put(path)
+        .send(buildTicketRequest({ ...ticket, ...changes })),
     patch: (path: string, changes: Json) => http().patch(path).set('Content-Type', MERGE_PATCH).send(changes),
     get: async (path: string): Promise<Json> => (await http().get(path).expect(200)).body,
-    historyActions: async (id: number): Promise<string[]> => (await http().get(`${V1}/${id}/history`).expect(200)).body.map((e: Json) => e.action),
+    historyActions: async (id: number): Promise<string[]> =>
+      (await http().get(`${V1}/${id}/history`).expect(200)).body.map((e: Json) => e.action),
   };
 }
 
 /** A client's body for PUT: the ticket's own fields, which the server ignores where it owns them. */
-const clientFields = ({ title, description, priority, requesterEmail, assignedTo }: Json) => ({ title, description, priority, requesterEmail, assignedTo });
+const clientFields = ({ title, description, priority, requesterEmail, assignedTo }: Json) => ({
+  title,
+  description,
+  priority,
+  requesterEmail,
+  assignedTo,
+});
 
 describe('Ticket workflow: TICKET_WORKFLOW=strict', () => {
   const testApp = useTestApp({ env: { TICKET_WORKFLOW: 'strict' } });
@@ -63,31 +74,37 @@ describe('Ticket workflow: TICKET_WORKFLOW=strict', () => {
       ['PATCH', (path) => tickets.patch(path, { status: 'CLOSED', title: 'Closed too early' })],
     ];
 
-    it.each(rejectedBy)('v1 %s: 409 "Invalid status transition from OPEN to CLOSED" in the Spring error body; nothing written, no event, no history', async (_, send) => {
-      const created = await tickets.create('OPEN');
-      const path = `${V1}/${created.id}`;
-      const body = expectSpringError(asHttpResponse(await send(path, created)), 409, path);
-      expect(body).toMatchObject({ error: 'Conflict', message: 'Invalid status transition from OPEN to CLOSED' });
-      expect(Object.keys(body)).toEqual(['timestamp', 'status', 'error', 'message', 'path']);
-      await expectNothingWritten(created);
-    });
+    it.each(rejectedBy)(
+      'v1 %s: 409 "Invalid status transition from OPEN to CLOSED" in the Spring error body; nothing written, no event, no history',
+      async (_, send) => {
+        const created = await tickets.create('OPEN');
+        const path = `${V1}/${created.id}`;
+        const body = expectSpringError(asHttpResponse(await send(path, created)), 409, path);
+        expect(body).toMatchObject({ error: 'Conflict', message: 'Invalid status transition from OPEN to CLOSED' });
+        expect(Object.keys(body)).toEqual(['timestamp', 'status', 'error', 'message', 'path']);
+        await expectNothingWritten(created);
+      },
+    );
 
-    it.each(rejectedBy)('v2 %s: 409 invalid-transition problem naming from, to and the allowed statuses; nothing written, no event, no history', async (_, send) => {
-      const created = await tickets.create('OPEN', V2);
-      const path = `${V2}/${created.id}`;
-      const problem = expectProblem(asHttpResponse(await send(path, created)), 409, path);
-      expect(problem).toEqual({
-        type: expect.stringMatching(/\/invalid-transition$/),
-        title: 'Invalid status transition',
-        status: 409,
-        detail: 'Invalid status transition from OPEN to CLOSED',
-        instance: path,
-        from: 'OPEN',
-        to: 'CLOSED',
-        allowed: ['OPEN', 'IN_PROGRESS'],
-      });
-      await expectNothingWritten(created);
-    });
+    it.each(rejectedBy)(
+      'v2 %s: 409 invalid-transition problem naming from, to and the allowed statuses; nothing written, no event, no history',
+      async (_, send) => {
+        const created = await tickets.create('OPEN', V2);
+        const path = `${V2}/${created.id}`;
+        const problem = expectProblem(asHttpResponse(await send(path, created)), 409, path);
+        expect(problem).toEqual({
+          type: expect.stringMatching(/\/invalid-transition$/),
+          title: 'Invalid status transition',
+          status: 409,
+          detail: 'Invalid status transition from OPEN to CLOSED',
+          instance: path,
+          from: 'OPEN',
+          to: 'CLOSED',
+          allowed: ['OPEN', 'IN_PROGRESS'],
+        });
+        await expectNothingWritten(created);
+      },
+    );
 
     it('is judged against the status the ticket has when the update holds its row: of two racing moves that exclude each other, one wins', async () => {
       // From IN_PROGRESS both RESOLVED and WAITING_ON_CUSTOMER are allowed, but neither leads to the other.
@@ -98,7 +115,9 @@ describe('Ticket workflow: TICKET_WORKFLOW=strict', () => {
         const answers = await Promise.all(moves.map((status) => tickets.patch(path, { status })));
         expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
         const [won, lost] = answers[0].status === 200 ? moves : [...moves].reverse();
-        expect(answers.map((answer) => answer.body.message ?? answer.body.status)).toContain(`Invalid status transition from ${won} to ${lost}`);
+        expect(answers.map((answer) => answer.body.message ?? answer.body.status)).toContain(
+          `Invalid status transition from ${won} to ${lost}`,
+        );
         expect((await tickets.get(path)).status).toBe(won);
       }
     });
@@ -110,18 +129,33 @@ describe('Ticket workflow: TICKET_WORKFLOW=strict', () => {
     for (const status of walk.slice(1)) {
       expect((await tickets.put(`${V1}/${byPut.id}`, clientFields(byPut), { status }).expect(200)).body.status).toBe(status);
     }
-    for (const [from, to] of [['IN_PROGRESS', 'CLOSED'], ['WAITING_ON_CUSTOMER', 'CLOSED'], ['RESOLVED', 'CLOSED']]) {
+    for (const [from, to] of [
+      ['IN_PROGRESS', 'CLOSED'],
+      ['WAITING_ON_CUSTOMER', 'CLOSED'],
+      ['RESOLVED', 'CLOSED'],
+    ]) {
       const ticket = await tickets.create(from, V2);
-      expect((await tickets.patch(`${V2}/${ticket.id}`, { status: to }).expect(200)).body).toMatchObject({ status: to, resolvedAt: expect.any(String) });
+      expect((await tickets.patch(`${V2}/${ticket.id}`, { status: to }).expect(200)).body).toMatchObject({
+        status: to,
+        resolvedAt: expect.any(String),
+      });
     }
   });
 
   it('allows keeping the status, also a CLOSED one, by PUT and by PATCH', async () => {
     const open = await tickets.create('OPEN');
-    expect((await tickets.put(`${V1}/${open.id}`, clientFields(open), { status: 'OPEN', title: 'Renamed' }).expect(200)).body).toMatchObject({ status: 'OPEN', title: 'Renamed' });
+    expect(
+      (await tickets.put(`${V1}/${open.id}`, clientFields(open), { status: 'OPEN', title: 'Renamed' }).expect(200)).body,
+    ).toMatchObject({ status: 'OPEN', title: 'Renamed' });
     const closed = await tickets.create('CLOSED', V2);
-    expect((await tickets.patch(`${V2}/${closed.id}`, { status: 'CLOSED', priority: 'LOW' }).expect(200)).body).toMatchObject({ status: 'CLOSED', priority: 'LOW' });
-    expect((await tickets.patch(`${V2}/${closed.id}`, { assignedTo: null }).expect(200)).body).toMatchObject({ status: 'CLOSED', assignedTo: null });
+    expect((await tickets.patch(`${V2}/${closed.id}`, { status: 'CLOSED', priority: 'LOW' }).expect(200)).body).toMatchObject({
+      status: 'CLOSED',
+      priority: 'LOW',
+    });
+    expect((await tickets.patch(`${V2}/${closed.id}`, { assignedTo: null }).expect(200)).body).toMatchObject({
+      status: 'CLOSED',
+      assignedTo: null,
+    });
   });
 
   it.each(STATUSES)('creates a ticket with the status %s, in v1 and v2', async (status) => {
@@ -132,7 +166,10 @@ describe('Ticket workflow: TICKET_WORKFLOW=strict', () => {
   describe('GET …/{id}/transitions', () => {
     it.each([V1, V2])('%s: the status and the moves the table allows from it, the status itself included', async (collection) => {
       const inProgress = await tickets.create('IN_PROGRESS', collection);
-      const response = await testApp.http.get(`${collection}/${inProgress.id}/transitions`).expect(200).expect('Content-Type', /^application\/json/);
+      const response = await testApp.http
+        .get(`${collection}/${inProgress.id}/transitions`)
+        .expect(200)
+        .expect('Content-Type', /^application\/json/);
       expect(response.text).toBe('{"status":"IN_PROGRESS","allowed":["IN_PROGRESS","WAITING_ON_CUSTOMER","RESOLVED","CLOSED"]}');
       const closed = await tickets.create('CLOSED', collection);
       expect(await tickets.get(`${collection}/${closed.id}/transitions`)).toEqual({ status: 'CLOSED', allowed: ['CLOSED'] });
@@ -141,7 +178,11 @@ describe('Ticket workflow: TICKET_WORKFLOW=strict', () => {
     });
 
     it('answers 404 for an unknown ticket in each version’s shape', async () => {
-      const v1 = expectSpringError(asHttpResponse(await testApp.http.get(`${V1}/999999999/transitions`)), 404, `${V1}/999999999/transitions`);
+      const v1 = expectSpringError(
+        asHttpResponse(await testApp.http.get(`${V1}/999999999/transitions`)),
+        404,
+        `${V1}/999999999/transitions`,
+      );
       expect(v1.message).toBe('Ticket not found with id: 999999999');
       const v2 = expectProblem(asHttpResponse(await testApp.http.get(`${V2}/999999999/transitions`)), 404, `${V2}/999999999/transitions`);
       expect(v2).toMatchObject({ type: 'about:blank', detail: 'Ticket not found with id: 999999999' });
@@ -159,7 +200,10 @@ describe('Ticket workflow: open (the default)', () => {
       const path = `${collection}/${ticket.id}`;
       const closed = (await tickets.put(path, clientFields(ticket), { status: 'CLOSED' }).expect(200)).body;
       expect(closed).toMatchObject({ status: 'CLOSED', resolvedAt: closed.updatedAt });
-      expect((await tickets.patch(path, { status: 'OPEN' }).expect(200)).body).toMatchObject({ status: 'OPEN', resolvedAt: closed.resolvedAt });
+      expect((await tickets.patch(path, { status: 'OPEN' }).expect(200)).body).toMatchObject({
+        status: 'OPEN',
+        resolvedAt: closed.resolvedAt,
+      });
       expect((await tickets.patch(path, { status: 'WAITING_ON_CUSTOMER' }).expect(200)).body.status).toBe('WAITING_ON_CUSTOMER');
     }
   });

@@ -20,6 +20,8 @@ describe('withoutHidden', () => {
   });
 
   it('keeps the status and the groups, in that order, when components are hidden', () => {
-    expect(JSON.stringify(withoutHidden(health, { components: false, details: true }))).toBe('{"status":"UP","groups":["liveness","readiness"]}');
+    expect(JSON.stringify(withoutHidden(health, { components: false, details: true }))).toBe(
+      '{"status":"UP","groups":["liveness","readiness"]}',
+    );
   });
 });

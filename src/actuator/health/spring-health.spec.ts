@@ -38,10 +38,16 @@ describe('Spring health rendering', () => {
   });
 
   it('lists groups after the components when there are any', () => {
-    expect(Object.keys(toSystemHealth({ ping: { status: 'up' } }, [], ['liveness', 'readiness']))).toEqual(['status', 'components', 'groups']);
+    expect(Object.keys(toSystemHealth({ ping: { status: 'up' } }, [], ['liveness', 'readiness']))).toEqual([
+      'status',
+      'components',
+      'groups',
+    ]);
   });
 
   it('maps DOWN and OUT_OF_SERVICE to 503 and everything else to 200', () => {
-    expect([httpStatusOf('DOWN'), httpStatusOf('OUT_OF_SERVICE'), httpStatusOf('UP'), httpStatusOf('UNKNOWN')]).toEqual([503, 503, 200, 200]);
+    expect([httpStatusOf('DOWN'), httpStatusOf('OUT_OF_SERVICE'), httpStatusOf('UP'), httpStatusOf('UNKNOWN')]).toEqual([
+      503, 503, 200, 200,
+    ]);
   });
 });

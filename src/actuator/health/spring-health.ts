@@ -53,7 +53,10 @@ export function toSystemHealth(results: HealthIndicatorResult, informational: st
  * What Spring shows when components or details are hidden (HealthEndpointSupport): without components the root
  * keeps only its status (and `groups`); without details each component keeps only its status.
  */
-export function withoutHidden(health: SpringSystemHealth, shown: { components: boolean; details: boolean }): SpringSystemHealth | Omit<SpringSystemHealth, 'components'> {
+export function withoutHidden(
+  health: SpringSystemHealth,
+  shown: { components: boolean; details: boolean },
+): SpringSystemHealth | Omit<SpringSystemHealth, 'components'> {
   if (!shown.components) {
     const { components: _hidden, ...rest } = health;
     return rest;

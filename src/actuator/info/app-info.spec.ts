@@ -5,7 +5,11 @@ const PKG = { name: 'ticket-service', description: 'Tickets', version: '1.2.3' }
 
 describe('appInfo', () => {
   it('reads name, description and version from the project package.json', () => {
-    expect(readPackageFacts()).toEqual({ name: 'ticket-service', description: expect.any(String), version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(readPackageFacts()).toEqual({
+      name: 'ticket-service',
+      description: expect.any(String),
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
   });
 
   it('takes the app facts from package.json when nothing is configured', () => {

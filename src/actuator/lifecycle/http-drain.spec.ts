@@ -12,7 +12,9 @@ function get(port: number): Promise<Answer> {
   return new Promise((resolve, reject) => {
     request({ port, host: '127.0.0.1', path: '/' }, (response) => {
       let body = '';
-      response.on('data', (chunk) => (body += chunk)).on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, body }));
+      response
+        .on('data', (chunk) => (body += chunk))
+        .on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, body }));
     })
       .on('error', reject)
       .end();

@@ -19,7 +19,11 @@ const ApiPrometheus = () =>
       status: 200,
       description: 'Every metric of this replica',
       content: {
-        [PROMETHEUS_TEXT]: { schema: { type: 'string' }, example: 'http_server_requests_seconds_count{error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/api/tickets"} 3\n' },
+        [PROMETHEUS_TEXT]: {
+          schema: { type: 'string' },
+          example:
+            'http_server_requests_seconds_count{error="none",exception="none",method="GET",outcome="SUCCESS",status="200",uri="/api/tickets"} 3\n',
+        },
         [OPENMETRICS_TEXT]: { schema: { type: 'string' } },
       },
     }),

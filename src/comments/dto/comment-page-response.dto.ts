@@ -6,6 +6,11 @@ export class CommentPageResponse {
   @ApiProperty({ description: 'The comments of this page, oldest first', type: [CommentResponse] })
   items: CommentResponse[];
 
-  @ApiProperty({ description: 'Pass as `cursor` for the next page; null on the last page', type: String, nullable: true, example: 'eyJxIjoi…' })
+  @ApiProperty({
+    description: 'Pass as `cursor` for the next page; null on the last page',
+    type: String,
+    nullable: true,
+    example: 'eyJxIjoi…',
+  })
   nextCursor: string | null;
 }

@@ -6,7 +6,12 @@ export const COMMENT_BODY_MAX_LENGTH = 10_000;
 
 /** Body of a new comment; validated with the same constraints, codes and error shapes as a ticket. */
 export class CommentRequest {
-  @ApiProperty({ description: 'The text; not blank', example: 'Replaced the toner; please try again.', maxLength: COMMENT_BODY_MAX_LENGTH, pattern: '\\S' })
+  @ApiProperty({
+    description: 'The text; not blank',
+    example: 'Replaced the toner; please try again.',
+    maxLength: COMMENT_BODY_MAX_LENGTH,
+    pattern: '\\S',
+  })
   @IsJsonString()
   @NotBlank('Body is required')
   @Size(COMMENT_BODY_MAX_LENGTH)
@@ -23,7 +28,12 @@ export class CommentRequest {
   @Size(255)
   author?: string | null;
 
-  @ApiPropertyOptional({ description: 'Exact case; PUBLIC when absent', enum: CommentVisibility, enumName: 'CommentVisibility', default: CommentVisibility.PUBLIC })
+  @ApiPropertyOptional({
+    description: 'Exact case; PUBLIC when absent',
+    enum: CommentVisibility,
+    enumName: 'CommentVisibility',
+    default: CommentVisibility.PUBLIC,
+  })
   @IsEnumMember(CommentVisibility, 'CommentVisibility')
   visibility?: CommentVisibility | null;
 }

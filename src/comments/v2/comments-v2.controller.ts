@@ -37,7 +37,11 @@ export class CommentsV2Controller {
 
   @Get()
   @api.list()
-  async listComments(@Param('id', IdPipe) id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<CommentPageResponse> {
+  async listComments(
+    @Param('id', IdPipe) id: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<CommentPageResponse> {
     const page = await this.comments.list(id, parseKeysetPage(request.query, 'v2', `comments:${id}`, 'pageQuery'));
     setPageHeaders(response, `/api/v2/tickets/${id}/comments`, request.originalUrl, { ...page, total: null });
     return page;

@@ -3,7 +3,10 @@ import { allowedMethods } from './allowed-methods.js';
 
 /** An Express router layer as Express 5 builds it: `app.all()` enables every method of node:http. */
 function route(pattern: RegExp, methods: string[]) {
-  return { match: (path: string) => pattern.test(path), route: { methods: Object.fromEntries(methods.map((m) => [m.toLowerCase(), true])) } };
+  return {
+    match: (path: string) => pattern.test(path),
+    route: { methods: Object.fromEntries(methods.map((m) => [m.toLowerCase(), true])) },
+  };
 }
 
 describe('allowedMethods', () => {

@@ -61,7 +61,13 @@ describe('springErrorBody', () => {
 
 describe('problemDetails', () => {
   it("renders a problem type of its own: its type and title, then RFC 9457's members, then its own", () => {
-    const body = problemDetails(409, '/api/v2/x', 'A clashes', undefined, { type: 'urn:example/conflict', title: 'Clash', members: { from: 'A', allowed: [] } });
-    expect(JSON.stringify(body)).toBe('{"type":"urn:example/conflict","title":"Clash","status":409,"detail":"A clashes","instance":"/api/v2/x","from":"A","allowed":[]}');
+    const body = problemDetails(409, '/api/v2/x', 'A clashes', undefined, {
+      type: 'urn:example/conflict',
+      title: 'Clash',
+      members: { from: 'A', allowed: [] },
+    });
+    expect(JSON.stringify(body)).toBe(
+      '{"type":"urn:example/conflict","title":"Clash","status":409,"detail":"A clashes","instance":"/api/v2/x","from":"A","allowed":[]}',
+    );
   });
 });

@@ -21,7 +21,13 @@ export interface ErrorPayload {
 }
 
 /** `problem`, a problem type of the error's own, shows in v2 only; v1 has the same status and message. */
-export function errorPayload(path: string, status: number, message?: string, allErrors?: SpringFieldError[], problem?: ProblemType): ErrorPayload {
+export function errorPayload(
+  path: string,
+  status: number,
+  message?: string,
+  allErrors?: SpringFieldError[],
+  problem?: ProblemType,
+): ErrorPayload {
   const errors = allErrors?.slice(0, LISTED_ERRORS_MAX);
   return PROBLEM_PATH.test(path)
     ? { contentType: PROBLEM_JSON, body: problemDetails(status, path, message, errors, problem) }

@@ -23,6 +23,9 @@ export class ProblemDetailResponse implements ProblemDetails {
   @ApiProperty({ description: 'The request path, without the query', example: '/api/v2/tickets/42' })
   instance: string;
 
-  @ApiPropertyOptional({ description: 'One element per failed field or query parameter; validation problems only', type: [ProblemFieldErrorResponse] })
+  @ApiPropertyOptional({
+    description: 'One element per failed field or query parameter; validation problems only',
+    type: [ProblemFieldErrorResponse],
+  })
   errors?: ProblemFieldErrorResponse[];
 }

@@ -36,7 +36,13 @@ export interface ProblemDetails {
 }
 
 /** The problem+json rendering of a mapped error (the same status, message and field errors as v1's Spring body). */
-export function problemDetails(status: number, instance: string, message?: string, errors?: SpringFieldError[], problem?: ProblemType): ProblemDetails {
+export function problemDetails(
+  status: number,
+  instance: string,
+  message?: string,
+  errors?: SpringFieldError[],
+  problem?: ProblemType,
+): ProblemDetails {
   const reason = STATUS_CODES[status] ?? 'Error';
   if (problem) return { type: problem.type, title: problem.title, status, detail: message || reason, instance, ...problem.members };
   return {

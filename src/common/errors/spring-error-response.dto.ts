@@ -13,7 +13,10 @@ export class SpringErrorResponse implements SpringErrorBody {
   @ApiProperty({ description: 'The reason phrase of the status', example: 'Bad Request' })
   error: string;
 
-  @ApiPropertyOptional({ description: 'What went wrong; absent when there is nothing to add', example: "Validation failed for object='ticketRequest'. Error count: 1" })
+  @ApiPropertyOptional({
+    description: 'What went wrong; absent when there is nothing to add',
+    example: "Validation failed for object='ticketRequest'. Error count: 1",
+  })
   message?: string;
 
   @ApiPropertyOptional({ description: 'One element per violated constraint; validation failures only', type: [SpringFieldErrorResponse] })

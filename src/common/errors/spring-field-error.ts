@@ -24,10 +24,7 @@ export function springFieldError(
 ): SpringFieldError {
   return {
     codes: [`${code}.${objectName}.${field}`, `${code}.${field}`, `${code}.${javaType}`, code],
-    arguments: [
-      { codes: [`${objectName}.${field}`, field], arguments: null, defaultMessage: field, code: field },
-      ...attributes,
-    ],
+    arguments: [{ codes: [`${objectName}.${field}`, field], arguments: null, defaultMessage: field, code: field }, ...attributes],
     defaultMessage,
     objectName,
     field,

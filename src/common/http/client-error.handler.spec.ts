@@ -5,7 +5,8 @@ const packet = (text: string) => ({ rawPacket: Buffer.from(text, 'latin1'), byte
 describe('requestLineAt (method and path of a request the HTTP parser refused)', () => {
   it('takes the last request line of the packet, also one that follows a body without a line break', () => {
     expect(requestLineAt(packet('GET /api/tickets?status=OPEN HTTP/1.1\r\nHost: x\r\n\r\n'))).toEqual(['GET', '/api/tickets']);
-    const pipelined = 'POST /api/tickets HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}PUT /api/v2/tickets/7 HTTP/1.1\r\nHost: x\r\nBad header\r\n';
+    const pipelined =
+      'POST /api/tickets HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}PUT /api/v2/tickets/7 HTTP/1.1\r\nHost: x\r\nBad header\r\n';
     expect(requestLineAt(packet(pipelined))).toEqual(['PUT', '/api/v2/tickets/7']);
   });
 

@@ -31,7 +31,12 @@ export function answerClientErrorsAsJson(server: Server, headers: Array<[string,
       const { status, message } = ANSWER_BY_CODE[error.code ?? ''] ?? MALFORMED;
       const payload = errorPayload(path, status, message);
       const body = JSON.stringify(payload.body);
-      const head = [...headers, ['Content-Type', payload.contentType], ['Content-Length', Buffer.byteLength(body)], ['Connection', 'close']];
+      const head = [
+        ...headers,
+        ['Content-Type', payload.contentType],
+        ['Content-Length', Buffer.byteLength(body)],
+        ['Connection', 'close'],
+      ];
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n` +
           (method === 'HEAD' ? '' : body),
@@ -78,7 +83,8 @@ export function requestLineAt(error: Pick<ParserError, 'rawPacket' | 'bytesParse
     const space = packet.lastIndexOf(' ', version - 1);
     // A pipelined request begins right after the body before it, not necessarily after a line break.
     let methodStart = space;
-    while (methodStart > 0 && space - methodStart < METHOD_MAX_LENGTH && isUpperCaseLetter(packet.charCodeAt(methodStart - 1))) methodStart--;
+    while (methodStart > 0 && space - methodStart < METHOD_MAX_LENGTH && isUpperCaseLetter(packet.charCodeAt(methodStart - 1)))
+      methodStart--;
     const target = packet.slice(space + 1, version);
     if (space > methodStart && target.startsWith('/') && !/\s/.test(target)) return [packet.slice(methodStart, space), pathOf(target)];
   }

@@ -24,9 +24,25 @@ describe('inOneLayer', () => {
     const failure = new Error('refused');
     const never = jest.fn();
     expect(await run((_req, _res, next) => next(failure), never)).toEqual([failure]);
-    expect(await run(() => { throw failure; }, never)).toEqual([failure]);
-    expect(await run((_req, _res, next) => void setImmediate(next), () => { throw failure; }, never)).toEqual([failure]);
-    expect(await run(async () => { throw failure; }, never)).toEqual([failure]);
+    expect(
+      await run(() => {
+        throw failure;
+      }, never),
+    ).toEqual([failure]);
+    expect(
+      await run(
+        (_req, _res, next) => void setImmediate(next),
+        () => {
+          throw failure;
+        },
+        never,
+      ),
+    ).toEqual([failure]);
+    expect(
+      await run(async () => {
+        throw failure;
+      }, never),
+    ).toEqual([failure]);
     expect(never).not.toHaveBeenCalled();
   });
 });

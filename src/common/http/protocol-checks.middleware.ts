@@ -14,7 +14,9 @@ export function checkHostAndExpect(req: Request, _res: Response, next: NextFunct
   if (req.headers.host === undefined) return next(new BadRequestException('An HTTP/1.1 request must have a Host header'));
   const expectation = req.headers.expect;
   if (expectation !== undefined && !CONTINUE.test(expectation)) {
-    return next(new HttpException(`Expectation ${JSON.stringify(expectation)} is not supported; only 100-continue is`, HttpStatus.EXPECTATION_FAILED));
+    return next(
+      new HttpException(`Expectation ${JSON.stringify(expectation)} is not supported; only 100-continue is`, HttpStatus.EXPECTATION_FAILED),
+    );
   }
   next();
 }

@@ -5,7 +5,12 @@ import type { Response } from 'express';
  * request's own query with the cursor replaced, on the collection's path (a reference relative to the host,
  * so it holds behind any proxy that keeps paths, and trusts no Host header).
  */
-export function setPageHeaders(response: Response, collectionPath: string, originalUrl: string, page: { nextCursor: string | null; total: number | null }): void {
+export function setPageHeaders(
+  response: Response,
+  collectionPath: string,
+  originalUrl: string,
+  page: { nextCursor: string | null; total: number | null },
+): void {
   if (page.total !== null) response.setHeader('X-Total-Count', String(page.total));
   if (page.nextCursor !== null) response.setHeader('Link', `<${nextPageUrl(collectionPath, originalUrl, page.nextCursor)}>; rel="next"`);
 }

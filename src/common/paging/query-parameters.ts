@@ -56,16 +56,27 @@ export class QueryParameters {
       const value = this.single(name);
       return value === undefined ? [] : [value];
     }
-    return this.all(name).flatMap((value) => value.split(',')).filter((item) => item !== '');
+    return this.all(name)
+      .flatMap((value) => value.split(','))
+      .filter((item) => item !== '');
   }
 
-  problem(field: string, code: QueryProblem['code'], javaType: string, message: string, rejectedValue: unknown, attributes: unknown[] = []): void {
+  problem(
+    field: string,
+    code: QueryProblem['code'],
+    javaType: string,
+    message: string,
+    rejectedValue: unknown,
+    attributes: unknown[] = [],
+  ): void {
     this.problems.push({ field, code, javaType, attributes, message, rejectedValue });
   }
 
   /** The problems as Spring field errors of the object (`ticketQuery` by default), the one form both error shapes render. */
   fieldErrors(): SpringFieldError[] {
-    return this.problems.map((p) => springFieldError(this.objectName, p.field, p.code, p.javaType, p.attributes ?? [], p.message, p.rejectedValue));
+    return this.problems.map((p) =>
+      springFieldError(this.objectName, p.field, p.code, p.javaType, p.attributes ?? [], p.message, p.rejectedValue),
+    );
   }
 
   private all(name: string): string[] {

@@ -40,8 +40,14 @@ export class RequestValidationPipe extends ValidationPipe {
  * seconds), and unknown keys such as `__proto__` never reach an object of ours.
  */
 function knownFields(body: object, metatype: ArgumentMetadata['metatype'] & object): Record<string, unknown> {
-  const known = new Set(getMetadataStorage().getTargetValidationMetadatas(metatype, '', false, false).map((rule) => rule.propertyName));
-  return Object.fromEntries([...known].filter((field) => Object.hasOwn(body, field)).map((field) => [field, (body as Record<string, unknown>)[field]]));
+  const known = new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(metatype, '', false, false)
+      .map((rule) => rule.propertyName),
+  );
+  return Object.fromEntries(
+    [...known].filter((field) => Object.hasOwn(body, field)).map((field) => [field, (body as Record<string, unknown>)[field]]),
+  );
 }
 
 function lowerFirst(name: string): string {

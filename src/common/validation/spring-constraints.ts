@@ -30,7 +30,7 @@ export const NotBlank = (message?: string) =>
   springConstraint(
     'NotBlank',
     { javaType: STRING, attributes: [] },
-    (value) => typeof value !== 'string' ? value !== undefined && value !== null : value.trim().length > 0,
+    (value) => (typeof value !== 'string' ? value !== undefined && value !== null : value.trim().length > 0),
     message,
     'must not be blank',
   );

@@ -28,7 +28,7 @@ export class CreateTicketWords1763900015000 implements MigrationInterface {
         INDEX idx_ticket_words_ticket (ticket_id, word),
         CONSTRAINT fk_ticket_words_ticket FOREIGN KEY (ticket_id) REFERENCES tickets (id) ON DELETE CASCADE
       ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const tickets: Array<{ id: string; title: string; description: string }> = await queryRunner.query(
         'SELECT id, title, description FROM tickets WHERE id > ? ORDER BY id LIMIT ?',
         [after, BATCH],
@@ -52,8 +52,10 @@ export class CreateTicketWords1763900015000 implements MigrationInterface {
 const MIN_WORD_LENGTH = 3;
 const WORD_MAX_LENGTH = 64;
 const INNODB_STOP_WORDS: ReadonlySet<string> = new Set(
-  ('a about an are as at be by com de en for from how i in is it la of on or that the this to was what when where ' +
-    'who will with und www').split(' '),
+  (
+    'a about an are as at be by com de en for from how i in is it la of on or that the this to was what when where ' +
+    'who will with und www'
+  ).split(' '),
 );
 const WORD = /[\p{L}\p{M}\p{N}_]+/gu;
 
@@ -76,8 +78,13 @@ function ticketWords(title: string, description: string): string[] {
 }
 
 async function insertWords(queryRunner: QueryRunner, tickets: Array<{ id: string; title: string; description: string }>): Promise<void> {
-  const rows = tickets.flatMap((ticket) => ticketWords(ticket.title, ticket.description).map((word): [string, string] => [word, ticket.id]));
+  const rows = tickets.flatMap((ticket) =>
+    ticketWords(ticket.title, ticket.description).map((word): [string, string] => [word, ticket.id]),
+  );
   if (rows.length === 0) return;
   const values = '(?, ?),'.repeat(rows.length).slice(0, -1);
-  await queryRunner.query(`INSERT INTO ticket_words (word, ticket_id) VALUES ${values} ON DUPLICATE KEY UPDATE ticket_id = ticket_id`, rows.flat());
+  await queryRunner.query(
+    `INSERT INTO ticket_words (word, ticket_id) VALUES ${values} ON DUPLICATE KEY UPDATE ticket_id = ticket_id`,
+    rows.flat(),
+  );
 }

@@ -13,6 +13,8 @@ export class ExactIdempotencyScopes1763900016300 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE idempotency_keys MODIFY scope varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL DEFAULT ''`);
+    await queryRunner.query(
+      `ALTER TABLE idempotency_keys MODIFY scope varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL DEFAULT ''`,
+    );
   }
 }

@@ -11,10 +11,20 @@ export class HistoryEntryResponse implements HistoryEntry {
   @ApiProperty({ type: 'integer', format: 'int64', example: 42 })
   ticketId: number;
 
-  @ApiProperty({ description: 'When the write happened, UTC with milliseconds', type: String, format: 'date-time', example: '2026-11-22T20:37:14.123Z' })
+  @ApiProperty({
+    description: 'When the write happened, UTC with milliseconds',
+    type: String,
+    format: 'date-time',
+    example: '2026-11-22T20:37:14.123Z',
+  })
   occurredAt: Date;
 
-  @ApiProperty({ description: 'Who made the write: the authenticated subject once authentication exists; null until then', type: String, nullable: true, example: null })
+  @ApiProperty({
+    description: 'Who made the write: the authenticated subject once authentication exists; null until then',
+    type: String,
+    nullable: true,
+    example: null,
+  })
   actor: string | null;
 
   @ApiProperty({ enum: HistoryAction, enumName: 'HistoryAction', example: HistoryAction.UPDATED })
@@ -24,7 +34,7 @@ export class HistoryEntryResponse implements HistoryEntry {
     description:
       'Each field the write actually changed, as `{"from": …, "to": …}` in the values the API serves (timestamps as ISO-8601 strings). ' +
       'A create lists its fields from null; an update that changes nothing else still changes `updatedAt`; `resolvedAt` appears when ' +
-      'the update sets it. A COMMENTED entry holds `comment` from null to the new comment\'s id.',
+      "the update sets it. A COMMENTED entry holds `comment` from null to the new comment's id.",
     type: 'object',
     additionalProperties: {
       type: 'object',

@@ -6,6 +6,11 @@ export class HistoryPageResponse {
   @ApiProperty({ description: 'The entries of this page, oldest first', type: [HistoryEntryResponse] })
   items: HistoryEntryResponse[];
 
-  @ApiProperty({ description: 'Pass as `cursor` for the next page; null on the last page', type: String, nullable: true, example: 'eyJxIjoi…' })
+  @ApiProperty({
+    description: 'Pass as `cursor` for the next page; null on the last page',
+    type: String,
+    nullable: true,
+    example: 'eyJxIjoi…',
+  })
   nextCursor: string | null;
 }

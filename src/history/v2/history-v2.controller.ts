@@ -17,7 +17,11 @@ export class HistoryV2Controller {
 
   @Get()
   @api.list()
-  async listHistory(@Param('id', IdPipe) id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<HistoryPageResponse> {
+  async listHistory(
+    @Param('id', IdPipe) id: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<HistoryPageResponse> {
     const page = await this.history.list(id, parseKeysetPage(request.query, 'v2', `history:${id}`, 'pageQuery'));
     setPageHeaders(response, `/api/v2/tickets/${id}/history`, request.originalUrl, { ...page, total: null });
     return page;

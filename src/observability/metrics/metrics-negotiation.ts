@@ -28,7 +28,13 @@ function parseAccept(accept: string): MediaRange[] {
     const values = new Map(
       parameters.map((parameter) => {
         const at = parameter.indexOf('=');
-        return [parameter.slice(0, at).trim().toLowerCase(), parameter.slice(at + 1).trim().replace(/^"(.*)"$/, '$1')] as const;
+        return [
+          parameter.slice(0, at).trim().toLowerCase(),
+          parameter
+            .slice(at + 1)
+            .trim()
+            .replace(/^"(.*)"$/, '$1'),
+        ] as const;
       }),
     );
     const q = values.has('q') ? Number(values.get('q')) : 1;

@@ -87,7 +87,13 @@ export class MicrometerTimer {
       aggregator: 'max',
       get: async () => {
         const now = performance.now();
-        return { name: max.name, help, type: 'gauge', aggregator: 'max', values: this.series.map((s) => ({ value: s.max.poll(now), labels: s.labels })) };
+        return {
+          name: max.name,
+          help,
+          type: 'gauge',
+          aggregator: 'max',
+          values: this.series.map((s) => ({ value: s.max.poll(now), labels: s.labels })),
+        };
       },
       reset: () => undefined,
     };

@@ -115,7 +115,10 @@ class OtelTracing implements Tracing {
     return { traceId, spanId };
   }
 
-  startPublish(parent: TraceHeaders | undefined, message: { exchange: string; routingKey: string; eventId: string; eventType: string }): PublishSpan {
+  startPublish(
+    parent: TraceHeaders | undefined,
+    message: { exchange: string; routingKey: string; eventId: string; eventType: string },
+  ): PublishSpan {
     const parentContext: Context = parent ? propagation.extract(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
     const span = this.tracer.startSpan(
       `${message.exchange} publish`,

@@ -34,7 +34,10 @@ export interface Tracing {
   /** traceId and spanId of the active span, for log lines. */
   logFields(): { traceId: string; spanId: string } | undefined;
   /** Starts a producer span as a child of `parent` (the recording request's context), or of nothing. */
-  startPublish(parent: TraceHeaders | undefined, message: { exchange: string; routingKey: string; eventId: string; eventType: string }): PublishSpan;
+  startPublish(
+    parent: TraceHeaders | undefined,
+    message: { exchange: string; routingKey: string; eventId: string; eventType: string },
+  ): PublishSpan;
   /** Runs `work` with tracing suppressed (its database statements make no spans). */
   untraced<T>(work: () => T): T;
   /** Exports what is buffered and stops. */

@@ -84,7 +84,9 @@ export class RateLimitMiddleware {
   private storeFailed(error: unknown): void {
     if (this.storeDown) return;
     this.storeDown = true;
-    this.logger.warn(`Rate-limit counters in ${this.store.location} cannot be reached, requests are served without a limit until they can: ${describeError(error)}`);
+    this.logger.warn(
+      `Rate-limit counters in ${this.store.location} cannot be reached, requests are served without a limit until they can: ${describeError(error)}`,
+    );
   }
 
   private storeAnswered(): void {

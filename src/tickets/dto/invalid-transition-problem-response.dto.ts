@@ -14,7 +14,12 @@ export class InvalidTransitionProblemResponse extends ProblemDetailResponse {
   @ApiProperty({ description: 'The status the ticket has', enum: TicketStatus, enumName: 'TicketStatus', example: TicketStatus.OPEN })
   from: TicketStatus;
 
-  @ApiProperty({ description: 'The status the request asked for', enum: TicketStatus, enumName: 'TicketStatus', example: TicketStatus.CLOSED })
+  @ApiProperty({
+    description: 'The status the request asked for',
+    enum: TicketStatus,
+    enumName: 'TicketStatus',
+    example: TicketStatus.CLOSED,
+  })
   to: TicketStatus;
 
   @ApiProperty({

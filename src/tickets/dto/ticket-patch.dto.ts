@@ -13,7 +13,12 @@ const present = (field: keyof TicketPatch) => ValidateIf((patch: TicketPatch) =>
  * TicketRequest: `null` or blank on a required field is NotNull/NotBlank.
  */
 export class TicketPatch {
-  @ApiPropertyOptional({ description: 'Short summary; not blank, not null', example: 'VPN drops every hour', maxLength: 255, pattern: '\\S' })
+  @ApiPropertyOptional({
+    description: 'Short summary; not blank, not null',
+    example: 'VPN drops every hour',
+    maxLength: 255,
+    pattern: '\\S',
+  })
   @present('title')
   @IsJsonString()
   @NotBlank('Title is required')
@@ -27,7 +32,12 @@ export class TicketPatch {
   @Size(2000)
   description?: string;
 
-  @ApiPropertyOptional({ description: 'Exact case; not null', enum: TicketStatus, enumName: 'TicketStatus', example: TicketStatus.RESOLVED })
+  @ApiPropertyOptional({
+    description: 'Exact case; not null',
+    enum: TicketStatus,
+    enumName: 'TicketStatus',
+    example: TicketStatus.RESOLVED,
+  })
   @present('status')
   @IsEnumMember(TicketStatus, 'TicketStatus')
   @NotNull('TicketStatus', 'Status is required')
@@ -47,7 +57,13 @@ export class TicketPatch {
   @Size(255)
   requesterEmail?: string;
 
-  @ApiPropertyOptional({ description: 'Person or group working on it; null clears it', example: 'desk-2', type: String, maxLength: 255, nullable: true })
+  @ApiPropertyOptional({
+    description: 'Person or group working on it; null clears it',
+    example: 'desk-2',
+    type: String,
+    maxLength: 255,
+    nullable: true,
+  })
   @IsJsonString()
   @Size(255)
   assignedTo?: string | null;

@@ -28,7 +28,12 @@ export class TicketResponse {
   @ApiProperty({ description: 'UTC, with milliseconds', type: String, format: 'date-time', example: '2026-11-22T20:37:14.123Z' })
   createdAt: Date;
 
-  @ApiProperty({ description: 'Advances on every successful update', type: String, format: 'date-time', example: '2026-11-22T20:37:14.123Z' })
+  @ApiProperty({
+    description: 'Advances on every successful update',
+    type: String,
+    format: 'date-time',
+    example: '2026-11-22T20:37:14.123Z',
+  })
   updatedAt: Date;
 
   @ApiProperty({

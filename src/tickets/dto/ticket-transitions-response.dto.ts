@@ -7,7 +7,8 @@ export class TicketTransitionsResponse {
   status: TicketStatus;
 
   @ApiProperty({
-    description: 'The statuses a PUT or PATCH may set, the current one included, in the order of the enum; every status when TICKET_WORKFLOW=open',
+    description:
+      'The statuses a PUT or PATCH may set, the current one included, in the order of the enum; every status when TICKET_WORKFLOW=open',
     enum: TicketStatus,
     enumName: 'TicketStatus',
     isArray: true,

@@ -15,9 +15,19 @@ describe('search prefix bound', () => {
 
   it('names every prefix over the bound, in the order of q, and lets the others pass', () => {
     const over = SEARCH_PREFIX_MAX_WORDS + 1;
-    expect(() => assertPrefixesBounded(terms, 'q', [{ term: 0, words: 3 }, { term: 1, words: SEARCH_PREFIX_MAX_WORDS }, { term: 2, words: 0 }])).not.toThrow();
+    expect(() =>
+      assertPrefixesBounded(terms, 'q', [
+        { term: 0, words: 3 },
+        { term: 1, words: SEARCH_PREFIX_MAX_WORDS },
+        { term: 2, words: 0 },
+      ]),
+    ).not.toThrow();
     try {
-      assertPrefixesBounded(terms, 'the q', [{ term: 2, words: String(over) }, { term: 0, words: over }, { term: 1, words: 5 }]);
+      assertPrefixesBounded(terms, 'the q', [
+        { term: 2, words: String(over) },
+        { term: 0, words: over },
+        { term: 1, words: 5 },
+      ]);
       throw new Error('not refused');
     } catch (error) {
       expect(error).toBeInstanceOf(ValidationFailedException);

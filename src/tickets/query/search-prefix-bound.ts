@@ -35,7 +35,11 @@ export function prefixWordCountSql(terms: readonly SearchTerm[] | null | undefin
 }
 
 /** Throws the 400 naming `q` when a prefix term matches more than SEARCH_PREFIX_MAX_WORDS words (counts: prefixWordCountSql's rows). */
-export function assertPrefixesBounded(terms: readonly SearchTerm[], searchText: string | undefined, counts: readonly PrefixWordCount[]): void {
+export function assertPrefixesBounded(
+  terms: readonly SearchTerm[],
+  searchText: string | undefined,
+  counts: readonly PrefixWordCount[],
+): void {
   const prefixes = terms.filter((term) => term.prefix);
   const broad = counts
     .filter((count) => Number(count.words) > SEARCH_PREFIX_MAX_WORDS)

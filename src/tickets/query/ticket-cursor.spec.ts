@@ -31,7 +31,15 @@ describe('ticket cursors', () => {
     const cursor = encodeCursor(fingerprint, sort, ticket);
     const [payload, check] = cursor.split('.');
     const edited = Buffer.from(Buffer.from(payload, 'base64url').toString().replace('42', '43')).toString('base64url');
-    for (const bad of [`${edited}.${check}`, `${payload}.${check.slice(1)}`, `${payload}.${'A'.repeat(16)}`, 'abc', '', `${cursor}.x`, '..']) {
+    for (const bad of [
+      `${edited}.${check}`,
+      `${payload}.${check.slice(1)}`,
+      `${payload}.${'A'.repeat(16)}`,
+      'abc',
+      '',
+      `${cursor}.x`,
+      '..',
+    ]) {
       expect(decodeCursor(bad, fingerprint, sort)).toBe('unreadable');
     }
   });

@@ -10,7 +10,10 @@ export type CursorPosition = Array<number | string>;
  * of the page's last ticket; the values are bound as parameters and compared with the sort keys, nothing else.
  */
 export function encodeCursor(fingerprint: string, sort: readonly SortKey[], last: ListedTicket): string {
-  return encodePosition(fingerprint, sort.map((key) => cursorValue(last, key)));
+  return encodePosition(
+    fingerprint,
+    sort.map((key) => cursorValue(last, key)),
+  );
 }
 
 /** The position a cursor holds, or why it cannot be used with this query (its fingerprint and sort). */

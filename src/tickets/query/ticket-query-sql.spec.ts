@@ -70,7 +70,7 @@ describe('ticket list SQL', () => {
     expect(where(ticketListSql(query({ q: 'to be' })).sql)).toBe(' WHERE FALSE ORDER BY id ASC LIMIT 51');
   });
 
-  it('continues after a position, key by key, in each key\'s own direction', () => {
+  it("continues after a position, key by key, in each key's own direction", () => {
     const { sql, params } = ticketListSql(query({ sort: '-updatedAt,createdAt' }, [1000, 2000, 7]));
     expect(where(sql)).toBe(
       ' WHERE (updated_at < ? OR (updated_at = ? AND created_at > ?) OR (updated_at = ? AND created_at = ? AND id > ?))' +

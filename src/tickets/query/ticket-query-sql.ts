@@ -53,7 +53,10 @@ export function ticketCountSql(query: TicketQuery): SqlStatement {
   const terms = query.filters.search;
   if (!search.words && terms && filters.length === 0) {
     const [first, ...others] = terms;
-    const where = whereClause([{ sql: 'w0.word LIKE ?', params: [likePrefix(first.word)] }, ...others.map((term) => inWords('w0.ticket_id', term))]);
+    const where = whereClause([
+      { sql: 'w0.word LIKE ?', params: [likePrefix(first.word)] },
+      ...others.map((term) => inWords('w0.ticket_id', term)),
+    ]);
     return { sql: `SELECT COUNT(DISTINCT w0.ticket_id) AS total FROM ticket_words w0${where.sql}`, params: where.params };
   }
   const where = whereClause([...search.conditions, ...filters]);
@@ -80,13 +83,18 @@ function searchSql(terms: SearchTerm[] | null | undefined, purpose: 'page' | 'co
   const exact = terms.filter((term) => !term.prefix);
   const prefixes = terms.filter((term) => term.prefix);
   if (exact.length === 0) return { conditions: prefixes.map((term) => inWords('tickets.id', term)) };
-  const joins = exact.slice(1).map((_term, i) => ` JOIN ticket_words w${i + 1} ON w${i + 1}.word = ? AND w${i + 1}.ticket_id = w0.ticket_id`);
+  const joins = exact
+    .slice(1)
+    .map((_term, i) => ` JOIN ticket_words w${i + 1} ON w${i + 1}.word = ? AND w${i + 1}.ticket_id = w0.ticket_id`);
   const conditions: Condition[] = [{ sql: 'w0.word = ?', params: [exact[0].word] }];
   for (const term of prefixes) {
     conditions.push(
       purpose === 'page'
         ? // A scalar subquery, so that it is checked on each ticket read in order (a semi-join would collect every ticket of the prefix first).
-          { sql: '(SELECT 1 FROM ticket_words p WHERE p.ticket_id = w0.ticket_id AND p.word LIKE ? LIMIT 1) IS NOT NULL', params: [likePrefix(term.word)] }
+          {
+            sql: '(SELECT 1 FROM ticket_words p WHERE p.ticket_id = w0.ticket_id AND p.word LIKE ? LIMIT 1) IS NOT NULL',
+            params: [likePrefix(term.word)],
+          }
         : inWords('w0.ticket_id', term),
     );
   }
@@ -130,7 +138,9 @@ function filterConditions(filters: TicketFilters): Condition[] {
 function afterCondition(sort: readonly SortKey[], position: ReadonlyArray<number | string>): Condition {
   const branches: Condition[] = [];
   for (let i = 0; i < sort.length; i++) {
-    const equalBefore = sort.slice(0, i).map((key, j) => ({ sql: `${SORT_COLUMNS[key.field].column} = ?`, params: [bound(key, position[j])] }));
+    const equalBefore = sort
+      .slice(0, i)
+      .map((key, j) => ({ sql: `${SORT_COLUMNS[key.field].column} = ?`, params: [bound(key, position[j])] }));
     const beyond = beyondCondition(sort[i], position[i]);
     if (beyond) branches.push(and([...equalBefore, beyond]));
   }

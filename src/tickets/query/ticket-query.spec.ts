@@ -39,7 +39,18 @@ describe('parseTicketQuery', () => {
     });
 
     it('ignores unknown parameters and reports every bad new one at once, naming it', () => {
-      expect(problems({ page: '0', size: '1', sort: 'id,desc', priority: 'URGENT', createdAfter: 'yesterday', limit: '1001', q: 'x'.repeat(201), total: 'yes' })).toEqual([
+      expect(
+        problems({
+          page: '0',
+          size: '1',
+          sort: 'id,desc',
+          priority: 'URGENT',
+          createdAfter: 'yesterday',
+          limit: '1001',
+          q: 'x'.repeat(201),
+          total: 'yes',
+        }),
+      ).toEqual([
         ['priority', 'typeMismatch', 'URGENT'],
         ['createdAfter', 'typeMismatch', 'yesterday'],
         ['q', 'Size', 'x'.repeat(201)],

@@ -11,7 +11,6 @@ import { type CursorPosition, decodeCursor } from './ticket-cursor.js';
 import { type SearchTerm, searchTerms } from './ticket-search.js';
 import { DEFAULT_SORT, parseSort, SORT_FIELDS, type SortKey } from './ticket-sort.js';
 
-
 export interface TicketFilters {
   statuses: TicketStatus[];
   priorities: TicketPriority[];
@@ -47,8 +46,19 @@ export interface TicketQuery {
 }
 
 export const QUERY_PARAMETERS = [
-  'status', 'priority', 'requesterEmail', 'assignedTo', 'createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore',
-  'q', 'sort', 'limit', 'cursor', 'total',
+  'status',
+  'priority',
+  'requesterEmail',
+  'assignedTo',
+  'createdAfter',
+  'createdBefore',
+  'updatedAfter',
+  'updatedBefore',
+  'q',
+  'sort',
+  'limit',
+  'cursor',
+  'total',
 ] as const;
 
 export const SEARCH_MAX_LENGTH = 200;
@@ -59,7 +69,6 @@ export const SEARCH_MAX_LENGTH = 200;
  */
 export const SEARCH_MAX_PREFIXES = 8;
 const DATE_FILTERS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore'] as const;
-
 
 /**
  * Parses a list request's query parameters. Every bad value is reported at once as a validation failure of
@@ -96,9 +105,13 @@ function readFilters(params: QueryParameters): { filters: TicketFilters; searchT
     if (text === undefined) continue;
     const instant = parseInstant(text);
     if (instant === undefined) {
-      params.problem(name, 'typeMismatch', 'java.time.Instant',
+      params.problem(
+        name,
+        'typeMismatch',
+        'java.time.Instant',
         "Failed to convert value to required type 'java.time.Instant'; expected an ISO-8601 date-time with Z or an offset, e.g. 2026-11-22T20:37:14Z",
-        text);
+        text,
+      );
     } else {
       filters[name] = instant;
     }
@@ -112,7 +125,14 @@ function readFilters(params: QueryParameters): { filters: TicketFilters; searchT
       filters.search = terms.length > 0 ? terms : null;
       const prefixes = terms.filter((term) => term.prefix).length;
       if (prefixes > SEARCH_MAX_PREFIXES) {
-        params.problem('q', 'SearchTooBroad', 'java.lang.String', `At most ${SEARCH_MAX_PREFIXES} prefix words (word*) in one search; this one has ${prefixes}`, q, [SEARCH_MAX_PREFIXES]);
+        params.problem(
+          'q',
+          'SearchTooBroad',
+          'java.lang.String',
+          `At most ${SEARCH_MAX_PREFIXES} prefix words (word*) in one search; this one has ${prefixes}`,
+          q,
+          [SEARCH_MAX_PREFIXES],
+        );
       }
     }
     return { filters, searchText: q };
@@ -124,7 +144,13 @@ function readEnums<T extends string>(params: QueryParameters, name: string, valu
   const accepted = Object.values(values);
   const items = params.list(name);
   for (const item of items.filter((value) => !(accepted as string[]).includes(value))) {
-    params.problem(name, 'typeMismatch', javaType, `Failed to convert value to required type '${javaType}'; accepted values: [${accepted.join(', ')}]`, item);
+    params.problem(
+      name,
+      'typeMismatch',
+      javaType,
+      `Failed to convert value to required type '${javaType}'; accepted values: [${accepted.join(', ')}]`,
+      item,
+    );
   }
   // Sorted and without repeats: the same set of values is the same query, whatever order it was given in.
   return accepted.filter((value) => items.includes(value));
@@ -148,7 +174,13 @@ function readPage(params: QueryParameters, fingerprint: string, sort: SortKey[])
   const totalText = params.single('total');
   const limit = readLimit(params, limitText);
   if (totalText !== undefined && totalText !== 'true' && totalText !== 'false') {
-    params.problem('total', 'typeMismatch', 'java.lang.Boolean', "Failed to convert value to required type 'java.lang.Boolean'; accepted values: [true, false]", totalText);
+    params.problem(
+      'total',
+      'typeMismatch',
+      'java.lang.Boolean',
+      "Failed to convert value to required type 'java.lang.Boolean'; accepted values: [true, false]",
+      totalText,
+    );
   }
   let after: CursorPosition | undefined;
   if (cursor !== undefined) {
@@ -159,7 +191,13 @@ function readPage(params: QueryParameters, fingerprint: string, sort: SortKey[])
       if (decoded === 'unreadable') {
         params.problem('cursor', 'InvalidCursor', 'java.lang.String', 'Not a cursor this service issued, or one that was altered', cursor);
       } else if (decoded === 'other-query') {
-        params.problem('cursor', 'InvalidCursor', 'java.lang.String', 'This cursor belongs to a list with other filters or another sort', cursor);
+        params.problem(
+          'cursor',
+          'InvalidCursor',
+          'java.lang.String',
+          'This cursor belongs to a list with other filters or another sort',
+          cursor,
+        );
       } else {
         after = decoded;
       }

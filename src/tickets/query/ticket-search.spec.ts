@@ -8,9 +8,15 @@ describe('search words', () => {
   });
 
   it('makes a word a prefix only with a * directly after it', () => {
-    expect(searchTerms('print* jams')).toEqual([{ word: 'print', prefix: true }, { word: 'jams', prefix: false }]);
+    expect(searchTerms('print* jams')).toEqual([
+      { word: 'print', prefix: true },
+      { word: 'jams', prefix: false },
+    ]);
     expect(searchTerms('print * *jams')).toEqual(exact('print', 'jams'));
-    expect(searchTerms('print** jam*s')).toEqual([{ word: 'print', prefix: true }, { word: 'jam', prefix: true }]);
+    expect(searchTerms('print** jam*s')).toEqual([
+      { word: 'print', prefix: true },
+      { word: 'jam', prefix: true },
+    ]);
   });
 
   it('drops words shorter than three characters and InnoDB stop words, also as prefixes', () => {
@@ -49,7 +55,13 @@ describe('search words', () => {
 
 describe('the words a ticket is indexed under', () => {
   it('are those of title and description by the same rules, once each', () => {
-    expect(ticketWords('Printer jams on floor 3', 'The printer JAMS; ERR_42 in café')).toEqual(['printer', 'jams', 'floor', 'err_42', 'café']);
+    expect(ticketWords('Printer jams on floor 3', 'The printer JAMS; ERR_42 in café')).toEqual([
+      'printer',
+      'jams',
+      'floor',
+      'err_42',
+      'café',
+    ]);
   });
 
   it('are none when nothing is searchable', () => {

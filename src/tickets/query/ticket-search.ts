@@ -16,8 +16,10 @@ export const WORD_MAX_LENGTH = 64;
 
 /** INFORMATION_SCHEMA.INNODB_FT_DEFAULT_STOPWORD, the list the FULLTEXT index used: neither indexed nor searched. */
 export const INNODB_STOP_WORDS: ReadonlySet<string> = new Set(
-  ('a about an are as at be by com de en for from how i in is it la of on or that the this to was what when where ' +
-    'who will with und www').split(' '),
+  (
+    'a about an are as at be by com de en for from how i in is it la of on or that the this to was what when where ' +
+    'who will with und www'
+  ).split(' '),
 );
 
 /** One word of a search: the whole word, or (`prefix`) any word starting with it. */

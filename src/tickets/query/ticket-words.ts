@@ -19,7 +19,12 @@ export interface SearchableText {
  * "cafe" one key, so a word that is there already is skipped rather than an error, and one deleted as lost ("Café")
  * while the ticket still has it in another spelling ("cafe") is inserted again.
  */
-export async function updateTicketWords(manager: Queryable, ticketId: number | string, before: SearchableText, after: SearchableText): Promise<void> {
+export async function updateTicketWords(
+  manager: Queryable,
+  ticketId: number | string,
+  before: SearchableText,
+  after: SearchableText,
+): Promise<void> {
   if (before.title === after.title && before.description === after.description) return;
   const words = ticketWords(after.title, after.description);
   // One statement a word, each naming its whole primary key: MariaDB reads `(word, ticket_id) IN ((?, ?))` with a
@@ -27,16 +32,28 @@ export async function updateTicketWords(manager: Queryable, ticketId: number | s
   for (const word of ticketWords(before.title, before.description)) {
     if (!words.includes(word)) await manager.query('DELETE FROM ticket_words WHERE word = ? AND ticket_id = ?', [word, Number(ticketId)]);
   }
-  await insertWords(manager, words.map((word) => [word, ticketId]));
+  await insertWords(
+    manager,
+    words.map((word) => [word, ticketId]),
+  );
 }
 
 /** The words of new tickets, several in one statement (creates written together). */
-export async function insertTicketWords(manager: Queryable, tickets: ReadonlyArray<SearchableText & { id: number | string }>): Promise<void> {
-  await insertWords(manager, tickets.flatMap((ticket) => ticketWords(ticket.title, ticket.description).map((word): [string, number | string] => [word, ticket.id])));
+export async function insertTicketWords(
+  manager: Queryable,
+  tickets: ReadonlyArray<SearchableText & { id: number | string }>,
+): Promise<void> {
+  await insertWords(
+    manager,
+    tickets.flatMap((ticket) => ticketWords(ticket.title, ticket.description).map((word): [string, number | string] => [word, ticket.id])),
+  );
 }
 
 async function insertWords(manager: Queryable, rows: Array<[string, number | string]>): Promise<void> {
   if (rows.length === 0) return;
   const values = '(?, ?),'.repeat(rows.length).slice(0, -1);
-  await manager.query(`INSERT INTO ticket_words (word, ticket_id) VALUES ${values} ON DUPLICATE KEY UPDATE ticket_id = ticket_id`, rows.flat());
+  await manager.query(
+    `INSERT INTO ticket_words (word, ticket_id) VALUES ${values} ON DUPLICATE KEY UPDATE ticket_id = ticket_id`,
+    rows.flat(),
+  );
 }

@@ -43,7 +43,8 @@ const PROVIDER = '/usr/lib/galera/libgalera_smm.so';
  * leaves the view within a few seconds, as failover tests need; still well above scheduling hiccups on a
  * loaded 2-core machine.
  */
-const GCOMM_TIMERS = 'evs.keepalive_period=PT0.5S;evs.inactive_check_period=PT0.5S;evs.suspect_timeout=PT3S;evs.inactive_timeout=PT6S;evs.install_timeout=PT6S';
+const GCOMM_TIMERS =
+  'evs.keepalive_period=PT0.5S;evs.inactive_check_period=PT0.5S;evs.suspect_timeout=PT3S;evs.inactive_timeout=PT6S;evs.install_timeout=PT6S';
 
 /**
  * A 3-node MariaDB Galera cluster of the machine's mariadb-server and galera-4 packages, private to one test
@@ -225,21 +226,33 @@ export class GaleraCluster {
       ...this.extraArgs,
       ...extra,
     ];
-    const server = new ManagedProcess(MARIADBD, args, { env: baseEnv({ HOME: nodeDir }), logFile: join(nodeDir, 'output.log'), cwd: nodeDir, runDir: this.runDir! });
+    const server = new ManagedProcess(MARIADBD, args, {
+      env: baseEnv({ HOME: nodeDir }),
+      logFile: join(nodeDir, 'output.log'),
+      cwd: nodeDir,
+      runDir: this.runDir!,
+    });
     this.servers[i] = server;
     this.startedPids.add(server.pid);
     node.pid = server.pid;
-    await waitFor(`Galera node ${i + 1} to be synced`, this.bootTimeoutMs, async () => {
-      if (!server.running) throw new GiveUp(`node ${i + 1} exited`);
-      const connection = await this.connect(i);
-      try {
-        const [rows] = await connection.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment')");
-        const status = Object.fromEntries((rows as { Variable_name: string; Value: string }[]).map((row) => [row.Variable_name, row.Value]));
-        return status.wsrep_ready === 'ON' && status.wsrep_local_state_comment === 'Synced';
-      } finally {
-        await connection.end();
-      }
-    }, 250);
+    await waitFor(
+      `Galera node ${i + 1} to be synced`,
+      this.bootTimeoutMs,
+      async () => {
+        if (!server.running) throw new GiveUp(`node ${i + 1} exited`);
+        const connection = await this.connect(i);
+        try {
+          const [rows] = await connection.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state_comment')");
+          const status = Object.fromEntries(
+            (rows as { Variable_name: string; Value: string }[]).map((row) => [row.Variable_name, row.Value]),
+          );
+          return status.wsrep_ready === 'ON' && status.wsrep_local_state_comment === 'Synced';
+        } finally {
+          await connection.end();
+        }
+      },
+      250,
+    );
     // mariadbd is the process we spawned; its pid file is only read to confirm.
     const written = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
     if (written && written !== server.pid) throw new Error(`node ${i + 1} wrote pid ${written}, started ${server.pid}`);

@@ -34,7 +34,12 @@ export class GiveUp extends Error {}
  * Polls `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. Errors the
  * check throws count as "not yet", except GiveUp.
  */
-export async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined | false> | T | undefined | false, intervalMs = 200): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  intervalMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -80,11 +85,7 @@ export class ManagedProcess {
   readonly exited: Promise<void>;
   private readonly child: ChildProcess;
 
-  constructor(
-    command: string,
-    args: string[],
-    options: { env: NodeJS.ProcessEnv; cwd?: string; logFile: string; runDir: RunDir },
-  ) {
+  constructor(command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; logFile: string; runDir: RunDir }) {
     const log = openSync(options.logFile, 'a');
     try {
       this.child = spawn(command, args, { env: options.env, cwd: options.cwd, detached: true, stdio: ['ignore', log, log] });
@@ -228,10 +229,15 @@ export function tcpAccepts(port: number, host = '127.0.0.1', timeoutMs = 500): P
 /** Runs a command to completion; rejects with its output when it fails. */
 export function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { env: options.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolve(stdout);
-    });
+    execFile(
+      command,
+      args,
+      { env: options.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 

@@ -167,7 +167,9 @@ export class RabbitCluster {
 
   /** Index of the node that leads quorum queue `queue`, as the cluster reports it (list_queues leader). */
   async queueLeader(queue: string, vhost = '/'): Promise<number> {
-    const rows = JSON.parse(await this.ctl(this.liveNode(), ['list_queues', '-p', vhost, 'name', 'type', 'leader', '--formatter', 'json'])) as { name: string; type: string; leader: string }[];
+    const rows = JSON.parse(
+      await this.ctl(this.liveNode(), ['list_queues', '-p', vhost, 'name', 'type', 'leader', '--formatter', 'json']),
+    ) as { name: string; type: string; leader: string }[];
     const row = rows.find((candidate) => candidate.name === queue);
     if (!row) throw new Error(`No queue ${queue} in vhost ${vhost}`);
     if (row.type !== 'quorum') throw new Error(`Queue ${queue} is a ${row.type} queue`);
@@ -180,7 +182,10 @@ export class RabbitCluster {
    * the whole cluster, so one live node is asked. Undefined when no such connection exists (yet).
    */
   async connectionNode(connectionName: string): Promise<number | undefined> {
-    const rows = JSON.parse(await this.ctl(this.liveNode(), ['list_connections', 'port', 'client_properties', '--formatter', 'json'])) as { port: number; client_properties: unknown }[];
+    const rows = JSON.parse(await this.ctl(this.liveNode(), ['list_connections', 'port', 'client_properties', '--formatter', 'json'])) as {
+      port: number;
+      client_properties: unknown;
+    }[];
     const row = rows.find((candidate) => connectionNameOf(candidate.client_properties) === connectionName);
     if (!row) return undefined;
     const index = this.nodes.findIndex((node) => node.amqpPort === row.port);
@@ -199,7 +204,10 @@ export class RabbitCluster {
 
   /** Runs rabbitmqctl against node i. */
   async ctl(i: number, args: string[]): Promise<string> {
-    return run(rabbitScript('rabbitmqctl'), ['-n', this.nodes[i].name, '-q', ...args], { env: this.cliEnv(), timeoutMs: this.bootTimeoutMs });
+    return run(rabbitScript('rabbitmqctl'), ['-n', this.nodes[i].name, '-q', ...args], {
+      env: this.cliEnv(),
+      timeoutMs: this.bootTimeoutMs,
+    });
   }
 
   /** Stops every node (SIGTERM, SIGKILL after `graceMs`) and epmd, then removes the temp folder. */
@@ -269,7 +277,12 @@ export class RabbitCluster {
       RABBITMQ_PID_FILE: pidFile,
     });
     // The script stays as parent of the VM and turns SIGTERM into an orderly shutdown.
-    const server = new ManagedProcess(rabbitScript('rabbitmq-server'), [], { env, logFile: this.outputLog(i), cwd: nodeDir, runDir: this.runDir! });
+    const server = new ManagedProcess(rabbitScript('rabbitmq-server'), [], {
+      env,
+      logFile: this.outputLog(i),
+      cwd: nodeDir,
+      runDir: this.runDir!,
+    });
     this.servers[i] = server;
     this.startedPids.add(server.pid);
     node.pid = await waitFor(`node ${node.name} to write its pid file`, this.bootTimeoutMs, async () => {
