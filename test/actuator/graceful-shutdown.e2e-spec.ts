@@ -42,8 +42,10 @@ describe('Graceful shutdown', () => {
     it('answers a request in flight at SIGTERM, stops accepting new ones and exits 0', async () => {
       const service = await slowService(1_000);
       try {
+        // In flight: its SELECT is on its way to the (slow) database when the signal comes.
+        const reachedDatabase = proxy.untilClientSends('FROM tickets');
         const inFlight = fetch(`${service.url}/api/tickets`);
-        await sleep(500);
+        await reachedDatabase;
         service.kill('SIGTERM');
 
         const response = await inFlight;
@@ -62,8 +64,9 @@ describe('Graceful shutdown', () => {
     it('cuts off what is still running after SERVER_SHUTDOWN_TIMEOUT_MS and still exits 0', async () => {
       const service = await slowService(3_000, { SERVER_SHUTDOWN_TIMEOUT_MS: '300' });
       try {
+        const reachedDatabase = proxy.untilClientSends('FROM tickets');
         const inFlight = fetch(`${service.url}/api/tickets`);
-        await sleep(300);
+        await reachedDatabase;
         service.kill('SIGTERM');
 
         await expect(inFlight).rejects.toThrow();

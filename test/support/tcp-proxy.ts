@@ -14,6 +14,7 @@ export class TcpProxy {
   private open = true;
   private stalled = false;
   private held?: Array<{ to: Socket; chunk: Buffer }>;
+  private readonly watches = new Set<{ text: string; seen: () => void }>();
 
   private constructor(
     private readonly targetHost: string,
@@ -60,6 +61,11 @@ export class TcpProxy {
     for (const { to, chunk } of held) if (to.writable) to.write(chunk);
   }
 
+  /** Resolves once a client of the proxy sends `text` (a statement's SQL, say) towards the target. */
+  untilClientSends(text: string): Promise<void> {
+    return new Promise((seen) => this.watches.add({ text, seen }));
+  }
+
   async stop(): Promise<void> {
     this.cut();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
@@ -75,6 +81,14 @@ export class TcpProxy {
     const pipe = (from: Socket, to: Socket) =>
       from.on('data', (chunk: Buffer) => {
         if (this.stalled) return;
+        if (from === client) {
+          for (const watch of this.watches) {
+            if (chunk.includes(watch.text)) {
+              this.watches.delete(watch);
+              watch.seen();
+            }
+          }
+        }
         if (this.held && from === upstream) {
           this.held.push({ to, chunk });
           return;
