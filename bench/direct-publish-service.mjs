@@ -5,7 +5,6 @@
 import 'reflect-metadata';
 import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
-import { lastValueFrom } from 'rxjs';
 import { AppModule } from '../dist/app.module.js';
 import { setupApp } from '../dist/app.setup.js';
 import { parseConfig } from '../dist/config/app-config.js';
@@ -26,7 +25,7 @@ class PublishAfterCommit extends OutboxRelay {
   kick() {
     for (const event of committed.splice(0)) {
       const message = { messageId: event.eventId, type: event.eventType, timestamp: event.occurredAt, body: JSON.stringify(event) };
-      lastValueFrom(this.client.emit(this.routingKey, message), { defaultValue: undefined }).catch(() => undefined);
+      this.client.publishInOrder([{ ...message, routingKey: this.routingKey }]).catch(() => undefined);
     }
   }
 }
