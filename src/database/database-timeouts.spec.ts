@@ -109,6 +109,17 @@ describe('timed-out statements', () => {
     expect(await after({ code: 'ER_DUP_ENTRY' })).toBe(false);
     expect(await after(undefined)).toBe(false);
   });
+
+  it("destroy it through the pool's own destroy when given one, so that the pool's counts forget it at once", async () => {
+    const connection = { destroy: () => undefined };
+    const destroyedByPool: unknown[] = [];
+    const pooled = new (databaseTimeoutsSubscriber((gone) => destroyedByPool.push(gone)))();
+    await pooled.afterQuery({
+      error: { code: 'PROTOCOL_SEQUENCE_TIMEOUT' },
+      queryRunner: { connect: async () => connection },
+    } as unknown as AfterQueryEvent);
+    expect(destroyedByPool).toEqual([connection]);
+  });
 });
 
 describe('TypeORM logging', () => {

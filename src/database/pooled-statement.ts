@@ -1,9 +1,11 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { DatabasePool } from './database-pool.js';
 import { assertDeadlineNotPassed, statementTimedOut, statementTimeLimitMs } from './request-deadline.js';
-import { type DatabaseServer, databaseServerOf, isServerTimeLimit, withServerTimeLimit } from './statement-time-limit.js';
+import { type DatabaseServer, databaseServer, isServerTimeLimit, withServerTimeLimit } from './statement-time-limit.js';
 
 /**
  * One statement on a connection of the service's pool, without a query runner: for the reads that are one
@@ -20,14 +22,14 @@ export class PooledStatement implements OnModuleInit {
 
   constructor(
     private readonly pool: DatabasePool,
+    @InjectDataSource() private readonly dataSource: DataSource,
     config: ConfigService<AppConfig, true>,
   ) {
     this.timeoutMs = config.get('db.queryTimeoutMs', { infer: true }) || undefined;
   }
 
   async onModuleInit(): Promise<void> {
-    const [{ version }] = await this.rows<{ version: string }>('SELECT VERSION() AS version', []);
-    this.server = databaseServerOf(version);
+    this.server = await databaseServer(this.dataSource);
   }
 
   rows<T>(sql: string, values: unknown[], options: { dateStrings?: boolean } = {}): Promise<T[]> {

@@ -1,3 +1,5 @@
+import type { DataSource } from 'typeorm';
+
 /** The servers the service runs on, as the db health component names them. */
 export type DatabaseServer = 'MariaDB' | 'MySQL';
 
@@ -5,9 +7,24 @@ export function databaseServerOf(version: string): DatabaseServer {
   return /mariadb/i.test(version) ? 'MariaDB' : 'MySQL';
 }
 
+const servers = new WeakMap<DataSource, Promise<DatabaseServer>>();
+
+/** MariaDB or MySQL, asked once per data source (transactions and PooledStatement share the answer). */
+export function databaseServer(dataSource: DataSource): Promise<DatabaseServer> {
+  let server = servers.get(dataSource);
+  if (!server) {
+    server = (dataSource.query('SELECT VERSION() AS version') as Promise<Array<{ version: string }>>).then(([{ version }]) =>
+      databaseServerOf(version),
+    );
+    servers.set(dataSource, server);
+    server.catch(() => servers.delete(dataSource)); // asked again next time
+  }
+  return server;
+}
+
 /**
- * `sql`, a read, for the server to stop by itself after `ms`: MariaDB's SET STATEMENT max_statement_time (seconds),
- * MySQL's MAX_EXECUTION_TIME optimizer hint (which it honours on SELECT only). A client that stops waiting leaves
+ * `sql`, one statement, for the server to stop by itself after `ms`: MariaDB's SET STATEMENT max_statement_time (seconds),
+ * MySQL's MAX_EXECUTION_TIME optimizer hint (which it honours on SELECT only: a write is left as it is). A client that stops waiting leaves
  * its statement running: the server only notices the closed connection once it has rows to send.
  */
 export function withServerTimeLimit(sql: string, ms: number, server: DatabaseServer): string {

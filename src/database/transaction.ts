@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { isPastDeadline, statementTimedOut, statementTimeLimitMs, untilCommitted } from './request-deadline.js';
 import { type Queryable, StatementBatch } from './statement-batch.js';
-import { type DatabaseServer, databaseServerOf, isServerTimeLimit, withServerTimeLimit } from './statement-time-limit.js';
+import { type DatabaseServer, databaseServer, isServerTimeLimit, withServerTimeLimit } from './statement-time-limit.js';
 
 /**
  * A transaction's statements. `query` sends one and answers its result (several: the list of their results); the
@@ -93,21 +93,6 @@ function writeTimeLimited(sql: string, server: DatabaseServer): string {
 function serverTimeLimitAs503(error: unknown): never {
   const driverError = (error as { driverError?: unknown }).driverError;
   throw isServerTimeLimit(error) || isServerTimeLimit(driverError) ? statementTimedOut() : error;
-}
-
-const servers = new WeakMap<DataSource, Promise<DatabaseServer>>();
-
-/** MariaDB or MySQL, asked once per data source. */
-function databaseServer(dataSource: DataSource): Promise<DatabaseServer> {
-  let server = servers.get(dataSource);
-  if (!server) {
-    server = (dataSource.query('SELECT VERSION() AS version') as Promise<Array<{ version: string }>>).then(([{ version }]) =>
-      databaseServerOf(version),
-    );
-    servers.set(dataSource, server);
-    server.catch(() => servers.delete(dataSource)); // asked again next time
-  }
-  return server;
 }
 
 const COMMIT_OUTCOME_UNKNOWN = Symbol('commitOutcomeUnknown');

@@ -24,8 +24,8 @@ const RATE_LIMIT_HEADERS = {
 };
 
 /**
- * What the security filters answer, on every operation under /api (the actuator and the documents are neither
- * authenticated nor limited): with bearer tokens on, the bearer scheme as each operation's `security` and its 401
+ * What the security filters answer, on every operation under /api (the actuator's operations are never rate limited,
+ * and their token only decides how much health shows, never whether it answers): with bearer tokens on, the bearer scheme as each operation's `security` and its 401
  * and 403; with a rate limit, its 429. Each in its version's error shape, so clients get types for them.
  */
 export function withSecurity(document: OpenAPIObject, security: SecurityConfig): OpenAPIObject {
