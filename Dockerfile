@@ -29,6 +29,8 @@ COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The event contract, served at /asyncapi.yaml and /asyncapi.json.
 COPY docs/asyncapi.yaml ./docs/asyncapi.yaml
+# The SLA policy that SLA_POLICY_FILE defaults to (read only with SLA_ENABLED=true).
+COPY config/sla-policy.yaml ./config/sla-policy.yaml
 # The files stay root-owned: the service only reads them.
 USER node
 EXPOSE 8080

@@ -146,6 +146,12 @@ describe('Dockerfile', () => {
     expect(['.env', 'node_modules/x', 'docs/other.md', 'test/x.ts'].filter(dockerIgnored)).toHaveLength(4);
   });
 
+  it('ships the default SLA policy where SLA_POLICY_FILE looks for it (config/ beside dist/)', () => {
+    const copies = contextCopies(final);
+    expect(copies).toContainEqual(['config/sla-policy.yaml', './config/sla-policy.yaml']);
+    expect(dockerIgnored('config/sla-policy.yaml')).toBe(false);
+  });
+
   it('keeps secrets, dependencies and build output out of the build context (.dockerignore)', () => {
     const ignored = read('.dockerignore')
       .split('\n')

@@ -1,0 +1,113 @@
+import type { SlaCalendar } from '../config/sla-config.js';
+
+/**
+ * Business-time arithmetic over a calendar, on epoch milliseconds (UTC instants), as pure functions.
+ *
+ * A calendar's hours are wall-clock times of its zone; each local day's intervals are turned into UTC instants
+ * with the zone's offset on that day, so a day of a DST change has its 23 or 25 hours and "08:00" stays 08:00
+ * local on both sides of the change. The offsets come from Intl.DateTimeFormat, that is the IANA database the
+ * runtime ships and updates: a date library would add a dependency and a second copy of the zone rules to keep
+ * current, for the two conversions needed here (an instant's local wall time, and back).
+ */
+
+const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
+/** How far ahead a calendar is searched for open hours: any calendar with hours in its week has some within that. */
+const SEARCH_DAYS = 3 * 366;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timeZone, format);
+  }
+  return format;
+}
+
+/** The zone's offset from UTC at `instant`, in milliseconds (Europe/Berlin in summer: 7,200,000). */
+export function zoneOffsetMs(timeZone: string, instant: number): number {
+  const parts = formatter(timeZone).formatToParts(new Date(instant));
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)!.value);
+  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+  return wall - (instant - (((instant % 1000) + 1000) % 1000));
+}
+
+/**
+ * The instant at which the zone's clocks show `wall` (a wall time written as if it were UTC). A wall time in the
+ * gap of a spring-forward change does not exist; it maps to the same distance after the gap (02:30 → 03:30).
+ */
+export function instantOfWallTime(timeZone: string, wall: number): number {
+  const first = wall - zoneOffsetMs(timeZone, wall);
+  return wall - zoneOffsetMs(timeZone, first);
+}
+
+/** The local day (days since 1970-01-01 in the zone's wall time) that `instant` falls on. */
+function localDay(timeZone: string, instant: number): number {
+  return Math.floor((instant + zoneOffsetMs(timeZone, instant)) / DAY_MS);
+}
+
+/** The open intervals of one local day as UTC instants, in order. */
+function dayIntervals(calendar: Extract<SlaCalendar, { always: false }>, day: number): Array<[number, number]> {
+  const midnight = day * DAY_MS;
+  if (calendar.holidays.has(new Date(midnight).toISOString().slice(0, 10))) return [];
+  // 1970-01-01 was a Thursday: day 0 is weekday 4.
+  const weekday = (((day + 4) % 7) + 7) % 7;
+  return calendar.week[weekday].map(({ start, end }) => [
+    instantOfWallTime(calendar.timeZone, midnight + start * MINUTE_MS),
+    instantOfWallTime(calendar.timeZone, midnight + end * MINUTE_MS),
+  ]);
+}
+
+/** The calendar's open time from `from` on, as [start, end) pieces in order (the first may start at `from`). */
+function* openFrom(calendar: SlaCalendar, from: number): Generator<[number, number]> {
+  if (calendar.always) {
+    yield [from, Infinity];
+    return;
+  }
+  // From the day before: harmless (its intervals end before `from`), and safe where a zone skips a midnight.
+  const first = localDay(calendar.timeZone, from) - 1;
+  for (let day = first; day < first + SEARCH_DAYS + calendar.holidays.size; day++) {
+    for (const [start, end] of dayIntervals(calendar, day)) if (end > from) yield [Math.max(start, from), end];
+  }
+  throw new Error(`Calendar ${calendar.name} has no open hours within ${SEARCH_DAYS} days of ${new Date(from).toISOString()}`);
+}
+
+/** The instant at which `ms` of business time have passed from `from` (`from` itself for 0). */
+export function addBusinessTime(calendar: SlaCalendar, from: number, ms: number): number {
+  if (ms <= 0) return from;
+  let left = ms;
+  for (const [start, end] of openFrom(calendar, from)) {
+    if (left <= end - start) return start + left;
+    left -= end - start;
+  }
+  throw new Error('unreachable: openFrom ends by throwing');
+}
+
+/** The business time between two instants (0 when `to` is not after `from`). */
+export function businessTimeBetween(calendar: SlaCalendar, from: number, to: number): number {
+  if (to <= from) return 0;
+  let total = 0;
+  for (const [start, end] of openFrom(calendar, from)) {
+    if (start >= to) break;
+    total += Math.min(end, to) - start;
+    if (end >= to) break;
+  }
+  return total;
+}
+
+/** Whether the calendar's hours include `instant`. */
+export function isWithinHours(calendar: SlaCalendar, instant: number): boolean {
+  const next = openFrom(calendar, instant).next();
+  return !next.done && next.value[0] === instant;
+}
