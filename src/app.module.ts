@@ -11,6 +11,7 @@ import { LoggingModule } from './logging/logging.module.js';
 import { MessagingModule } from './messaging/messaging.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { SecurityModule } from './security/security.module.js';
+import { SlaModule } from './sla/sla.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 
 @Module({
@@ -21,6 +22,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     MessagingModule,
     SecurityModule,
     TicketsModule,
+    SlaModule,
     HistoryModule,
     CommentsModule,
     ActuatorModule,

@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HistoryAction } from '../tickets/history-action.js';
@@ -11,6 +11,7 @@ import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/p
 import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import { anonymousWrite, type WriteContext } from '../common/context/write-context.js';
 import { CommentVisibility } from './comment-visibility.enum.js';
+import { TICKET_CLOCKS, type TicketClocks } from '../tickets/ticket-clocks.js';
 import { CommentsRepository } from './comments.repository.js';
 import type { CommentRequest } from './dto/comment-request.dto.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
@@ -27,6 +28,7 @@ export class CommentsService {
     private readonly idempotency: IdempotencyService,
     private readonly comments: CommentsRepository,
     private readonly history: TicketHistoryRepository,
+    @Inject(TICKET_CLOCKS) private readonly clocks: TicketClocks,
   ) {}
 
   /**
@@ -44,6 +46,7 @@ export class CommentsService {
         visibility: request.visibility ?? CommentVisibility.PUBLIC,
       };
       const id = await this.comments.insert(transaction, ticketId, fields, now);
+      await this.clocks.commented(transaction, ticketId, fields, now);
       const comment: CommentResponse = { id, ticketId: Number(ticketId), ...fields, createdAt: now };
       await this.history.record(transaction.later, {
         ticketId: comment.ticketId,

@@ -28,6 +28,7 @@ import { TicketPageResponse } from './dto/ticket-page-response.dto.js';
 import { TicketPatch } from './dto/ticket-patch.dto.js';
 import { TicketRequest } from './dto/ticket-request.dto.js';
 import { TicketResponse } from './dto/ticket-response.dto.js';
+import { TicketV2Response } from './dto/ticket-v2-response.dto.js';
 import { assertIfMatch, ticketEtag } from './ticket-etag.js';
 import { IdPipe } from '../common/http/id.pipe.js';
 import type { QueryDialect } from '../common/paging/query-parameters.js';
@@ -136,6 +137,7 @@ export function ticketsApi(version: QueryDialect) {
   const collection = version === 'v1' ? '/api/tickets' : '/api/v2/tickets';
   const one = `${collection}/42`;
   const errorResponse = version === 'v1' ? ApiErrorResponse : ApiProblemResponse;
+  const ticketType = version === 'v1' ? TicketResponse : TicketV2Response;
   const invalidId: ErrorExample = {
     summary: 'Id is not a positive 64-bit integer',
     path: `${collection}/abc`,
@@ -249,7 +251,7 @@ export function ticketsApi(version: QueryDialect) {
         ApiBody({ type: TicketRequest }),
         ApiCreatedResponse({
           description: 'The stored ticket, with its generated id and timestamps (or, with Idempotency-Key, the stored response replayed)',
-          type: TicketResponse,
+          type: ticketType,
           headers: { ...locationHeader, ...idempotentReplayedHeader },
         }),
         bodyErrors(collection),
@@ -297,7 +299,7 @@ export function ticketsApi(version: QueryDialect) {
           description: `An ETag the client holds (e.g. \`${EXAMPLE_ETAG}\`): when it is still current the answer is 304 without a body`,
           schema: { type: 'string' },
         }),
-        ApiOkResponse({ description: 'The ticket', type: TicketResponse, headers: etagHeader }),
+        ApiOkResponse({ description: 'The ticket', type: ticketType, headers: etagHeader }),
         ApiNotModifiedResponse({ description: 'The ticket is still the version If-None-Match names; no body', headers: etagHeader }),
         errorResponse(400, 'The id is not a positive 64-bit integer', invalidId),
         notFound(),
@@ -314,7 +316,7 @@ export function ticketsApi(version: QueryDialect) {
         }),
         idParam,
         ApiBody({ type: TicketRequest }),
-        ApiOkResponse({ description: 'The ticket after the update', type: TicketResponse, headers: etagHeader }),
+        ApiOkResponse({ description: 'The ticket after the update', type: ticketType, headers: etagHeader }),
         bodyErrors(one, invalidId),
         notFound(),
         ifMatch(),
@@ -336,7 +338,7 @@ export function ticketsApi(version: QueryDialect) {
         ApiBody({ type: TicketPatch }),
         ApiOkResponse({
           description: 'The ticket after the update (or, with Idempotency-Key, the stored response replayed)',
-          type: TicketResponse,
+          type: ticketType,
           headers: { ...etagHeader, ...idempotentReplayedHeader },
         }),
         bodyErrorResponses(one, 'ticketPatch', invalidId),

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -30,6 +30,7 @@ import { BatchedWrites } from '../database/batched-writes.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { TicketWorkflow } from '../config/tickets-config.js';
+import { TICKET_CLOCKS, type TicketClocks } from './ticket-clocks.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -61,6 +62,7 @@ export class TicketsService {
     private readonly idempotency: IdempotencyService,
     private readonly tickets: TicketsRepository,
     private readonly history: TicketHistoryRepository,
+    @Inject(TICKET_CLOCKS) private readonly clocks: TicketClocks,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
@@ -84,6 +86,7 @@ export class TicketsService {
       for (const [i, ticket] of tickets.entries()) {
         const { context, now, trace } = pending[i];
         await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace);
+        await this.clocks.created(transaction.later, ticket, now);
         await this.idempotency.finishCreated(transaction, context.idempotency, ticket, ticketEtag(ticket));
       }
       return tickets;
@@ -153,6 +156,7 @@ export class TicketsService {
       assertTransition(this.workflow, current.status, updated.status);
       await this.tickets.update(transaction.later, id, updated);
       await this.tickets.updateWords(transaction.later, id, current, updated);
+      await this.clocks.updated(transaction, current, updated, now);
       await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now);
       await this.idempotency.finishUpdated(transaction, context.idempotency, updated, ticketEtag(updated));
       return updated;

@@ -1,10 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { TicketResponse } from './ticket-response.dto.js';
+import { TicketV2Response } from './ticket-v2-response.dto.js';
 
 /** v2's list body: one page of tickets, where the next one starts, and how many match in all. */
 export class TicketPageResponse {
-  @ApiProperty({ description: 'The tickets of this page, in the requested order', type: [TicketResponse] })
-  items: TicketResponse[];
+  @ApiProperty({ description: 'The tickets of this page, in the requested order', type: [TicketV2Response] })
+  items: TicketV2Response[];
 
   @ApiProperty({
     description: 'Pass as `cursor` (with the same filters and sort) for the next page; null on the last page',

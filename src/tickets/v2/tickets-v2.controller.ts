@@ -5,6 +5,7 @@ import {
   Get,
   Headers,
   HttpCode,
+  Inject,
   Param,
   Patch,
   Post,
@@ -28,6 +29,8 @@ import { type TicketPage, TicketsService } from '../tickets.service.js';
 import { ticketsApi } from '../tickets.openapi.js';
 import { writeContext } from '../../common/context/write-context.js';
 import { withEtag } from '../ticket-etag.js';
+import { TICKET_CLOCKS, type TicketClocks } from '../ticket-clocks.js';
+import type { TicketV2Response } from '../dto/ticket-v2-response.dto.js';
 
 const COLLECTION = '/api/v2/tickets';
 const api = ticketsApi('v2');
@@ -40,7 +43,22 @@ const api = ticketsApi('v2');
 @Controller('api/v2/tickets')
 @api.tickets()
 export class TicketsV2Controller {
-  constructor(private readonly tickets: TicketsService) {}
+  constructor(
+    private readonly tickets: TicketsService,
+    @Inject(TICKET_CLOCKS) private readonly clocks: TicketClocks,
+  ) {}
+
+  /** The tickets with their SLA summaries when SLA is on; as they are (no statement) when it is off. */
+  private async withSla<T extends { id: number }>(tickets: T[]): Promise<Array<T & Pick<TicketV2Response, 'sla'>>> {
+    const summaries = await this.clocks.summaries(tickets.map((ticket) => ticket.id));
+    if (!summaries) return tickets;
+    return tickets.map((ticket) => ({ ...ticket, sla: summaries.get(ticket.id) ?? { breached: false, nextBreachTime: null } }));
+  }
+
+  private async oneWithSla(response: Response, ticket: TicketResponse): Promise<TicketV2Response> {
+    const [withSla] = await this.withSla([withEtag(response, ticket)]);
+    return withSla;
+  }
 
   @Post()
   @api.create()
@@ -51,10 +69,10 @@ export class TicketsV2Controller {
     @Body() request: TicketRequest,
     @Req() http: Request,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<TicketResponse> {
+  ): Promise<TicketV2Response> {
     const ticket = await this.tickets.create(request, writeContext(http));
     response.setHeader('Location', `${COLLECTION}/${ticket.id}`);
-    return withEtag(response, ticket);
+    return this.oneWithSla(response, ticket);
   }
 
   @Get()
@@ -62,13 +80,13 @@ export class TicketsV2Controller {
   async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<TicketPage> {
     const page = await this.tickets.list(parseTicketQuery(request.query, 'v2'));
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
-    return page;
+    return { ...page, items: await this.withSla(page.items) };
   }
 
   @Get(':id')
   @api.get()
-  async findOne(@Param('id', IdPipe) id: string, @Res({ passthrough: true }) response: Response): Promise<TicketResponse> {
-    return withEtag(response, await this.tickets.findOne(id));
+  async findOne(@Param('id', IdPipe) id: string, @Res({ passthrough: true }) response: Response): Promise<TicketV2Response> {
+    return this.oneWithSla(response, await this.tickets.findOne(id));
   }
 
   @Get(':id/transitions')
@@ -86,8 +104,8 @@ export class TicketsV2Controller {
     @Req() http: Request,
     @Res({ passthrough: true }) response: Response,
     @Headers('if-match') ifMatch?: string,
-  ): Promise<TicketResponse> {
-    return withEtag(response, await this.tickets.replace(id, request, ifMatch, writeContext(http)));
+  ): Promise<TicketV2Response> {
+    return this.oneWithSla(response, await this.tickets.replace(id, request, ifMatch, writeContext(http)));
   }
 
   @Patch(':id')
@@ -100,8 +118,8 @@ export class TicketsV2Controller {
     @Req() http: Request,
     @Res({ passthrough: true }) response: Response,
     @Headers('if-match') ifMatch?: string,
-  ): Promise<TicketResponse> {
-    return withEtag(response, await this.tickets.patch(id, patch, ifMatch, writeContext(http)));
+  ): Promise<TicketV2Response> {
+    return this.oneWithSla(response, await this.tickets.patch(id, patch, ifMatch, writeContext(http)));
   }
 
   @Delete(':id')

@@ -1,0 +1,85 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/app-config.js';
+import type { SlaPolicy, SlaPriority } from '../config/sla-config.js';
+import type { Queryable } from '../database/statement-batch.js';
+import type { Transaction } from '../database/transaction.js';
+import { WithinRequestDeadline } from '../database/request-deadline.js';
+import type { TicketResponse } from '../tickets/dto/ticket-response.dto.js';
+import type { CommentForClocks, TicketClocks, TicketSlaSummary } from '../tickets/ticket-clocks.js';
+import { ticketNotFound } from '../tickets/ticket-not-found.js';
+import type { SlaResponse } from './dto/sla-response.dto.js';
+import { clocksAfterResponse, clocksAfterUpdate, clocksOfNewTicket, nextBreachTime, type SlaClock } from './sla-clock.js';
+import { NEVER_DUE, SlaRepository } from './sla.repository.js';
+import { slaView } from './sla-view.js';
+
+/** The message of the /sla endpoints when SLA is off: a 404, as for a resource this service does not have. */
+export const SLA_OFF_MESSAGE = 'SLA clocks are not enabled on this service (SLA_ENABLED=false)';
+
+/**
+ * SLA clocks (docs/sla.md): the rules of sla-clock.ts applied to every ticket write in its transaction, and the
+ * clocks as Jira shows them. Everything returns at once, without a statement, when SLA is off.
+ */
+@Injectable()
+export class SlaService implements TicketClocks {
+  private readonly policy: SlaPolicy | null;
+
+  constructor(
+    private readonly repository: SlaRepository,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.policy = config.get('sla', { infer: true }).policy;
+  }
+
+  async created(manager: Queryable, ticket: TicketResponse, now: Date): Promise<void> {
+    if (!this.policy) return;
+    const clocks = clocksOfNewTicket(this.policy, ticket, now.getTime());
+    await this.repository.save(manager, ticket.id, clocks, nextBreachTime(clocks));
+  }
+
+  async updated(transaction: Transaction, before: TicketResponse, after: TicketResponse, now: Date): Promise<void> {
+    if (!this.policy || (before.status === after.status && before.priority === after.priority)) return;
+    const latest = await this.repository.latestOf(transaction, after.id);
+    if (!latest) return;
+    const changed = clocksAfterUpdate(this.policy, latest.clocks, before, after, now.getTime());
+    await this.save(transaction, after.id, latest.clocks, changed);
+  }
+
+  async commented(transaction: Transaction, ticketId: string, comment: CommentForClocks, now: Date): Promise<void> {
+    if (!this.policy || comment.visibility !== 'PUBLIC' || !comment.author) return;
+    const latest = await this.repository.latestOf(transaction, ticketId);
+    // Addresses compare without case, as requesterEmail's column does.
+    if (!latest || latest.requesterEmail.toLowerCase() === comment.author.toLowerCase()) return;
+    await this.save(transaction, ticketId, latest.clocks, clocksAfterResponse(latest.clocks, this.policy, now.getTime()));
+  }
+
+  private async save(transaction: Transaction, ticketId: number | string, latest: SlaClock[], changed: SlaClock[]): Promise<void> {
+    if (changed.length === 0) return;
+    const merged = [...latest.filter((clock) => !changed.some((c) => c.metric === clock.metric)), ...changed];
+    await this.repository.save(transaction.later, ticketId, changed, nextBreachTime(merged));
+  }
+
+  summaries(ids: readonly number[]): Promise<Map<number, TicketSlaSummary>> | undefined {
+    if (!this.policy) return undefined;
+    return this.repository
+      .summaries(ids)
+      .then(
+        (rows) =>
+          new Map(
+            rows.map(({ id, dueAt, breached }) => [
+              id,
+              { breached, nextBreachTime: dueAt.getTime() >= NEVER_DUE.getTime() ? null : dueAt },
+            ]),
+          ),
+      );
+  }
+
+  /** GET …/sla: every cycle of the ticket's clocks in Jira's shape. */
+  @WithinRequestDeadline()
+  async view(id: string): Promise<SlaResponse> {
+    if (!this.policy) throw new NotFoundException(SLA_OFF_MESSAGE);
+    const found = await this.repository.allOf(id);
+    if (!found) throw ticketNotFound(id);
+    return slaView(this.policy, found.priority as SlaPriority, found.clocks, Date.now());
+  }
+}

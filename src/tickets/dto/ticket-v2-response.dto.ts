@@ -1,0 +1,25 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { TicketResponse } from './ticket-response.dto.js';
+
+export class TicketSlaSummaryResponse {
+  @ApiProperty({ description: 'Whether any SLA clock of the ticket has breached, in any cycle', example: false })
+  breached: boolean;
+
+  @ApiProperty({
+    description: 'The earliest breach time of its running clocks; null when none runs (paused, completed, or no clocks)',
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-11-23T16:00:00.000Z',
+  })
+  nextBreachTime: Date | null;
+}
+
+/** A ticket in v2: v1's fields, and its SLA summary when SLA is on (SLA_ENABLED=true). */
+export class TicketV2Response extends TicketResponse {
+  @ApiPropertyOptional({
+    description: 'Only when SLA clocks are on (docs/sla.md); not part of the ticket version its ETag names',
+    type: TicketSlaSummaryResponse,
+  })
+  sla?: TicketSlaSummaryResponse;
+}

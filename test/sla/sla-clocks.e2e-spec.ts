@@ -1,0 +1,164 @@
+import { expectProblem } from '../support/problem-json.js';
+import { slaPolicyEnv } from '../support/sla-policy.js';
+import { expectSpringError } from '../support/spring-error.js';
+import { asHttpResponse } from '../support/supertest-response.js';
+import { type TestAppHandle, useTestApp } from '../support/test-app.js';
+import { buildTicketRequest } from '../support/ticket-factory.js';
+
+type Json = Record<string, any>;
+
+const H = 3_600_000;
+const MERGE_PATCH = 'application/merge-patch+json';
+const at = (text: string) => Date.parse(text);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** HIGH: first response in 1 h, resolution in 8 h; LOW: 2 h and 4 h; all 24x7, so deadlines are exact. */
+const GOALS = { HIGH: { firstResponse: 'PT1H', resolution: 'PT8H' }, LOW: { firstResponse: 'PT2H', resolution: 'PT4H' } };
+
+function requests(testApp: TestAppHandle) {
+  const http = () => testApp.http;
+  return {
+    create: async (overrides: Json = {}): Promise<Json> =>
+      (await http().post('/api/v2/tickets').send(buildTicketRequest(overrides)).expect(201)).body,
+    patch: async (id: number, changes: Json): Promise<Json> =>
+      (await http().patch(`/api/v2/tickets/${id}`).set('Content-Type', MERGE_PATCH).send(changes).expect(200)).body,
+    sla: async (id: number, version = 'v2'): Promise<Json> =>
+      (
+        await http()
+          .get(version === 'v2' ? `/api/v2/tickets/${id}/sla` : `/api/tickets/${id}/sla`)
+          .expect(200)
+      ).body,
+  };
+}
+const metric = (sla: Json, name: string) => sla.metrics.find((m: Json) => m.name === name);
+
+describe('SLA clocks (SLA_ENABLED=true)', () => {
+  const testApp = useTestApp({ env: slaPolicyEnv(GOALS) });
+  const api = requests(testApp);
+
+  it("starts both clocks on create and answers them in Jira's shape, in v1 and v2 alike", async () => {
+    const ticket = await api.create({ priority: 'HIGH' });
+    const sla = await api.sla(ticket.id);
+    expect(sla).toMatchObject({ priority: 'HIGH', calendar: 'always' });
+    expect(metric(sla, 'firstResponse')).toMatchObject({
+      goal: 'PT1H',
+      ongoingCycle: {
+        cycle: 1,
+        startTime: ticket.createdAt,
+        breachTime: iso(at(ticket.createdAt) + H),
+        breached: false,
+        paused: false,
+        withinCalendarHours: true,
+      },
+      completedCycles: [],
+    });
+    expect(metric(sla, 'resolution').ongoingCycle).toMatchObject({ breachTime: iso(at(ticket.createdAt) + 8 * H), goal: 'PT8H' });
+    expect(metric(sla, 'resolution').ongoingCycle.remainingTime).toMatch(/^PT7H\d+M(\d+S)?$|^PT8H$/);
+    expect(await api.sla(ticket.id, 'v1')).toEqual({ ...sla, metrics: expect.any(Array) });
+  });
+
+  it('carries sla { breached, nextBreachTime } in v2 bodies, and nothing in v1 bodies', async () => {
+    const ticket = await api.create({ priority: 'HIGH' });
+    expect(ticket.sla).toEqual({ breached: false, nextBreachTime: iso(at(ticket.createdAt) + H) });
+    const v2 = (await testApp.http.get(`/api/v2/tickets/${ticket.id}`).expect(200)).body;
+    expect(v2.sla).toEqual(ticket.sla);
+    const listed = (await testApp.http.get(`/api/v2/tickets?limit=100&sort=-id`).expect(200)).body.items.find(
+      (t: Json) => t.id === ticket.id,
+    );
+    expect(listed.sla).toEqual(ticket.sla);
+    const v1 = (await testApp.http.get(`/api/tickets/${ticket.id}`).expect(200)).body;
+    expect(Object.keys(v1)).not.toContain('sla');
+  });
+
+  it('stops firstResponse when the status leaves OPEN; resolution runs on', async () => {
+    const ticket = await api.create({ priority: 'HIGH' });
+    const moved = await api.patch(ticket.id, { status: 'IN_PROGRESS' });
+    const sla = await api.sla(ticket.id);
+    expect(metric(sla, 'firstResponse')).toMatchObject({
+      ongoingCycle: null,
+      completedCycles: [{ cycle: 1, startTime: ticket.createdAt, stopTime: moved.updatedAt, breached: false, goal: 'PT1H' }],
+    });
+    expect(moved.sla.nextBreachTime).toBe(iso(at(ticket.createdAt) + 8 * H));
+  });
+
+  it("stops firstResponse on a public comment by someone other than the requester, not on the requester's own or an internal one", async () => {
+    const ticket = await api.create({ priority: 'HIGH' });
+    const comment = (body: Json) =>
+      testApp.http
+        .post(`/api/tickets/${ticket.id}/comments`)
+        .send({ body: 'On it', ...body })
+        .expect(201);
+    await comment({ author: ticket.requesterEmail.toUpperCase() });
+    await comment({ author: 'agent@example.com', visibility: 'INTERNAL' });
+    expect(metric(await api.sla(ticket.id), 'firstResponse').ongoingCycle).not.toBeNull();
+    const answer = (await comment({ author: 'agent@example.com' })).body;
+    expect(metric(await api.sla(ticket.id), 'firstResponse').completedCycles).toEqual([
+      expect.objectContaining({ stopTime: answer.createdAt, breached: false }),
+    ]);
+  });
+
+  it('pauses resolution while WAITING_ON_CUSTOMER and moves its deadline by the time paused', async () => {
+    const ticket = await api.create({ priority: 'HIGH', status: 'IN_PROGRESS' });
+    const paused = await api.patch(ticket.id, { status: 'WAITING_ON_CUSTOMER' });
+    const whilePaused = metric(await api.sla(ticket.id), 'resolution').ongoingCycle;
+    expect(whilePaused).toMatchObject({ paused: true, breachTime: null });
+    expect(paused.sla.nextBreachTime).toBeNull();
+    const resumed = await api.patch(ticket.id, { status: 'IN_PROGRESS' });
+    const pausedFor = at(resumed.updatedAt) - at(paused.updatedAt);
+    expect(metric(await api.sla(ticket.id), 'resolution').ongoingCycle).toMatchObject({
+      paused: false,
+      breachTime: iso(at(ticket.createdAt) + 8 * H + pausedFor),
+    });
+  });
+
+  it('starts a new resolution cycle with the full goal on a reopen and keeps the completed one', async () => {
+    const ticket = await api.create({ priority: 'HIGH', status: 'IN_PROGRESS' });
+    const resolved = await api.patch(ticket.id, { status: 'RESOLVED' });
+    const reopened = await api.patch(ticket.id, { status: 'IN_PROGRESS' });
+    const resolution = metric(await api.sla(ticket.id), 'resolution');
+    expect(resolution.completedCycles).toEqual([
+      expect.objectContaining({ cycle: 1, startTime: ticket.createdAt, stopTime: resolved.updatedAt, breached: false }),
+    ]);
+    expect(resolution.ongoingCycle).toMatchObject({
+      cycle: 2,
+      startTime: reopened.updatedAt,
+      breachTime: iso(at(reopened.updatedAt) + 8 * H),
+    });
+  });
+
+  it('re-times the running clocks on a priority change, keeping the time spent', async () => {
+    const ticket = await api.create({ priority: 'HIGH', status: 'IN_PROGRESS' });
+    const lowered = await api.patch(ticket.id, { priority: 'LOW' });
+    // LOW's resolution goal is 4 h of which the time since the create is spent: the deadline is created + 4 h.
+    expect(metric(await api.sla(ticket.id), 'resolution').ongoingCycle).toMatchObject({
+      goal: 'PT4H',
+      breachTime: iso(at(ticket.createdAt) + 4 * H),
+    });
+    expect(lowered.sla.nextBreachTime).toBe(iso(at(ticket.createdAt) + 4 * H));
+  });
+
+  it("answers 404 in each version's shape for an unknown ticket", async () => {
+    const v1 = expectSpringError(asHttpResponse(await testApp.http.get('/api/tickets/999999999/sla').expect(404)), 404);
+    expect(v1.message).toBe('Ticket not found with id: 999999999');
+    const v2 = expectProblem(asHttpResponse(await testApp.http.get('/api/v2/tickets/999999999/sla').expect(404)), 404);
+    expect(v2.detail).toBe('Ticket not found with id: 999999999');
+  });
+
+  it('forgets the clocks of a deleted ticket', async () => {
+    const ticket = await api.create({ priority: 'HIGH' });
+    await testApp.http.delete(`/api/tickets/${ticket.id}`).expect(204);
+    await testApp.http.get(`/api/v2/tickets/${ticket.id}/sla`).expect(404);
+  });
+});
+
+describe('SLA clocks off (the default)', () => {
+  const testApp = useTestApp();
+
+  it('adds no sla field to v2 bodies and answers the /sla endpoints with a 404 that says SLA is off', async () => {
+    const ticket = (await testApp.http.post('/api/v2/tickets').send(buildTicketRequest()).expect(201)).body;
+    expect(Object.keys(ticket)).not.toContain('sla');
+    const v1 = await testApp.http.get(`/api/tickets/${ticket.id}/sla`).expect(404);
+    expect(v1.body.message).toBe('SLA clocks are not enabled on this service (SLA_ENABLED=false)');
+    await testApp.http.get(`/api/v2/tickets/${ticket.id}/sla`).expect(404);
+  });
+});
