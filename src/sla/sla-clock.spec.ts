@@ -1,5 +1,6 @@
 import type { SlaCalendar, SlaPolicy } from '../config/sla-config.js';
 import {
+  nextBreachTime,
   clocksAfterResponse,
   clocksAfterUpdate,
   clocksOfNewTicket,
@@ -143,6 +144,7 @@ describe('SLA clocks', () => {
   it('records a ticket created RESOLVED as completed cycles and one created WAITING_ON_CUSTOMER as paused', () => {
     expect(clocksOfNewTicket(policy, { status: 'RESOLVED', priority: 'HIGH' }, T).map((clock) => clock.stoppedAt)).toEqual([T, T]);
     const waiting = clocksOfNewTicket(policy, { status: 'WAITING_ON_CUSTOMER', priority: 'HIGH' }, T);
-    expect(resolution(waiting)).toMatchObject({ runningSince: null, stoppedAt: null, breachAt: null });
+    expect(resolution(waiting)).toMatchObject({ runningSince: null, stoppedAt: null, warningDueAt: null, breachDueAt: null });
+    expect(nextBreachTime(waiting)).toBeNull();
   });
 });

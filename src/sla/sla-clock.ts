@@ -15,7 +15,7 @@ export interface SlaClock {
   stoppedAt: number | null;
   elapsedMs: number;
   runningSince: number | null;
-  /** Running only: when it breaches (or breached). */
+  /** When it breaches (or breached) as last timed while running; the next resume re-times it. */
   breachAt: number | null;
   warningDueAt: number | null;
   breachDueAt: number | null;
@@ -131,14 +131,13 @@ function applyStatus(policy: SlaPolicy, clock: SlaClock, status: string, now: nu
   return isRunning(clock) ? clock : timed(policy, { ...clock, runningSince: now }, now);
 }
 
-/** Paused: the time spent is counted up to now. An event whose time came while it ran is still sent; later ones are not. */
+/** Paused: the time spent is counted up to now (breachAt stays, the last one timed). An event whose time came while it ran is still sent; later ones are not. */
 function halt(clock: SlaClock, now: number, calendars: Calendars): SlaClock {
   const due = (at: number | null) => (at !== null && at <= now ? at : null);
   return {
     ...clock,
     elapsedMs: elapsedAt(clock, now, calendars),
     runningSince: null,
-    breachAt: null,
     warningDueAt: due(clock.warningDueAt),
     breachDueAt: due(clock.breachDueAt),
   };

@@ -31,7 +31,7 @@ function ongoingCycle(clock: SlaClock, now: number, calendars: ReturnType<typeof
   return {
     cycle: clock.cycle,
     startTime: iso(clock.startedAt),
-    breachTime: clock.breachAt === null ? null : iso(clock.breachAt),
+    breachTime: isRunning(clock) && clock.breachAt !== null ? iso(clock.breachAt) : null,
     breached: elapsed >= clock.goal.ms,
     paused: !isRunning(clock),
     withinCalendarHours: isWithinHours(calendars(clock.calendar), now),

@@ -1,6 +1,9 @@
 import { Global, Module } from '@nestjs/common';
 import { TICKET_CLOCKS } from '../tickets/ticket-clocks.js';
+import { OutboxModule } from '../outbox/outbox.module.js';
 import { SlaController } from './sla.controller.js';
+import { SlaDetector } from './sla.detector.js';
+import { SlaMetrics } from './sla.metrics.js';
 import { SlaRepository } from './sla.repository.js';
 import { SlaService } from './sla.service.js';
 import { SlaV2Controller } from './v2/sla-v2.controller.js';
@@ -11,8 +14,9 @@ import { SlaV2Controller } from './v2/sla-v2.controller.js';
  */
 @Global()
 @Module({
+  imports: [OutboxModule],
   controllers: [SlaController, SlaV2Controller],
-  providers: [SlaService, SlaRepository, { provide: TICKET_CLOCKS, useExisting: SlaService }],
+  providers: [SlaService, SlaRepository, SlaDetector, SlaMetrics, { provide: TICKET_CLOCKS, useExisting: SlaService }],
   exports: [TICKET_CLOCKS],
 })
 export class SlaModule {}

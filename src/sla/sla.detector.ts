@@ -1,0 +1,106 @@
+import { AsyncResource } from 'node:async_hooks';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { AppConfig } from '../config/app-config.js';
+import { inTransaction } from '../database/transaction.js';
+import { untraced } from '../observability/tracing/trace-context.js';
+import { OutboxRelay } from '../outbox/outbox.relay.js';
+import { OutboxWriter } from '../outbox/outbox.writer.js';
+import { SLA_EVENT_ROUTING_KEYS, slaEvent } from './sla-event.js';
+import { SlaMetrics } from './sla.metrics.js';
+import { type DueEvent, SlaRepository } from './sla.repository.js';
+
+/** How often each replica looks for warnings and breaches that have come due. */
+export const SLA_POLL_INTERVAL_MS = 500;
+/** Due events handled per pass; a larger backlog (after an outage) takes several passes, one right after another. */
+const BATCH = 100;
+
+/**
+ * Sends each warning and breach once (decision 32). Every replica polls the due indexes; each due event is handled
+ * in one transaction that locks its clock row, checks it is still due at the same time (a write may have stopped or
+ * re-timed it meanwhile), inserts the event's row into ticket_sla_events, whose primary key (ticket, metric, cycle,
+ * kind) admits it once ever, and only if that added a row records the outbox event. Replicas racing for the same
+ * event, a restart between the commit and the next poll, or a re-timed clock coming due again can therefore never
+ * send it twice, and no node-local lock is involved. What fell due while no replica ran is found by the first poll.
+ */
+@Injectable()
+export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(SlaDetector.name);
+  private readonly enabled: boolean;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+  /** Created outside any request, with the application: its passes carry no request's deadline or log context. */
+  private readonly ownContext = new AsyncResource(SlaDetector.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: SlaRepository,
+    private readonly outbox: OutboxWriter,
+    private readonly relay: OutboxRelay,
+    private readonly metrics: SlaMetrics,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.enabled = config.get('sla.enabled', { infer: true });
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.enabled) return;
+    this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.ownContext
+        .runInAsyncScope(() => untraced(() => this.pass()))
+        .then((more) => this.schedule(more ? 0 : SLA_POLL_INTERVAL_MS))
+        .finally(() => (this.running = undefined));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** One pass over what is due now; true when a full batch suggests more is waiting. Never throws. */
+  private async pass(): Promise<boolean> {
+    try {
+      const due = await this.repository.due(new Date(), BATCH);
+      let sent = 0;
+      for (const event of due) {
+        if (this.stopped) break;
+        if (await this.handle(event)) sent++;
+      }
+      if (sent > 0) this.relay.kick();
+      return due.length === BATCH;
+    } catch (error) {
+      this.logger.warn(`SLA detector pass failed, retrying: ${(error as Error).message}`);
+      return false;
+    }
+  }
+
+  /** Handles one due event in its own transaction; true when this call recorded it (it was not sent before). */
+  private async handle(event: DueEvent): Promise<boolean> {
+    const now = new Date();
+    const recorded = await inTransaction(this.dataSource, async (transaction) => {
+      const clock = await this.repository.lockDue(transaction, event);
+      if (!clock) return undefined;
+      const fresh = await this.repository.recordSent(transaction, event, now);
+      if (fresh) {
+        const breachTime = event.kind === 'BREACHED' ? event.dueAt : (clock.breachAt ?? event.dueAt);
+        const message = slaEvent(event.kind, event.ticketId, { metric: event.metric, cycle: event.cycle, breachTime }, now);
+        await this.outbox.record(transaction.later, message, SLA_EVENT_ROUTING_KEYS[message.eventType], undefined);
+      }
+      await this.repository.markHandled(transaction.later, event);
+      return fresh ? clock : undefined;
+    });
+    if (recorded && event.kind === 'BREACHED') this.metrics.breached(event.metric, recorded.priority);
+    return recorded !== undefined;
+  }
+}

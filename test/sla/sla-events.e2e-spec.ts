@@ -1,0 +1,123 @@
+import { DataSource } from 'typeorm';
+import { EventConsumer } from '../support/event-consumer.js';
+import { slaPolicyEnv } from '../support/sla-policy.js';
+import { slaEventsOf, untilHandled } from '../support/sla-events.js';
+import { useTestApp } from '../support/test-app.js';
+import { buildTicketRequest } from '../support/ticket-factory.js';
+
+type Json = Record<string, any>;
+
+const MERGE_PATCH = 'application/merge-patch+json';
+const at = (text: string) => Date.parse(text);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * HIGH: first response due in 3 s, warned 2 s before; CRITICAL: resolution due in 2 s; MEDIUM and LOW: 30 min and 1 h. All
+ * 24x7. Waits are bounded polls for conditions; "nothing more" is shown by a marker: once the detector has nothing
+ * left to send for a clock, an update of the ticket publishes UPDATED on the ticket's outbox partition, after any
+ * SLA event recorded before it, so when the marker has arrived every SLA event of the ticket has too.
+ */
+const GOALS = {
+  HIGH: { firstResponse: 'PT3S', resolution: 'PT10H' },
+  CRITICAL: { firstResponse: 'PT10H', resolution: 'PT2S' },
+  MEDIUM: { firstResponse: 'PT30M', resolution: 'PT10H' },
+  LOW: { firstResponse: 'PT1H', resolution: 'PT10H' },
+};
+
+describe('SLA events', () => {
+  const testApp = useTestApp({ env: slaPolicyEnv(GOALS, 'PT2S') });
+  let consumer: EventConsumer;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    consumer = await EventConsumer.bound('ticket.#');
+    db = testApp.app.get(DataSource);
+  });
+
+  afterAll(async () => {
+    await consumer.stop();
+  });
+
+  const create = async (overrides: Json): Promise<Json> =>
+    (await testApp.http.post('/api/v2/tickets').send(buildTicketRequest(overrides)).expect(201)).body;
+  const patch = async (id: number, changes: Json): Promise<Json> =>
+    (await testApp.http.patch(`/api/v2/tickets/${id}`).set('Content-Type', MERGE_PATCH).send(changes).expect(200)).body;
+
+  /** Every SLA event of the ticket, once the detector is done with `metric` and a marker update has come through. */
+  async function settledEvents(id: number, metric?: string): Promise<Json[]> {
+    if (metric) await untilHandled(db, id, metric);
+    const marker = await patch(id, { assignedTo: `marker-${Date.now()}` });
+    await consumer.waitFor(
+      () => consumer.bodies().some((event) => event.ticketId === id && event.ticket?.assignedTo === marker.assignedTo),
+      20_000,
+    );
+    return slaEventsOf(consumer, id);
+  }
+
+  it('sends SLA_WARNING, then SLA_BREACHED, once each, on their own routing keys', async () => {
+    const ticket = await create({ priority: 'HIGH' });
+    const breachTime = iso(at(ticket.createdAt) + 3000);
+    await consumer.waitFor(() => slaEventsOf(consumer, ticket.id).length >= 2, 20_000);
+    const events = await settledEvents(ticket.id, 'firstResponse');
+    expect(events.map((event) => [event.eventType, event.sla])).toEqual([
+      ['SLA_WARNING', { metric: 'firstResponse', cycle: 1, breachTime }],
+      ['SLA_BREACHED', { metric: 'firstResponse', cycle: 1, breachTime }],
+    ]);
+    const keys = consumer
+      .forTicket(ticket.id)
+      .filter((m) => String(m.properties.type).startsWith('SLA_'))
+      .map((m) => m.fields.routingKey);
+    expect([...new Set(keys)]).toEqual(['ticket.sla.warning', 'ticket.sla.breached']);
+    expect(events[1]).toMatchObject({ ticketId: ticket.id, eventId: expect.any(String), occurredAt: expect.any(String) });
+    expect(at(events[1].occurredAt)).toBeGreaterThanOrEqual(at(breachTime));
+    // The ticket is marked breached for v2 bodies and the slaBreached filter.
+    expect((await testApp.http.get(`/api/v2/tickets/${ticket.id}`).expect(200)).body.sla).toMatchObject({ breached: true });
+  });
+
+  it('starts a new cycle on a reopen, whose breach is its own event', async () => {
+    const ticket = await create({ priority: 'CRITICAL', status: 'IN_PROGRESS' });
+    await consumer.waitFor(() => slaEventsOf(consumer, ticket.id).some((e) => e.eventType === 'SLA_BREACHED'), 20_000);
+    await patch(ticket.id, { status: 'RESOLVED' });
+    const reopened = await patch(ticket.id, { status: 'IN_PROGRESS' });
+    await consumer.waitFor(() => slaEventsOf(consumer, ticket.id).filter((e) => e.eventType === 'SLA_BREACHED').length >= 2, 20_000);
+    const breaches = (await settledEvents(ticket.id, 'resolution')).filter((e) => e.eventType === 'SLA_BREACHED');
+    expect(breaches.map((e) => e.sla)).toEqual([
+      { metric: 'resolution', cycle: 1, breachTime: iso(at(ticket.createdAt) + 2000) },
+      { metric: 'resolution', cycle: 2, breachTime: iso(at(reopened.updatedAt) + 2000) },
+    ]);
+  });
+
+  it('breaches at once, with one event and no warning, when a priority change finds the new goal exceeded', async () => {
+    const ticket = await create({ priority: 'LOW', status: 'IN_PROGRESS' });
+    // Past CRITICAL's 2 s of resolution (a bounded wait for the clock, not a timed assertion).
+    await consumer.waitFor(() => Date.now() > at(ticket.createdAt) + 2500, 10_000);
+    const raised = await patch(ticket.id, { priority: 'CRITICAL' });
+    await consumer.waitFor(() => slaEventsOf(consumer, ticket.id).length >= 1, 20_000);
+    const events = await settledEvents(ticket.id, 'resolution');
+    expect(events.map((e) => [e.eventType, e.sla])).toEqual([
+      ['SLA_BREACHED', { metric: 'resolution', cycle: 1, breachTime: raised.updatedAt }],
+    ]);
+  });
+
+  it('sends nothing for a breach that stopped being one: responded in time, priority lowered, ticket deleted', async () => {
+    // MEDIUM's first response is due in 30 minutes: every write below comes long before its time.
+    const responded = await create({ priority: 'MEDIUM' });
+    await testApp.http.post(`/api/tickets/${responded.id}/comments`).send({ body: 'Looking', author: 'agent@example.com' }).expect(201);
+    const lowered = await create({ priority: 'MEDIUM' });
+    await patch(lowered.id, { priority: 'LOW' });
+    const deleted = await create({ priority: 'MEDIUM' });
+    await testApp.http.delete(`/api/tickets/${deleted.id}`).expect(204);
+
+    const due = async (id: number) =>
+      (
+        await db.query(`SELECT warning_due_at, breach_due_at FROM ticket_sla_clocks WHERE ticket_id = ? AND metric = 'firstResponse'`, [id])
+      )[0];
+    // Responded: nothing left to send. Lowered: due when LOW's hour is up, MEDIUM's half hour forgotten. Deleted: no clocks.
+    expect(await due(responded.id)).toEqual({ warning_due_at: null, breach_due_at: null });
+    expect((await due(lowered.id)).breach_due_at.toISOString()).toBe(iso(at(lowered.createdAt) + 3_600_000));
+    expect(await db.query('SELECT * FROM ticket_sla_clocks WHERE ticket_id = ?', [deleted.id])).toEqual([]);
+    expect(await settledEvents(responded.id, 'firstResponse')).toEqual([]);
+    expect(await settledEvents(lowered.id)).toEqual([]);
+    expect(slaEventsOf(consumer, deleted.id)).toEqual([]);
+  });
+});
