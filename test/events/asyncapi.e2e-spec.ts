@@ -7,6 +7,7 @@ import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../../src/config/app-config.js';
 import { TICKET_EVENT_ROUTING_KEYS } from '../../src/tickets/events/ticket-event.js';
+import { SLA_EVENT_ROUTING_KEYS } from '../../src/sla/sla-event.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { createTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
@@ -41,7 +42,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
         .messages()
         .all()
         .map((message) => message.name()),
-    ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED']);
+    ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED', 'SLA_WARNING', 'SLA_BREACHED']);
   });
 
   it('puts each later kind on a routing key of its own that the v1 binding does not match, and only CREATED and UPDATED on it', () => {
@@ -57,7 +58,15 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       TICKET_EVENT_ROUTING_KEYS.COMMENT_ADDED,
       ['COMMENT_ADDED'],
     ]);
-    for (const id of ['ticketDeleted', 'ticketCommentAdded']) {
+    expect([channel('ticketSlaWarning').address(), names('ticketSlaWarning')]).toEqual([
+      SLA_EVENT_ROUTING_KEYS.SLA_WARNING,
+      ['SLA_WARNING'],
+    ]);
+    expect([channel('ticketSlaBreached').address(), names('ticketSlaBreached')]).toEqual([
+      SLA_EVENT_ROUTING_KEYS.SLA_BREACHED,
+      ['SLA_BREACHED'],
+    ]);
+    for (const id of ['ticketDeleted', 'ticketCommentAdded', 'ticketSlaWarning', 'ticketSlaBreached']) {
       expect(channel(id).bindings().get('amqp')!.value()).toMatchObject({
         is: 'routingKey',
         exchange: { name: parseConfig({}).rabbitmq.exchange, type: 'topic' },
@@ -167,7 +176,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
           .messages()
           .all()
           .map((message) => message.name()),
-      ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED']);
+      ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED', 'SLA_WARNING', 'SLA_BREACHED']);
     });
 
     it('is linked from the OpenAPI description, by links that lead to it from Swagger UI and from the document', async () => {
