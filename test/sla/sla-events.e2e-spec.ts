@@ -3,6 +3,7 @@ import { EventConsumer } from '../support/event-consumer.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { slaEventsOf, untilHandled } from '../support/sla-events.js';
 import { useTestApp } from '../support/test-app.js';
+import { parseScrape, valueOf } from '../support/prometheus-scrape.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 
 type Json = Record<string, any>;
@@ -25,7 +26,7 @@ const GOALS = {
 };
 
 describe('SLA events', () => {
-  const testApp = useTestApp({ env: slaPolicyEnv(GOALS, 'PT2S') });
+  const testApp = useTestApp({ env: { ...slaPolicyEnv(GOALS, 'PT2S'), MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,prometheus' } });
   let consumer: EventConsumer;
   let db: DataSource;
 
@@ -54,8 +55,13 @@ describe('SLA events', () => {
     return slaEventsOf(consumer, id);
   }
 
-  it('sends SLA_WARNING, then SLA_BREACHED, once each, on their own routing keys', async () => {
+  const scrape = async () => parseScrape((await testApp.http.get('/actuator/prometheus').expect(200)).text);
+  const breachesCounted = async () => valueOf(await scrape(), 'tickets_sla_breaches_total', { metric: 'firstResponse', priority: 'HIGH' });
+
+  it('sends SLA_WARNING, then SLA_BREACHED, once each, on their own routing keys, and counts the breach', async () => {
+    const countedBefore = await breachesCounted();
     const ticket = await create({ priority: 'HIGH' });
+    expect(valueOf(await scrape(), 'tickets_sla_running', { metric: 'firstResponse' })).toBeGreaterThanOrEqual(1);
     const breachTime = iso(at(ticket.createdAt) + 3000);
     await consumer.waitFor(() => slaEventsOf(consumer, ticket.id).length >= 2, 20_000);
     const events = await settledEvents(ticket.id, 'firstResponse');
@@ -72,6 +78,7 @@ describe('SLA events', () => {
     expect(at(events[1].occurredAt)).toBeGreaterThanOrEqual(at(breachTime));
     // The ticket is marked breached for v2 bodies and the slaBreached filter.
     expect((await testApp.http.get(`/api/v2/tickets/${ticket.id}`).expect(200)).body.sla).toMatchObject({ breached: true });
+    expect(await breachesCounted()).toBe(countedBefore + 1);
   });
 
   it('starts a new cycle on a reopen, whose breach is its own event', async () => {
