@@ -58,6 +58,16 @@ export const ApiTicketQueryParameters = (dialect: QueryDialect) =>
     instant('updatedAfter', 'Only tickets last updated at or after this instant'),
     instant('updatedBefore', 'Only tickets last updated before this instant'),
     ApiQuery({
+      name: 'slaBreached',
+      required: false,
+      type: Boolean,
+      description: 'SLA clocks (SLA_ENABLED=true): true for the tickets with a clock that breached, in any cycle; false for the others',
+    }),
+    instant(
+      'slaDueBefore',
+      'SLA clocks: only tickets whose next breach time (of their running clocks) is before this instant; a ticket with no running clock never matches',
+    ),
+    ApiQuery({
       name: 'q',
       required: false,
       description:
@@ -72,6 +82,7 @@ export const ApiTicketQueryParameters = (dialect: QueryDialect) =>
       description:
         `Comma-separated fields of ${SORT_FIELDS.join(', ')}, each optionally prefixed with - for descending. Priority sorts by ` +
         'severity (LOW < MEDIUM < HIGH < CRITICAL), status by workflow (OPEN < IN_PROGRESS < WAITING_ON_CUSTOMER < RESOLVED < CLOSED); ' +
+        'slaDueAt by the next SLA breach time, tickets without a running clock last (first with -slaDueAt); ' +
         'ties are broken by id, in the direction of the last field. Default: id',
       schema: { type: 'string', pattern: `^-?(${SORT_FIELDS.join('|')})(,-?(${SORT_FIELDS.join('|')}))*$`, example: '-updatedAt' },
     }),

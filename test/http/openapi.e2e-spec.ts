@@ -141,6 +141,8 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         'priority',
         'q',
         'requesterEmail',
+        'slaBreached',
+        'slaDueBefore',
         'sort',
         'status',
         'total',
@@ -173,6 +175,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         `${V2_ONE}/comments`,
         `${V2_ONE}/comments/{commentId}`,
         `${V2_ONE}/history`,
+        `${V2_ONE}/sla`,
         `${V2_ONE}/transitions`,
       ]);
       expect(Object.keys(v2.paths).every((path) => path.startsWith('/api/v2/'))).toBe(true);

@@ -76,6 +76,7 @@ describe('Query plans of the common queues (EXPLAIN on MariaDB)', () => {
           updatedAt: row.updated_at,
           priority: row.priority,
           status: row.status,
+          slaDueAt: row.sla_due_at,
         }[field];
         return value instanceof Date ? value.getTime() : value;
       });

@@ -51,7 +51,7 @@ export class CreateSlaClocks1763900017000 implements MigrationInterface {
         ADD COLUMN sla_due_at datetime(3) NOT NULL DEFAULT '9999-12-31 23:59:59.999',
         ADD COLUMN sla_breached tinyint(1) NOT NULL DEFAULT 0,
         ADD INDEX idx_tickets_sla_due (sla_due_at),
-        ADD INDEX idx_tickets_sla_breached (sla_breached)`);
+        ADD INDEX idx_tickets_sla_breached (sla_breached, sla_due_at)`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

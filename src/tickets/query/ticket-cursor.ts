@@ -1,5 +1,5 @@
 import { type CursorProblem, decodePosition, encodePosition } from '../../common/paging/cursor.js';
-import type { ListedTicket } from '../ticket-row.js';
+import { type ListedTicket, SLA_DUE_AT } from '../ticket-row.js';
 import { SORT_COLUMNS, type SortKey } from './ticket-sort.js';
 
 /** A cursor position: the sort key values of the last ticket of a page, ending with its id. */
@@ -26,7 +26,7 @@ export function decodeCursor(token: string, fingerprint: string, sort: readonly 
 
 /** The ticket's value of a sort key as a cursor holds it: a timestamp as epoch milliseconds. */
 function cursorValue(ticket: ListedTicket, key: SortKey): number | string {
-  const value = ticket[key.field];
+  const value = key.field === 'slaDueAt' ? ticket[SLA_DUE_AT]! : ticket[key.field];
   return SORT_COLUMNS[key.field].kind === 'time' ? Date.parse(value as string) : value;
 }
 

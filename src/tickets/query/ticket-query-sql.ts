@@ -22,6 +22,10 @@ const QUEUE_INDEXES: ReadonlyArray<{ name: string; equal: ReadonlyArray<keyof Ti
   { name: 'idx_tickets_requester_created', equal: ['requesterEmail'], sort: ['createdAt'] },
   { name: 'idx_tickets_assignee_status', equal: ['assignedTo', 'statuses'], sort: [] },
   { name: 'idx_tickets_priority_status', equal: ['priorities', 'statuses'], sort: [] },
+  // SLA (migration CreateSlaClocks): the due queue, whole or up to a time, and the breached ones by due time.
+  { name: 'idx_tickets_sla_due', equal: [], sort: ['slaDueAt'] },
+  { name: 'idx_tickets_sla_due', equal: ['slaDueBefore'], sort: ['slaDueAt'] },
+  { name: 'idx_tickets_sla_breached', equal: ['slaBreached'], sort: ['slaDueAt'] },
 ];
 
 /** The page (or, unpaged, every match) of a query, one row more than the limit to tell whether a next page exists. */
@@ -33,8 +37,10 @@ export function ticketListSql(query: TicketQuery): SqlStatement {
   const order = query.sort.map(({ field, descending }) => `${SORT_COLUMNS[field].column} ${descending ? 'DESC' : 'ASC'}`).join(', ');
   const limit = query.page ? ` LIMIT ${query.page.limit + 1}` : '';
   const from = search.words ? `${search.words.sql} STRAIGHT_JOIN tickets ON tickets.id = w0.ticket_id` : `tickets${indexHint(query)}`;
+  // A page sorted by the SLA due time needs it for its cursor; the ticket's JSON never carries it (ticket-row.ts).
+  const slaDue = query.sort.some((key) => key.field === 'slaDueAt') ? ', sla_due_at' : '';
   return {
-    sql: `SELECT ${TICKET_COLUMNS} FROM ${from}${where.sql} ORDER BY ${order}${limit}`,
+    sql: `SELECT ${TICKET_COLUMNS}${slaDue} FROM ${from}${where.sql} ORDER BY ${order}${limit}`,
     params: [...(search.words?.params ?? []), ...where.params],
   };
 }
@@ -127,6 +133,8 @@ function filterConditions(filters: TicketFilters): Condition[] {
   time('created_at', '<', filters.createdBefore);
   time('updated_at', '>=', filters.updatedAfter);
   time('updated_at', '<', filters.updatedBefore);
+  time('sla_due_at', '<', filters.slaDueBefore);
+  if (filters.slaBreached !== undefined) conditions.push({ sql: 'sla_breached = ?', params: [filters.slaBreached ? 1 : 0] });
   return conditions;
 }
 

@@ -23,6 +23,10 @@ export interface TicketFilters {
   updatedBefore?: number;
   /** The words of `q` (every one required); null when `q` held no searchable word, so that nothing matches. */
   search?: SearchTerm[] | null;
+  /** SLA (docs/sla.md): whether a clock of the ticket ever breached. */
+  slaBreached?: boolean;
+  /** SLA: the next breach time of its running clocks is before this (exclusive); tickets without one never match. */
+  slaDueBefore?: number;
 }
 
 export interface TicketPageRequest {
@@ -55,6 +59,8 @@ export const QUERY_PARAMETERS = [
   'updatedAfter',
   'updatedBefore',
   'q',
+  'slaBreached',
+  'slaDueBefore',
   'sort',
   'limit',
   'cursor',
@@ -68,7 +74,7 @@ export const SEARCH_MAX_LENGTH = 200;
  * characters of `q` would otherwise allow 40.
  */
 export const SEARCH_MAX_PREFIXES = 8;
-const DATE_FILTERS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore'] as const;
+const DATE_FILTERS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore', 'slaDueBefore'] as const;
 
 /**
  * Parses a list request's query parameters. Every bad value is reported at once as a validation failure of
@@ -115,6 +121,18 @@ function readFilters(params: QueryParameters): { filters: TicketFilters; searchT
     } else {
       filters[name] = instant;
     }
+  }
+  const slaBreached = params.single('slaBreached');
+  if (slaBreached === 'true' || slaBreached === 'false') {
+    filters.slaBreached = slaBreached === 'true';
+  } else if (slaBreached !== undefined) {
+    params.problem(
+      'slaBreached',
+      'typeMismatch',
+      'java.lang.Boolean',
+      "Failed to convert value to required type 'java.lang.Boolean'; accepted values: [true, false]",
+      slaBreached,
+    );
   }
   const q = params.single('q');
   if (q !== undefined && q.trim() !== '') {

@@ -1,7 +1,7 @@
 import { TicketPriority } from '../ticket-priority.enum.js';
 import { TicketStatus } from '../ticket-status.enum.js';
 
-export const SORT_FIELDS = ['id', 'createdAt', 'updatedAt', 'priority', 'status'] as const;
+export const SORT_FIELDS = ['id', 'createdAt', 'updatedAt', 'priority', 'status', 'slaDueAt'] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 
 export interface SortKey {
@@ -24,6 +24,8 @@ export const SORT_COLUMNS: Record<SortField, { column: string; kind: 'number' | 
   updatedAt: { column: 'updated_at', kind: 'time' },
   priority: { column: 'priority', kind: 'enum', values: Object.values(TicketPriority) },
   status: { column: 'status', kind: 'enum', values: Object.values(TicketStatus) },
+  // The next SLA breach time; a ticket without a running clock holds the end of time, so it sorts last (docs/sla.md).
+  slaDueAt: { column: 'sla_due_at', kind: 'time' },
 };
 
 export type SortProblem = { kind: 'unknown'; token: string } | { kind: 'repeated'; field: string };
