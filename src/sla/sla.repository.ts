@@ -134,13 +134,14 @@ export class SlaRepository {
 
   /**
    * The clock of a due event, locked, if the event is still due at the same time (a write in between may have
-   * stopped or re-timed it), with the ticket's priority.
+   * stopped or re-timed it), with the ticket's priority. The ticket's row is locked first, as every ticket write
+   * locks it before the clocks, so the detector and a write wait for each other instead of deadlocking.
    */
   async lockDue(manager: Queryable, event: DueEvent): Promise<{ priority: string; breachAt: Date | null } | undefined> {
     const column = event.kind === 'WARNING' ? 'warning_due_at' : 'breach_due_at';
     const rows = (await manager.query(
-      `SELECT t.priority, c.breach_at AS breachAt FROM ticket_sla_clocks c JOIN tickets t ON t.id = c.ticket_id
-        WHERE c.ticket_id = ? AND c.metric = ? AND c.cycle = ? AND c.${column} = ? FOR UPDATE`,
+      `SELECT t.priority, c.breach_at AS breachAt FROM tickets t STRAIGHT_JOIN ticket_sla_clocks c ON c.ticket_id = t.id
+        WHERE t.id = ? AND c.metric = ? AND c.cycle = ? AND c.${column} = ? FOR UPDATE`,
       [event.ticketId, event.metric, event.cycle, event.dueAt],
     )) as Array<{ priority: string; breachAt: Date | null }>;
     return rows[0];

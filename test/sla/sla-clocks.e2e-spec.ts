@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { expectProblem } from '../support/problem-json.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { expectSpringError } from '../support/spring-error.js';
@@ -152,7 +153,7 @@ describe('SLA clocks (SLA_ENABLED=true)', () => {
 });
 
 describe('SLA clocks off (the default)', () => {
-  const testApp = useTestApp();
+  const testApp = useTestApp({ env: { MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,prometheus' } });
 
   it('adds no sla field to v2 bodies and answers the /sla endpoints with a 404 that says SLA is off', async () => {
     const ticket = (await testApp.http.post('/api/v2/tickets').send(buildTicketRequest()).expect(201)).body;
@@ -160,5 +161,24 @@ describe('SLA clocks off (the default)', () => {
     const v1 = await testApp.http.get(`/api/tickets/${ticket.id}/sla`).expect(404);
     expect(v1.body.message).toBe('SLA clocks are not enabled on this service (SLA_ENABLED=false)');
     await testApp.http.get(`/api/v2/tickets/${ticket.id}/sla`).expect(404);
+  });
+
+  it('writes no clock, marks nothing on the ticket row and registers no SLA metric', async () => {
+    const ticket = (
+      await testApp.http
+        .post('/api/v2/tickets')
+        .send(buildTicketRequest({ priority: 'CRITICAL' }))
+        .expect(201)
+    ).body;
+    await testApp.http
+      .patch(`/api/v2/tickets/${ticket.id}`)
+      .set('Content-Type', MERGE_PATCH)
+      .send({ status: 'WAITING_ON_CUSTOMER' })
+      .expect(200);
+    const db = testApp.app.get(DataSource);
+    expect(await db.query('SELECT * FROM ticket_sla_clocks WHERE ticket_id = ?', [ticket.id])).toEqual([]);
+    const [row] = await db.query('SELECT sla_due_at, sla_breached FROM tickets WHERE id = ?', [ticket.id]);
+    expect([row.sla_due_at.toISOString(), Number(row.sla_breached)]).toEqual(['9999-12-31T23:59:59.999Z', 0]);
+    expect((await testApp.http.get('/actuator/prometheus').expect(200)).text).not.toContain('tickets_sla_');
   });
 });
