@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { OpenApiContract } from '../support/openapi-contract.js';
 import { expectProblem } from '../support/problem-json.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { expectSpringError } from '../support/spring-error.js';
@@ -136,6 +137,17 @@ describe('SLA clocks (SLA_ENABLED=true)', () => {
       breachTime: iso(at(ticket.createdAt) + 4 * H),
     });
     expect(lowered.sla.nextBreachTime).toBe(iso(at(ticket.createdAt) + 4 * H));
+  });
+
+  it('answers as the OpenAPI document declares: the clocks in both versions, and v2 tickets with their sla', async () => {
+    const ticket = await api.create({ priority: 'HIGH' });
+    await api.patch(ticket.id, { status: 'IN_PROGRESS' });
+    const v1 = await OpenApiContract.from((await testApp.http.get('/v3/api-docs/v1').expect(200)).body);
+    const v2 = await OpenApiContract.from((await testApp.http.get('/v3/api-docs/v2').expect(200)).body);
+    v1.expectResponse('get', '/api/tickets/{id}/sla', await testApp.http.get(`/api/tickets/${ticket.id}/sla`).expect(200));
+    v2.expectResponse('get', '/api/v2/tickets/{id}/sla', await testApp.http.get(`/api/v2/tickets/${ticket.id}/sla`).expect(200));
+    v2.expectResponse('get', '/api/v2/tickets/{id}', await testApp.http.get(`/api/v2/tickets/${ticket.id}`).expect(200));
+    v2.expectResponse('get', '/api/v2/tickets', await testApp.http.get('/api/v2/tickets?limit=5').expect(200));
   });
 
   it("answers 404 in each version's shape for an unknown ticket", async () => {
