@@ -73,12 +73,22 @@ export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdow
     try {
       const due = await this.repository.due(new Date(), BATCH);
       let sent = 0;
+      let failed = 0;
       for (const event of due) {
         if (this.stopped) break;
-        if (await this.handle(event)) sent++;
+        // One event that fails (its transaction rolled back, so it stays due) does not hold up the others.
+        const handled = await this.handle(event).catch((error: unknown) => {
+          this.logger.warn(
+            `SLA ${event.kind} of ticket ${event.ticketId} (${event.metric}, cycle ${event.cycle}) not sent yet: ${(error as Error).message}`,
+          );
+          failed++;
+          return false;
+        });
+        if (handled) sent++;
       }
       if (sent > 0) this.relay.kick();
-      return due.length === BATCH;
+      // Straight on to the next batch only while this one made progress: failing events are retried at the next poll.
+      return due.length === BATCH && failed < due.length;
     } catch (error) {
       this.logger.warn(`SLA detector pass failed, retrying: ${(error as Error).message}`);
       return false;
