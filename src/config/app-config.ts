@@ -4,6 +4,7 @@ import { type IdempotencyConfig, parseIdempotencyConfig } from './idempotency-co
 import { type LoggingConfig, parseLoggingConfig } from './logging-config.js';
 import { type ManagementConfig, parseManagementConfig } from './management-config.js';
 import { type OutboxConfig, parseOutboxConfig } from './outbox-config.js';
+import { type ChangesConfig, parseChangesConfig } from './changes-config.js';
 import { parseRabbitMqConfig, type RabbitMqConfig } from './rabbitmq-config.js';
 import { parseRedisConfig, type RedisConfig } from './redis-config.js';
 import { parseSecurityConfig, type SecurityConfig } from './security-config.js';
@@ -22,6 +23,7 @@ export interface AppConfig {
   security: SecurityConfig;
   redis: RedisConfig;
   log: LoggingConfig;
+  changes: ChangesConfig;
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the variable at fault. */
@@ -38,5 +40,6 @@ export function parseConfig(env: Env): AppConfig {
     security: parseSecurityConfig(read),
     redis: parseRedisConfig(read),
     log: parseLoggingConfig(read),
+    changes: parseChangesConfig(read),
   };
 }
