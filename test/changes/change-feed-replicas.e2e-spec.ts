@@ -65,9 +65,9 @@ describe('Change feed across two service processes on one database', () => {
     // a read long-polls, as a consumer would.
     const seen: Json[] = [];
     let cursor = start.cursor;
-    let writing = true;
-    let expected: Set<string> | undefined;
-    const complete = () => expected !== undefined && !writing && seen.filter((item) => expected!.has(item.eventId)).length >= expected.size;
+    const expected = new Set<string>();
+    let published = false;
+    const complete = () => published && seen.filter((item) => expected.has(item.eventId)).length >= expected.size;
     const walk = (async () => {
       const deadline = Date.now() + 240_000;
       let endOfStream = false;
@@ -107,12 +107,12 @@ describe('Change feed across two service processes on one database', () => {
       }),
       CONCURRENCY,
     );
-    writing = false;
 
     const ours = new Set(tickets);
-    const published = () => consumer.bodies().filter((event) => ours.has(event.ticketId));
-    await consumer.waitFor(() => new Set(published().map((event) => event.eventId)).size >= WRITES, 120_000);
-    expected = new Set(published().map((event) => event.eventId));
+    const ofOurs = () => consumer.bodies().filter((event) => ours.has(event.ticketId));
+    await consumer.waitFor(() => new Set(ofOurs().map((event) => event.eventId)).size >= WRITES, 120_000);
+    for (const event of ofOurs()) expected.add(event.eventId);
+    published = true;
     await walk;
 
     const feed = seen.filter((item) => ours.has(item.ticketId));
@@ -124,7 +124,7 @@ describe('Change feed across two service processes on one database', () => {
     const cursors = seen.map((item) => item.cursor);
     expect(new Set(cursors).size).toBe(cursors.length);
     // Each ticket's changes in the order RabbitMQ got them, which the relay keeps per ticket in commit order.
-    expect(perTicket(feed)).toEqual(perTicket(published()));
+    expect(perTicket(feed)).toEqual(perTicket(ofOurs()));
     for (const ticket of tickets.slice(0, DELETES))
       expect(feed.filter((item) => item.ticketId === ticket).at(-1)).toMatchObject({ eventType: 'DELETED', ticket: null });
   }, 400_000);
