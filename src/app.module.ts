@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { SpringErrorFilter } from './common/errors/spring-error.filter.js';
 import { CommentsModule } from './comments/comments.module.js';
+import { ChangesModule } from './changes/changes.module.js';
 import { HistoryModule } from './history/history.module.js';
 import { configModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -25,6 +26,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     SlaModule,
     HistoryModule,
     CommentsModule,
+    ChangesModule,
     ActuatorModule,
     ObservabilityModule,
   ],

@@ -4,6 +4,7 @@ import { type IdempotencyConfig, parseIdempotencyConfig } from './idempotency-co
 import { type LoggingConfig, parseLoggingConfig } from './logging-config.js';
 import { type ManagementConfig, parseManagementConfig } from './management-config.js';
 import { type OutboxConfig, parseOutboxConfig } from './outbox-config.js';
+import { type ChangesConfig, parseChangesConfig } from './changes-config.js';
 import { parseRabbitMqConfig, type RabbitMqConfig } from './rabbitmq-config.js';
 import { parseRedisConfig, type RedisConfig } from './redis-config.js';
 import { parseSecurityConfig, type SecurityConfig } from './security-config.js';
@@ -24,6 +25,7 @@ export interface AppConfig {
   redis: RedisConfig;
   log: LoggingConfig;
   sla: SlaConfig;
+  changes: ChangesConfig;
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the variable at fault. */
@@ -41,5 +43,6 @@ export function parseConfig(env: Env): AppConfig {
     redis: parseRedisConfig(read),
     log: parseLoggingConfig(read),
     sla: parseSlaConfig(read),
+    changes: parseChangesConfig(read),
   };
 }

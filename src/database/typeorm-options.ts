@@ -12,6 +12,7 @@ import { CreateIdempotencyKeys1763900014003 } from './migrations/1763900014003-C
 import { CreateTicketWords1763900015000 } from './migrations/1763900015000-CreateTicketWords.js';
 import { ExactIdempotencyScopes1763900016300 } from './migrations/1763900016300-ExactIdempotencyScopes.js';
 import { CreateSlaClocks1763900017000 } from './migrations/1763900017000-CreateSlaClocks.js';
+import { CreateChangeFeed1763900018000 } from './migrations/1763900018000-CreateChangeFeed.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { mysqlPoolOptions } from './mysql-pool-options.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
@@ -46,6 +47,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       CreateTicketWords1763900015000,
       ExactIdempotencyScopes1763900016300,
       CreateSlaClocks1763900017000,
+      CreateChangeFeed1763900018000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; the CLI runs them on `migration:run`.

@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
 import type { Queryable } from '../database/statement-batch.js';
 import { OutboxRepository } from './outbox.repository.js';
+import { ChangeFeedRepository } from '../changes/change-feed.repository.js';
 
 /** What the outbox needs of an event; the event's JSON, all of it, is the message's body. */
 export interface OutboxEvent {
@@ -21,6 +22,7 @@ export class OutboxWriter {
 
   constructor(
     private readonly outbox: OutboxRepository,
+    private readonly changes: ChangeFeedRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.partitions = config.get('outbox.partitions', { infer: true });
@@ -39,16 +41,19 @@ export class OutboxWriter {
     // The routing key is stored per row (null: the configured one), so one partition can carry events of
     // several kinds, each to its own key, in order. The request's trace context travels with the event, so its
     // publish joins the request's trace (NULL untraced).
+    const payload = JSON.stringify(event);
     await this.outbox.insert(manager, {
       eventId: event.eventId,
       eventType: event.eventType,
       ticketId: event.ticketId,
       partition: event.ticketId % this.partitions,
-      payload: JSON.stringify(event),
+      payload,
       occurredAt: event.occurredAt,
       routingKey,
       traceparent: trace?.traceparent ?? null,
       tracestate: trace?.tracestate ?? null,
     });
+    // Every kind of event is a change of the feed, committed with it (src/changes/).
+    await this.changes.insert(manager, { ...event, payload });
   }
 }

@@ -96,7 +96,9 @@ describe('OpenAPI document (/v3/api-docs)', () => {
             if (Number(status) < 400 || healthBody) continue;
             // PATCH's 409 is a workflow's or an Idempotency-Key's in use; PUT's only a workflow's.
             const conflict = method === 'patch' ? { oneOf: [transitionSchema, problemSchema] } : transitionSchema;
-            const schema = path === V2_ONE && status === '409' ? conflict : problemSchema;
+            const resync = contract.document.components.schemas.ResyncRequiredProblemResponse;
+            const own = path === '/api/v2/changes' && status === '410' ? resync : problemSchema;
+            const schema = path === V2_ONE && status === '409' ? conflict : own;
             if (path.startsWith('/api/v2/'))
               expect(response.content).toEqual({ 'application/problem+json': expect.objectContaining({ schema }) });
             else expect(response.content?.['application/json']?.schema).toEqual(errorSchema);
@@ -170,6 +172,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       expect(Object.keys(v1.paths)).toContain(COLLECTION);
       expect(Object.keys(v1.paths).some((path) => path.startsWith('/api/v2'))).toBe(false);
       expect(Object.keys(v2.paths).sort()).toEqual([
+        '/api/v2/changes',
         V2_COLLECTION,
         V2_ONE,
         `${V2_ONE}/comments`,

@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Queryable } from '../database/statement-batch.js';
+
+/** A change as a write records it: its outbox event, the same JSON as published. */
+export interface ChangeRow {
+  eventId: string;
+  eventType: string;
+  ticketId: number;
+  occurredAt: Date;
+  /** The event's JSON, exactly as the message body on RabbitMQ. */
+  payload: string;
+}
+
+/** A sequenced change as readers get it. */
+export interface SequencedChange {
+  seq: number;
+  payload: string;
+}
+
+/** Where the numbering stands: the highest number given, and the highest deleted by retention (0: none). */
+export interface FeedState {
+  lastSeq: number;
+  prunedThrough: number;
+}
+
+/** A page and the feed's state, read in one statement and so from one snapshot. */
+export interface FeedPage extends FeedState {
+  changes: SequencedChange[];
+}
+
+/**
+ * `change_feed`: a row per event, inserted in the event's transaction (seq NULL), numbered by the sequencer after
+ * it committed, read by seq. Plain SQL, as the outbox's: nothing read back inside a write's transaction.
+ */
+@Injectable()
+export class ChangeFeedRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Inserts the change in the caller's transaction (`manager`; a StatementBatch sends it with the write's other statements). */
+  async insert(manager: Queryable, row: ChangeRow): Promise<void> {
+    await manager.query('INSERT INTO change_feed (event_id, event_type, ticket_id, occurred_at, payload) VALUES (?, ?, ?, ?, ?)', [
+      row.eventId,
+      row.eventType,
+      row.ticketId,
+      row.occurredAt,
+      row.payload,
+    ]);
+  }
+
+  /**
+   * Up to `limit` changes after `afterSeq` in seq order, with the state of the numbering. One statement reads
+   * both from the same snapshot, so a page never misses rows that retention deleted after the state was read.
+   */
+  async page(afterSeq: number, limit: number): Promise<FeedPage> {
+    const rows = (await this.dataSource.query(
+      `SELECT s.last_seq AS lastSeq, s.pruned_through AS prunedThrough, c.seq, c.payload
+       FROM change_feed_sequencer s
+       LEFT JOIN (SELECT seq, payload FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?) c ON 1 = 1
+       WHERE s.id = 1`,
+      [afterSeq, limit],
+    )) as Array<{ lastSeq: string; prunedThrough: string; seq: string | null; payload: string | null }>;
+    const changes = rows
+      .filter((row) => row.seq !== null)
+      .map((row) => ({ seq: Number(row.seq), payload: row.payload! }))
+      .sort((a, b) => a.seq - b.seq);
+    return { lastSeq: Number(rows[0]?.lastSeq ?? 0), prunedThrough: Number(rows[0]?.prunedThrough ?? 0), changes };
+  }
+
+  /**
+   * The number just before the first sequenced change that occurred at or after `since` (by occurred_at, its
+   * index), or the highest number given when none did; with the state, from one snapshot.
+   */
+  async startAt(since: Date): Promise<FeedState & { afterSeq: number }> {
+    const [row] = (await this.dataSource.query(
+      `SELECT s.last_seq AS lastSeq, s.pruned_through AS prunedThrough,
+              (SELECT seq FROM change_feed WHERE occurred_at >= ? AND seq IS NOT NULL ORDER BY occurred_at, id LIMIT 1) AS firstSeq
+       FROM change_feed_sequencer s WHERE s.id = 1`,
+      [since],
+    )) as Array<{ lastSeq: string; prunedThrough: string; firstSeq: string | null }>;
+    const lastSeq = Number(row.lastSeq);
+    return { lastSeq, prunedThrough: Number(row.prunedThrough), afterSeq: row.firstSeq === null ? lastSeq : Number(row.firstSeq) - 1 };
+  }
+
+  /** The highest number given so far. */
+  async lastSeq(): Promise<number> {
+    const [row] = (await this.dataSource.query('SELECT last_seq FROM change_feed_sequencer WHERE id = 1')) as Array<{ last_seq: string }>;
+    return Number(row?.last_seq ?? 0);
+  }
+
+  /** Whether a committed change waits for its number (a cheap look before the sequencer opens a transaction). */
+  async anyUnsequenced(runner: Queryable): Promise<boolean> {
+    const rows = (await runner.query('SELECT 1 FROM change_feed WHERE seq IS NULL LIMIT 1')) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** Ids of committed changes without a number, lowest first (uq_change_feed_seq holds the NULLs in id order). */
+  async unsequenced(runner: Queryable, limit: number): Promise<string[]> {
+    const rows = (await runner.query(`SELECT id FROM change_feed WHERE seq IS NULL ORDER BY id LIMIT ${limit}`)) as Array<{ id: string }>;
+    return rows.map((row) => String(row.id));
+  }
+
+  /**
+   * Gives `ids` the numbers `firstSeq`, `firstSeq` + 1, … in order. The pairs go in as a derived table joined on
+   * the primary key, so the update locks those rows only (as OutboxRepository.delete, for the same reason).
+   */
+  async assign(runner: Queryable, ids: string[], firstSeq: number): Promise<void> {
+    const derived = ids.map(() => 'SELECT ? AS id, ? AS seq').join(' UNION ALL ');
+    const params = ids.flatMap((id, index) => [id, firstSeq + index]);
+    await runner.query(`UPDATE change_feed c JOIN (${derived}) numbered ON c.id = numbered.id SET c.seq = numbered.seq`, params);
+  }
+
+  /** The oldest sequenced changes after `afterSeq`: their numbers and when they occurred. */
+  async oldest(runner: Queryable, afterSeq: number, limit: number): Promise<Array<{ seq: number; occurredAt: Date }>> {
+    const rows = (await runner.query(`SELECT seq, occurred_at AS occurredAt FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ${limit}`, [
+      afterSeq,
+    ])) as Array<{ seq: string; occurredAt: Date }>;
+    return rows.map((row) => ({ seq: Number(row.seq), occurredAt: new Date(row.occurredAt) }));
+  }
+
+  /** Deletes the changes numbered after `afterSeq` up to `throughSeq`: a range of uq_change_feed_seq. */
+  async deleteRange(runner: Queryable, afterSeq: number, throughSeq: number): Promise<void> {
+    await runner.query('DELETE FROM change_feed WHERE seq > ? AND seq <= ?', [afterSeq, throughSeq]);
+  }
+}

@@ -1,0 +1,205 @@
+import { AsyncResource } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { AppConfig } from '../config/app-config.js';
+import type { ChangesConfig } from '../config/changes-config.js';
+import { ChangeFeedRepository, type FeedState } from './change-feed.repository.js';
+import { ChangeNotifier } from './change-notifier.js';
+import { ChangeSequencerRepository } from './change-sequencer.repository.js';
+import { expiredPrefix } from './change-retention.js';
+
+/** Changes numbered per transaction; a larger backlog takes several, back to back. */
+const BATCH_SIZE = 1000;
+const PRUNE_INTERVAL_MS = 60_000;
+const PRUNE_BATCH_SIZE = 1000;
+/** A deadlock, a lock wait timeout, or a Galera certification failure: a lost race for the lease row. */
+const LOST_RACE = new Set([1213, 1205]);
+
+/**
+ * Numbers committed changes, so that a reader following seq never has a change appear behind its cursor.
+ *
+ * Auto-increment ids are handed out at insert, not at commit: a reader ordering by id could pass an id whose
+ * transaction commits a moment later, and never see it. So writes insert their change without a number (seq
+ * NULL), and one sequencer, the replica holding the lease row, gives the committed ones the next numbers in id
+ * order, in one transaction fenced by the lease's epoch. What commits later gets a higher number than anything
+ * numbered before; a ticket's changes commit in id order (its row lock serialises its writes), so id order keeps
+ * them in commit order. Readers only see numbered changes.
+ *
+ * The owner also deletes changes past CHANGES_RETENTION_DAYS, oldest first, and records how far it deleted, so a
+ * reader whose cursor is before that gets 410 rather than a silent gap.
+ */
+@Injectable()
+export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ChangeSequencer.name);
+  readonly owner = `${hostname().slice(0, 60)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly settings: ChangesConfig;
+  private epoch: number | null = null;
+  private claimDueAt = 0;
+  private renewDueAt = 0;
+  private pruneDueAt = 0;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+  private failing = false;
+  /** Created outside any request, with the application. */
+  private readonly ownContext = new AsyncResource(ChangeSequencer.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly feed: ChangeFeedRepository,
+    private readonly leases: ChangeSequencerRepository,
+    private readonly notifier: ChangeNotifier,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.settings = config.get('changes', { infer: true });
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.kick(), this.settings.sequenceIntervalMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+    if (this.epoch === null) return;
+    // Another replica takes over at once instead of after the TTL; if the database is gone, the lease expires.
+    await this.withRunner((runner) => this.leases.release(runner, this.owner)).catch(() => undefined);
+  }
+
+  /** Whether this replica numbers changes now. */
+  isSequencer(): boolean {
+    return this.epoch !== null;
+  }
+
+  /** Runs a pass now unless one is running. Never throws. */
+  kick(): void {
+    if (this.stopped || this.running) return;
+    this.running = this.ownContext.runInAsyncScope(() => this.pass()).finally(() => (this.running = undefined));
+  }
+
+  /** Deletes the changes past retention now (the owner does it every minute); false when this replica is not the owner. */
+  async prune(): Promise<boolean> {
+    await this.running;
+    return this.withRunner((runner) => this.pruneAll(runner));
+  }
+
+  private async pass(): Promise<void> {
+    try {
+      await this.withRunner(async (runner) => {
+        const now = Date.now();
+        if (this.epoch === null || now >= this.claimDueAt) await this.claim(runner, now);
+        if (this.epoch === null) return;
+        if (now >= this.renewDueAt || (await this.feed.anyUnsequenced(runner))) {
+          while (!this.stopped && (await this.sequenceBatch(runner)));
+        }
+        if (this.epoch !== null && now >= this.pruneDueAt) {
+          this.pruneDueAt = now + PRUNE_INTERVAL_MS;
+          await this.pruneAll(runner);
+        }
+      });
+      if (this.failing) this.logger.log('Numbering changes again');
+      this.failing = false;
+    } catch (error) {
+      if (!this.failing) this.logger.warn(`Numbering changes failed: ${(error as Error).message}; retrying`);
+      this.failing = true;
+    }
+  }
+
+  private async claim(runner: QueryRunner, now: number): Promise<void> {
+    const epoch = await this.leases.claim(runner, this.owner, this.settings.leaseTtlMs);
+    if (epoch !== this.epoch) {
+      if (epoch !== null) this.logger.log(`Numbering changes (sequencer lease, epoch ${epoch})`);
+      else if (this.epoch !== null) this.logger.warn('Lost the sequencer lease to another replica');
+    }
+    this.epoch = epoch;
+    this.claimDueAt = now + this.settings.leaseTtlMs / 3;
+    this.renewDueAt = this.claimDueAt;
+  }
+
+  /** Numbers the oldest unnumbered committed changes; true when a full batch went, so more may wait. */
+  private async sequenceBatch(runner: QueryRunner): Promise<boolean> {
+    let numbered = 0;
+    const state = await this.fenced(runner, async (state) => {
+      const ids = await this.feed.unsequenced(runner, BATCH_SIZE);
+      if (ids.length === 0) return state;
+      await this.feed.assign(runner, ids, state.lastSeq + 1);
+      await this.leases.setLastSeq(runner, state.lastSeq + ids.length);
+      numbered = ids.length;
+      return { ...state, lastSeq: state.lastSeq + ids.length };
+    });
+    this.renewDueAt = Date.now() + this.settings.leaseTtlMs / 3;
+    if (state) this.notifier.advance(state.lastSeq);
+    return numbered === BATCH_SIZE;
+  }
+
+  /** Deletes changes past retention, a batch per transaction, oldest first, while the lease holds. */
+  private async pruneAll(runner: QueryRunner): Promise<boolean> {
+    if (this.epoch === null) return false;
+    const cutoff = new Date(Date.now() - this.settings.retentionDays * 86_400_000);
+    for (let more = true; more && !this.stopped;) {
+      more = false;
+      const state = await this.fenced(runner, async (state) => {
+        const through = expiredPrefix(await this.feed.oldest(runner, state.prunedThrough, PRUNE_BATCH_SIZE), cutoff);
+        if (through === null) return state;
+        await this.feed.deleteRange(runner, state.prunedThrough, through.seq);
+        await this.leases.setPrunedThrough(runner, through.seq);
+        more = through.count === PRUNE_BATCH_SIZE;
+        return { ...state, prunedThrough: through.seq };
+      });
+      if (!state) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Runs `work` in one transaction that first renews the lease on the condition that owner and epoch are still
+   * this replica's: a replica that lost the lease (paused, cut off, slow) changes nothing. Answers what `work`
+   * answered, or null (and gives the lease up locally) when the lease was lost.
+   */
+  private async fenced(runner: QueryRunner, work: (state: FeedState) => Promise<FeedState>): Promise<FeedState | null> {
+    const epoch = this.epoch;
+    if (epoch === null) return null;
+    await runner.startTransaction();
+    try {
+      const state = await this.leases.fence(runner, this.owner, epoch, this.settings.leaseTtlMs);
+      const result = state ? await work(state) : null;
+      await runner.commitTransaction();
+      if (!result) this.lose();
+      return result;
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      if (!isLostRace(error)) throw error;
+      this.logger.warn(`Numbering changes lost a race for the sequencer lease: ${(error as Error).message}`);
+      this.lose();
+      return null;
+    }
+  }
+
+  private lose(): void {
+    if (this.epoch !== null) this.logger.warn('Lost the sequencer lease to another replica');
+    this.epoch = null;
+    this.claimDueAt = 0;
+  }
+
+  private async withRunner<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      return await work(runner);
+    } finally {
+      await runner.release();
+    }
+  }
+}
+
+function isLostRace(error: unknown): boolean {
+  const errno = (error as { errno?: number; driverError?: { errno?: number } })?.driverError?.errno ?? (error as { errno?: number })?.errno;
+  return errno !== undefined && LOST_RACE.has(errno);
+}

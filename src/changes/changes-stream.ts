@@ -1,0 +1,62 @@
+import { once } from 'node:events';
+import { Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { ChangeNotifier } from './change-notifier.js';
+import type { ChangesService } from './changes.service.js';
+import type { ChangeItemResponse } from './dto/change-item-response.dto.js';
+
+/** Changes read per round of a stream. */
+const STREAM_BATCH = 500;
+const logger = new Logger('ChangesStream');
+
+/** Whether the client asked for Server-Sent Events rather than JSON. */
+export function wantsEventStream(request: Request): boolean {
+  return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(request.headers.accept ?? '');
+}
+
+/** One change as an SSE event: `id` the cursor (Last-Event-ID resumes after it), `event` its type, `data` the item. */
+export function sseEvent(item: ChangeItemResponse): string {
+  return `id: ${item.cursor}\nevent: ${item.eventType}\ndata: ${JSON.stringify(item)}\n\n`;
+}
+
+/**
+ * Serves the feed after `afterSeq` as Server-Sent Events until the client goes or the service shuts down (then the
+ * stream ends cleanly; the client reconnects with Last-Event-ID). New changes are pushed as the notifier sees
+ * them numbered; an idle stream sends a `: heartbeat` comment every `heartbeatMs`. A failed read ends the stream
+ * too: the client's reconnect starts from its last event, so nothing is lost.
+ */
+export async function streamChanges(
+  response: Response,
+  service: ChangesService,
+  notifier: ChangeNotifier,
+  afterSeq: number,
+  heartbeatMs: number,
+): Promise<void> {
+  const gone = new AbortController();
+  response.on('close', () => gone.abort());
+  response.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    // Proxies such as nginx must pass each event on at once rather than buffer the response.
+    'X-Accel-Buffering': 'no',
+  });
+  response.flushHeaders();
+  let lastWriteAt = Date.now();
+  const write = async (text: string) => {
+    lastWriteAt = Date.now();
+    if (!response.write(text)) await Promise.race([once(response, 'drain'), once(gone.signal, 'abort')]);
+  };
+  try {
+    while (!gone.signal.aborted && !notifier.stopping) {
+      const read = await service.read(afterSeq, STREAM_BATCH);
+      for (const item of read.items) await write(sseEvent(item));
+      afterSeq = read.nextSeq;
+      if (!read.endOfStream) continue;
+      await notifier.wait(afterSeq, Math.max(0, lastWriteAt + heartbeatMs - Date.now()), gone.signal);
+      if (!gone.signal.aborted && Date.now() - lastWriteAt >= heartbeatMs) await write(': heartbeat\n\n');
+    }
+  } catch (error) {
+    logger.warn(`Change stream ended by a failed read: ${(error as Error).message}`);
+  }
+  response.end();
+}

@@ -1,0 +1,21 @@
+import type { EnvReader } from './env-reader.js';
+
+export interface ChangesConfig {
+  /** Changes older than this are deleted; a cursor before them gets 410 resync-required. */
+  retentionDays: number;
+  /** How often the sequencer numbers newly committed changes (and so, at most, how late a change appears). */
+  sequenceIntervalMs: number;
+  /** The sequencer's lease: a replica that stops renewing it hands the sequencing over after this long. */
+  leaseTtlMs: number;
+  /** The comment an idle SSE stream sends this often, so proxies and clients see it is alive. */
+  sseHeartbeatMs: number;
+}
+
+export function parseChangesConfig(read: EnvReader): ChangesConfig {
+  return {
+    retentionDays: read.intBetween('CHANGES_RETENTION_DAYS', 7, 1, 3650),
+    sequenceIntervalMs: read.intBetween('CHANGES_SEQUENCE_INTERVAL_MS', 100, 10, 10_000),
+    leaseTtlMs: read.intBetween('CHANGES_LEASE_TTL_MS', 10_000, 500, 600_000),
+    sseHeartbeatMs: read.intBetween('CHANGES_SSE_HEARTBEAT_MS', 15_000, 100, 300_000),
+  };
+}
