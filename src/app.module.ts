@@ -12,6 +12,7 @@ import { MessagingModule } from './messaging/messaging.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { SecurityModule } from './security/security.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({
   imports: [
@@ -23,6 +24,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     TicketsModule,
     HistoryModule,
     CommentsModule,
+    WebhooksModule,
     ActuatorModule,
     ObservabilityModule,
   ],

@@ -9,6 +9,7 @@ import { parseRedisConfig, type RedisConfig } from './redis-config.js';
 import { parseSecurityConfig, type SecurityConfig } from './security-config.js';
 import { parseServerConfig, type ServerConfig } from './server-config.js';
 import { parseTicketsConfig, type TicketsConfig } from './tickets-config.js';
+import { parseWebhooksConfig, type WebhooksConfig } from './webhooks-config.js';
 
 /** Every setting, one namespace per concern, each read and validated by its own file. */
 export interface AppConfig {
@@ -22,6 +23,7 @@ export interface AppConfig {
   security: SecurityConfig;
   redis: RedisConfig;
   log: LoggingConfig;
+  webhooks: WebhooksConfig;
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the variable at fault. */
@@ -38,5 +40,6 @@ export function parseConfig(env: Env): AppConfig {
     security: parseSecurityConfig(read),
     redis: parseRedisConfig(read),
     log: parseLoggingConfig(read),
+    webhooks: parseWebhooksConfig(read),
   };
 }

@@ -14,16 +14,33 @@ export interface OutboxEvent {
   ticketId: number;
 }
 
+/** An event as recorded, for what else is written with it (e.g. webhook deliveries). */
+export interface RecordedEvent extends OutboxEvent {
+  /** Null: the configured RABBITMQ_ROUTING_KEY. */
+  routingKey: string | null;
+  /** The event's JSON, exactly the message body RabbitMQ gets. */
+  payload: string;
+}
+
+/** Writes something more in the transaction of every event recorded, e.g. into the caller's statement batch. */
+export type OutboxFollower = (manager: Queryable, event: RecordedEvent) => Promise<void>;
+
 /** Records an event in the caller's transaction, so it commits or rolls back with the write it describes. */
 @Injectable()
 export class OutboxWriter {
   private readonly partitions: number;
+  private readonly followers: OutboxFollower[] = [];
 
   constructor(
     private readonly outbox: OutboxRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.partitions = config.get('outbox.partitions', { infer: true });
+  }
+
+  /** Adds a writer that runs, in the same transaction, for every event recorded from now on. */
+  follow(follower: OutboxFollower): void {
+    this.followers.push(follower);
   }
 
   /**
@@ -39,16 +56,18 @@ export class OutboxWriter {
     // The routing key is stored per row (null: the configured one), so one partition can carry events of
     // several kinds, each to its own key, in order. The request's trace context travels with the event, so its
     // publish joins the request's trace (NULL untraced).
+    const payload = JSON.stringify(event);
     await this.outbox.insert(manager, {
       eventId: event.eventId,
       eventType: event.eventType,
       ticketId: event.ticketId,
       partition: event.ticketId % this.partitions,
-      payload: JSON.stringify(event),
+      payload,
       occurredAt: event.occurredAt,
       routingKey,
       traceparent: trace?.traceparent ?? null,
       tracestate: trace?.tracestate ?? null,
     });
+    for (const follower of this.followers) await follower(manager, { ...event, routingKey, payload });
   }
 }
