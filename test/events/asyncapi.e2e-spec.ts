@@ -7,6 +7,7 @@ import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../../src/config/app-config.js';
 import { TICKET_EVENT_ROUTING_KEYS } from '../../src/tickets/events/ticket-event.js';
+import { WEBHOOK_DISABLED_ROUTING_KEY } from '../../src/webhooks/webhook-endpoint-health.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { createTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
@@ -41,7 +42,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
         .messages()
         .all()
         .map((message) => message.name()),
-    ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED']);
+    ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED', 'WEBHOOK_DISABLED']);
   });
 
   it('puts each later kind on a routing key of its own that the v1 binding does not match, and only CREATED and UPDATED on it', () => {
@@ -57,7 +58,11 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       TICKET_EVENT_ROUTING_KEYS.COMMENT_ADDED,
       ['COMMENT_ADDED'],
     ]);
-    for (const id of ['ticketDeleted', 'ticketCommentAdded']) {
+    expect([channel('ticketWebhookDisabled').address(), names('ticketWebhookDisabled')]).toEqual([
+      WEBHOOK_DISABLED_ROUTING_KEY,
+      ['WEBHOOK_DISABLED'],
+    ]);
+    for (const id of ['ticketDeleted', 'ticketCommentAdded', 'ticketWebhookDisabled']) {
       expect(channel(id).bindings().get('amqp')!.value()).toMatchObject({
         is: 'routingKey',
         exchange: { name: parseConfig({}).rabbitmq.exchange, type: 'topic' },
@@ -167,7 +172,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
           .messages()
           .all()
           .map((message) => message.name()),
-      ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED']);
+      ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED', 'WEBHOOK_DISABLED']);
     });
 
     it('is linked from the OpenAPI description, by links that lead to it from Swagger UI and from the document', async () => {
