@@ -25,6 +25,8 @@ export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
   secrets: string[] = [];
   respond: Responder = () => ({ status: 204 });
+  /** How long each answer takes (the request is recorded when it arrives). */
+  delayMs = 0;
 
   private constructor(private readonly server: Server) {}
 
@@ -44,7 +46,9 @@ export class WebhookReceiver {
             status: answer.status,
             receivedAt: Date.now(),
           });
-          response.writeHead(answer.status, answer.headers).end(answer.status >= 300 ? 'the receiver says no' : '');
+          const answerNow = () => response.writeHead(answer.status, answer.headers).end(answer.status >= 300 ? 'the receiver says no' : '');
+          if (receiver.delayMs > 0) setTimeout(answerNow, receiver.delayMs);
+          else answerNow();
         });
       }),
     );
