@@ -96,11 +96,15 @@ export class WebhookDeliveriesRepository {
   /**
    * Deliveries that may be attempted now: pending, due, not claimed (or their claim lapsed), of an enabled
    * endpoint, and the oldest pending one of their (endpoint, ticket), so a ticket's events reach an endpoint in
-   * order while other tickets go on. Answers ids, oldest due first.
+   * order while other tickets go on. Answers ids, oldest due first. The deliveries are read in the order of the
+   * due index (status, next_attempt_at, and the id InnoDB appends), which is the order asked for, so the read
+   * stops after `limit` matches instead of sorting every pending row; the rows it passes over are those queued
+   * behind a delivery in flight (a failed attempt pushes its successors back with it: postponeChain).
    */
   async due(limit: number): Promise<Array<{ id: number; chain: string }>> {
     const rows = (await this.dataSource.query(
-      `SELECT d.id, d.webhook_id, d.ticket_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled = 1
+      `SELECT STRAIGHT_JOIN d.id, d.webhook_id, d.ticket_id
+       FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_due) JOIN webhooks w ON w.id = d.webhook_id AND w.enabled = 1
        WHERE d.status = 'pending' AND d.next_attempt_at <= NOW(3) AND (d.lease_until IS NULL OR d.lease_until < NOW(3))
          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
                          WHERE e.webhook_id = d.webhook_id AND e.ticket_id = d.ticket_id AND e.status = 'pending' AND e.id < d.id)
@@ -110,14 +114,54 @@ export class WebhookDeliveriesRepository {
     return rows.map((row) => ({ id: Number(row.id), chain: `${row.webhook_id}:${row.ticket_id}` }));
   }
 
-  /** Claims the delivery when it is pending and unclaimed (or its claim lapsed); the epoch goes up with every claim. */
-  async claim(id: number, owner: string, ttlMs: number): Promise<boolean> {
-    const result = (await this.dataSource.query(
-      `UPDATE webhook_deliveries SET lease_owner = ?, lease_epoch = lease_epoch + 1, lease_until = NOW(3) + INTERVAL ? MICROSECOND
-       WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until < NOW(3))`,
-      [owner, ttlMs * 1000, id],
-    )) as WriteResult;
-    return result.affectedRows === 1;
+  /**
+   * The deliveries queued behind a failed one (same endpoint and ticket) cannot go before it: they are made due
+   * no earlier than its next attempt, so the due read does not pass over them on every poll meanwhile.
+   */
+  async postponeChain(delivery: { id: number; webhookId: number; ticketId: number }, delayMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = GREATEST(next_attempt_at, NOW(3) + INTERVAL ? MICROSECOND)
+       WHERE webhook_id = ? AND ticket_id = ? AND status = 'pending' AND id > ?`,
+      [delayMs * 1000, delivery.webhookId, delivery.ticketId, delivery.id],
+    );
+  }
+
+  /** A disabled endpoint's pending deliveries wait outside the due index (next_attempt_at NULL) until it is enabled. */
+  async pause(webhookId: string | number, manager: Queryable = this.dataSource): Promise<void> {
+    await manager.query("UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending'", [webhookId]);
+  }
+
+  async resume(webhookId: string | number): Promise<void> {
+    await this.dataSource.query(
+      "UPDATE webhook_deliveries SET next_attempt_at = NOW(3) WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at IS NULL",
+      [webhookId],
+    );
+  }
+
+  /**
+   * Claims each delivery that is still pending and unclaimed (or whose claim lapsed); the epoch goes up with every
+   * claim. One transaction, one round trip, one commit for the batch, each UPDATE naming one row by its primary
+   * key (in id order, so that two replicas claiming overlapping batches lock in the same order). Which claims
+   * held is read by claimed().
+   */
+  async claim(ids: number[], owner: string, ttlMs: number): Promise<void> {
+    if (ids.length === 0) return;
+    const sorted = [...ids].sort((a, b) => a - b);
+    const update = `UPDATE webhook_deliveries SET lease_owner = ?, lease_epoch = lease_epoch + 1, lease_until = NOW(3) + INTERVAL ? MICROSECOND
+       WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until < NOW(3))`;
+    // A connection of its own: if a statement fails, the transaction must be rolled back on that connection.
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.query(
+        ['START TRANSACTION', ...sorted.map(() => update), 'COMMIT'].join(';\n'),
+        sorted.flatMap((id) => [owner, ttlMs * 1000, id]),
+      );
+    } catch (error) {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      await runner.release();
+    }
   }
 
   /** The claimed deliveries with their endpoints' URL and signing secrets. */
@@ -127,7 +171,7 @@ export class WebhookDeliveriesRepository {
       `SELECT d.id, d.lease_epoch, d.webhook_id, d.event_id, d.type, d.ticket_id, d.payload, d.occurred_at, d.attempts,
               w.url, w.secret, IF(w.previous_secret_until > NOW(3), w.previous_secret, NULL) AS previous_secret, w.failing_since
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-       WHERE d.id IN (?) AND d.lease_owner = ? ORDER BY d.id`,
+       WHERE d.id IN (?) AND d.lease_owner = ? AND d.lease_until > NOW(3) ORDER BY d.id`,
       [ids, owner],
     )) as Array<Record<string, unknown>>;
     return rows.map((row) => ({

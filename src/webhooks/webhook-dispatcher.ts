@@ -92,13 +92,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       const free = this.settings.concurrency - this.inFlight.size;
       if (free > 0) {
         const due = await this.deliveries.due(free);
-        const claimed = await Promise.all(
-          due.map(async ({ id }) => ((await this.deliveries.claim(id, this.owner, this.settings.leaseTtlMs)) ? id : 0)),
-        );
-        const deliveries = await this.deliveries.claimed(
-          claimed.filter((id) => id !== 0),
-          this.owner,
-        );
+        const ids = due.map(({ id }) => id);
+        await this.deliveries.claim(ids, this.owner, this.settings.leaseTtlMs);
+        const deliveries = await this.deliveries.claimed(ids, this.owner);
         for (const delivery of deliveries) this.start(delivery);
         // A full batch: more may be due behind it.
         if (due.length === free && deliveries.length > 0) this.again = true;
@@ -143,6 +139,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       return;
     }
     this.metrics.attempted(step.status === 'pending' ? 'retrying' : step.status, delivery.occurredAt);
+    if (step.status === 'pending') await this.deliveries.postponeChain(delivery, step.delayMs);
     if (step.status === 'succeeded') await this.endpoints.succeeded(delivery);
     else if (step.status === 'failed' && step.disableEndpoint)
       await this.endpoints.disable(delivery.webhookId, 'the endpoint answered 410 Gone');

@@ -7,7 +7,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { inTransaction } from '../database/transaction.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
-import type { ClaimedDelivery } from './webhook-deliveries.repository.js';
+import { type ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 
 /** The routing key of WEBHOOK_DISABLED (decision 26: a key of its own under `ticket.`). */
@@ -39,6 +39,7 @@ export class WebhookEndpointHealth {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly webhooks: WebhooksRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
     private readonly outbox: OutboxWriter,
     private readonly relay: OutboxRelay,
     config: ConfigService<AppConfig, true>,
@@ -61,6 +62,7 @@ export class WebhookEndpointHealth {
     const disabled = await inTransaction(this.dataSource, async (transaction) => {
       const endpoint = await this.webhooks.findOne(webhookId, transaction);
       if (!endpoint || !(await this.webhooks.disable(transaction, webhookId, reason, now))) return false;
+      await this.deliveries.pause(webhookId, transaction.later);
       const event: WebhookDisabledEvent = {
         eventId: randomUUID(),
         eventType: 'WEBHOOK_DISABLED',

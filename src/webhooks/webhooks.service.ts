@@ -62,8 +62,12 @@ export class WebhooksService {
       ...(patch.enabled !== undefined && { enabled: patch.enabled }),
     };
     if (!(await this.webhooks.update(id, fields, new Date()))) throw notFound(id);
-    // Resumed deliveries go out now rather than at the next poll.
-    if (patch.enabled === true) this.dispatcher.kick();
+    if (patch.enabled === false) await this.deliveries.pause(id);
+    if (patch.enabled === true) {
+      await this.deliveries.resume(id);
+      // Resumed deliveries go out now rather than at the next poll.
+      this.dispatcher.kick();
+    }
     return toResponse(await this.find(id));
   }
 

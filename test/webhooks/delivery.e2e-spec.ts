@@ -185,6 +185,20 @@ describe('Webhook delivery', () => {
       expect(delivery.lastError).not.toContain('the receiver says no');
     });
 
+    it('holds pending deliveries while the endpoint is disabled and sends them once it is enabled again', async () => {
+      receiver.received.length = 0;
+      receiver.respond = () => ({ status: 500 });
+      webhook = await register(http(), receiver);
+      await createTicket(http());
+      await waitUntil(() => receiver.received.length >= 1, 30_000, 'a failed attempt');
+      await http().patch(`/api/v2/webhooks/${webhook.id}`).send({ enabled: false }).expect(200);
+      receiver.respond = () => ({ status: 204 });
+      await http().patch(`/api/v2/webhooks/${webhook.id}`).send({ enabled: true }).expect(200);
+      await waitUntil(() => receiver.accepted().length >= 1, 30_000, 'the delivery after enabling');
+      expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+      await waitUntil(async () => (await deliveries(http(), webhook.id))[0].status === 'succeeded', 10_000, 'the success recorded');
+    });
+
     it('redelivers one delivery, and replays a window in order', async () => {
       receiver.received.length = 0;
       webhook = await register(http(), receiver);
