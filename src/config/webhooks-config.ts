@@ -9,7 +9,10 @@ export interface WebhooksConfig {
   disableAfterMs: number;
   /** Development and tests: loopback and private addresses, and plain http://. */
   allowPrivateNetworks: boolean;
-  /** Deliveries in flight at once on this replica; 0: this replica does not deliver (it still records). */
+  /**
+   * Deliveries in flight at once on this replica (one endpoint gets at most half of them, so a slow one cannot take
+   * every slot); 0: this replica does not deliver (it still records).
+   */
   concurrency: number;
   /** How often a replica looks for due deliveries besides being woken by a commit. */
   pollIntervalMs: number;
@@ -54,7 +57,7 @@ export function parseWebhooksConfig(read: EnvReader): WebhooksConfig {
     retryScheduleMs,
     disableAfterMs: duration(read, 'WEBHOOKS_DISABLE_AFTER', '5d'),
     allowPrivateNetworks: read.bool('WEBHOOKS_ALLOW_PRIVATE_NETWORKS', false),
-    concurrency: read.intBetween('WEBHOOKS_CONCURRENCY', 16, 0, 1_000),
+    concurrency: read.intBetween('WEBHOOKS_CONCURRENCY', 64, 0, 1_000),
     pollIntervalMs: read.intBetween('WEBHOOKS_POLL_INTERVAL_MS', 500, 10, 60_000),
     leaseTtlMs,
     retentionDays: read.intBetween('WEBHOOKS_RETENTION_DAYS', 30, 1, 3_650),

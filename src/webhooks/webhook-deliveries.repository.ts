@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import type { KeysetPageRequest } from '../common/paging/keyset-page.js';
 import type { Queryable } from '../database/statement-batch.js';
 
@@ -79,7 +79,46 @@ const COPIED = 'webhook_id, event_id, event_type, type, ticket_id, payload, occu
  */
 @Injectable()
 export class WebhookDeliveriesRepository {
+  /** The dispatcher's own connection (see dispatcherQuery). */
+  private runner?: Promise<QueryRunner>;
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * The dispatcher's statements go over one connection of its own, held while the application runs, as the relay
+   * does: in the pool's queue they would wait behind every request of a write load, several times per delivery. A
+   * statement that fails drops the connection, and the next one opens another. Statements sent together queue on
+   * it in order; each of its transactions is one round trip (START TRANSACTION … COMMIT).
+   */
+  private async dispatcherQuery<T>(sql: string, params: unknown[] = []): Promise<T> {
+    const runner = await (this.runner ??= this.connect());
+    try {
+      return (await runner.query(sql, params)) as T;
+    } catch (error) {
+      if ((await this.runner) === runner) this.runner = undefined;
+      await runner.query('ROLLBACK').catch(() => undefined);
+      await runner.release().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async connect(): Promise<QueryRunner> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      return runner;
+    } catch (error) {
+      this.runner = undefined;
+      throw error;
+    }
+  }
+
+  /** Gives the dispatcher's connection back. */
+  async closeDispatcherConnection(): Promise<void> {
+    const runner = this.runner;
+    this.runner = undefined;
+    await (await runner?.catch(() => undefined))?.release();
+  }
 
   /**
    * In the caller's transaction (a statement of its batch): a pending delivery for every enabled endpoint that
@@ -98,14 +137,15 @@ export class WebhookDeliveriesRepository {
    * endpoint, and the oldest pending one of their (endpoint, ticket), so a ticket's events reach an endpoint in
    * order while other tickets go on. Answers ids, oldest due first. The deliveries are read in the order of the
    * due index (status, next_attempt_at, and the id InnoDB appends), which is the order asked for, so the read
-   * stops after `limit` matches instead of sorting every pending row; the rows it passes over are those queued
+   * stops after `limit` matches instead of sorting every pending row (a join with webhooks would make MariaDB sort:
+   * the endpoint is looked up per row instead); the rows it passes over are those queued
    * behind a delivery in flight (a failed attempt pushes its successors back with it: postponeChain).
    */
   async due(limit: number): Promise<Array<{ id: number; chain: string }>> {
-    const rows = (await this.dataSource.query(
-      `SELECT STRAIGHT_JOIN d.id, d.webhook_id, d.ticket_id
-       FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_due) JOIN webhooks w ON w.id = d.webhook_id AND w.enabled = 1
+    const rows = (await this.dispatcherQuery(
+      `SELECT d.id, d.webhook_id, d.ticket_id FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_due)
        WHERE d.status = 'pending' AND d.next_attempt_at <= NOW(3) AND (d.lease_until IS NULL OR d.lease_until < NOW(3))
+         AND (SELECT w.enabled FROM webhooks w WHERE w.id = d.webhook_id) = 1
          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
                          WHERE e.webhook_id = d.webhook_id AND e.ticket_id = d.ticket_id AND e.status = 'pending' AND e.id < d.id)
        ORDER BY d.next_attempt_at, d.id LIMIT ?`,
@@ -119,7 +159,7 @@ export class WebhookDeliveriesRepository {
    * no earlier than its next attempt, so the due read does not pass over them on every poll meanwhile.
    */
   async postponeChain(delivery: { id: number; webhookId: number; ticketId: number }, delayMs: number): Promise<void> {
-    await this.dataSource.query(
+    await this.dispatcherQuery(
       `UPDATE webhook_deliveries SET next_attempt_at = GREATEST(next_attempt_at, NOW(3) + INTERVAL ? MICROSECOND)
        WHERE webhook_id = ? AND ticket_id = ? AND status = 'pending' AND id > ?`,
       [delayMs * 1000, delivery.webhookId, delivery.ticketId, delivery.id],
@@ -149,25 +189,25 @@ export class WebhookDeliveriesRepository {
     const sorted = [...ids].sort((a, b) => a - b);
     const update = `UPDATE webhook_deliveries SET lease_owner = ?, lease_epoch = lease_epoch + 1, lease_until = NOW(3) + INTERVAL ? MICROSECOND
        WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until < NOW(3))`;
-    // A connection of its own: if a statement fails, the transaction must be rolled back on that connection.
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      await runner.query(
-        ['START TRANSACTION', ...sorted.map(() => update), 'COMMIT'].join(';\n'),
-        sorted.flatMap((id) => [owner, ttlMs * 1000, id]),
-      );
-    } catch (error) {
-      await runner.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      await runner.release();
-    }
+    await this.inOneTransaction(
+      sorted.map(() => update).join(';\n'),
+      sorted.flatMap((id) => [owner, ttlMs * 1000, id]),
+    );
+  }
+
+  /**
+   * Runs `statements` (joined by `;\n`) in one transaction in one round trip on the dispatcher's connection (a
+   * failure rolls back there), and answers their results.
+   */
+  private async inOneTransaction(statements: string, params: unknown[]): Promise<WriteResult[]> {
+    const results = await this.dispatcherQuery<WriteResult[]>(`START TRANSACTION;\n${statements};\nCOMMIT`, params);
+    return results.slice(1, -1);
   }
 
   /** The claimed deliveries with their endpoints' URL and signing secrets. */
   async claimed(ids: number[], owner: string): Promise<ClaimedDelivery[]> {
     if (ids.length === 0) return [];
-    const rows = (await this.dataSource.query(
+    const rows = (await this.dispatcherQuery(
       `SELECT d.id, d.lease_epoch, d.webhook_id, d.event_id, d.type, d.ticket_id, d.payload, d.occurred_at, d.attempts,
               w.url, w.secret, IF(w.previous_secret_until > NOW(3), w.previous_secret, NULL) AS previous_secret, w.failing_since
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
@@ -190,26 +230,33 @@ export class WebhookDeliveriesRepository {
     }));
   }
 
-  /** Records an attempt and releases the claim, only while `owner` still holds it with `epoch`; true when it did. */
-  async record(id: number, owner: string, epoch: number, attempt: AttemptRecord, manager: Queryable = this.dataSource): Promise<boolean> {
-    const result = (await manager.query(
-      `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, last_attempt_at = ?, last_status_code = ?, last_error = ?,
-              duration_ms = ?, next_attempt_at = IF(? IS NULL, NULL, NOW(3) + INTERVAL ? MICROSECOND), lease_owner = NULL, lease_until = NULL
-       WHERE id = ? AND lease_owner = ? AND lease_epoch = ?`,
-      [
-        attempt.status,
-        attempt.attemptedAt,
-        attempt.statusCode,
-        attempt.error?.slice(0, 500) ?? null,
-        attempt.durationMs,
-        attempt.nextAttemptInMs,
-        (attempt.nextAttemptInMs ?? 0) * 1000,
-        id,
-        owner,
-        epoch,
-      ],
-    )) as WriteResult;
-    return result.affectedRows === 1;
+  /**
+   * Records attempts and releases their claims, each only while `owner` still holds it with its epoch: one
+   * transaction (one round trip, one commit) for attempts that ended about the same time. Answers, per attempt,
+   * whether it was recorded.
+   */
+  async record(attempts: Array<{ id: number; owner: string; epoch: number; attempt: AttemptRecord }>): Promise<boolean[]> {
+    if (attempts.length === 0) return [];
+    const update = `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, last_attempt_at = ?, last_status_code = ?,
+              last_error = ?, duration_ms = ?, next_attempt_at = IF(? IS NULL, NULL, NOW(3) + INTERVAL ? MICROSECOND),
+              lease_owner = NULL, lease_until = NULL
+       WHERE id = ? AND lease_owner = ? AND lease_epoch = ?`;
+    const sorted = [...attempts].sort((a, b) => a.id - b.id);
+    const params = sorted.flatMap(({ id, owner, epoch, attempt }) => [
+      attempt.status,
+      attempt.attemptedAt,
+      attempt.statusCode,
+      attempt.error?.slice(0, 500) ?? null,
+      attempt.durationMs,
+      attempt.nextAttemptInMs,
+      (attempt.nextAttemptInMs ?? 0) * 1000,
+      id,
+      owner,
+      epoch,
+    ]);
+    const results = await this.inOneTransaction(sorted.map(() => update).join(';\n'), params);
+    const recorded = new Map(sorted.map(({ id }, index) => [id, results[index]?.affectedRows === 1]));
+    return attempts.map(({ id }) => recorded.get(id)!);
   }
 
   /** An endpoint's deliveries, newest first: the page's cursor holds the last id shown (`afterId`, read as "before"). */
@@ -266,7 +313,7 @@ export class WebhookDeliveriesRepository {
 
   /** Deletes up to `limit` finished deliveries created more than `days` ago; how many. */
   async purgeFinished(days: number, limit: number): Promise<number> {
-    const result = (await this.dataSource.query(
+    const result = (await this.dispatcherQuery(
       `DELETE FROM webhook_deliveries WHERE status IN ('succeeded', 'failed') AND created_at < NOW(3) - INTERVAL ? DAY LIMIT ?`,
       [days, limit],
     )) as WriteResult;

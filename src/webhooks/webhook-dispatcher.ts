@@ -8,7 +8,7 @@ import type { WebhooksConfig } from '../config/webhooks-config.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { untraced } from '../observability/tracing/trace-context.js';
 import { nextStep } from './retry-policy.js';
-import { type ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { type AttemptRecord, type ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { webhookBody, webhookHeaders } from './webhook-message.js';
 import { WebhookSender } from './webhook-sender.js';
 import { WebhookEndpointHealth } from './webhook-endpoint-health.js';
@@ -17,6 +17,15 @@ import { WebhooksMetrics } from './webhooks.metrics.js';
 /** Finished deliveries past retention are deleted this often, this many at a time. */
 const PURGE_INTERVAL_MS = 600_000;
 const PURGE_BATCH = 1_000;
+/** Outcomes of attempts that end within this long of each other are recorded in one transaction. */
+const RECORD_LINGER_MS = 5;
+const RECORD_BATCH = 64;
+
+interface Outcome {
+  delivery: ClaimedDelivery;
+  attempt: AttemptRecord;
+  done: { resolve: (recorded: boolean) => void; reject: (error: unknown) => void };
+}
 
 /**
  * Attempts due deliveries, up to WEBHOOKS_CONCURRENCY at once on this replica. Every replica runs one; they share
@@ -34,6 +43,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly settings: WebhooksConfig;
   private readonly sender: WebhookSender;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per endpoint. */
+  private readonly perEndpoint = new Map<number, number>();
+  private readonly endpointShare: number;
   private readonly ownContext = new AsyncResource(WebhookDispatcher.name);
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
@@ -41,6 +53,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private stopped = false;
   private failing = false;
   private purgedAt = Date.now();
+  private outcomes: Outcome[] = [];
+  private recordTimer?: NodeJS.Timeout;
+  /** A completed attempt looks for more work only when this many slots are free (fewer, larger claims). */
+  private readonly refill: number;
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -51,6 +67,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   ) {
     this.settings = config.get('webhooks', { infer: true });
     this.sender = new WebhookSender(this.settings.timeoutMs, this.settings.allowPrivateNetworks);
+    this.refill = Math.max(1, Math.floor(this.settings.concurrency / 4));
+    this.endpointShare = Math.max(1, Math.ceil(this.settings.concurrency / 2));
     relay.onKick(() => this.kick());
   }
 
@@ -68,6 +86,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     await this.polling;
     await Promise.all(this.inFlight);
     this.sender.close();
+    await this.deliveries.closeDispatcherConnection().catch(() => undefined);
   }
 
   /** Looks for due deliveries now, or once more after the look in progress. Never throws. */
@@ -92,7 +111,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       const free = this.settings.concurrency - this.inFlight.size;
       if (free > 0) {
         const due = await this.deliveries.due(free);
-        const ids = due.map(({ id }) => id);
+        const ids = this.withinEndpointShare(due);
         await this.deliveries.claim(ids, this.owner, this.settings.leaseTtlMs);
         const deliveries = await this.deliveries.claimed(ids, this.owner);
         for (const delivery of deliveries) this.start(delivery);
@@ -108,12 +127,30 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
+  /** The due deliveries to claim: an endpoint that already has its share of the slots in flight gets no more. */
+  private withinEndpointShare(due: Array<{ id: number; chain: string }>): number[] {
+    const counted = new Map(this.perEndpoint);
+    return due
+      .filter(({ chain }) => {
+        const webhookId = Number(chain.split(':')[0]);
+        const inFlight = counted.get(webhookId) ?? 0;
+        if (inFlight >= this.endpointShare) return false;
+        counted.set(webhookId, inFlight + 1);
+        return true;
+      })
+      .map(({ id }) => id);
+  }
+
   private start(delivery: ClaimedDelivery): void {
+    this.perEndpoint.set(delivery.webhookId, (this.perEndpoint.get(delivery.webhookId) ?? 0) + 1);
     const attempt = this.attempt(delivery)
       .catch((error: unknown) => this.logger.warn(`Webhook delivery ${delivery.id} not recorded: ${(error as Error).message}`))
       .finally(() => {
         this.inFlight.delete(attempt);
-        this.kick();
+        const left = this.perEndpoint.get(delivery.webhookId)! - 1;
+        if (left > 0) this.perEndpoint.set(delivery.webhookId, left);
+        else this.perEndpoint.delete(delivery.webhookId);
+        if (this.inFlight.size === 0 || this.settings.concurrency - this.inFlight.size >= this.refill) this.kick();
       });
     this.inFlight.add(attempt);
   }
@@ -125,7 +162,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const result = await this.sender.send(delivery.url, headers, body);
     const attempts = delivery.attempts + 1;
     const step = nextStep(result, attempts, this.settings.retryScheduleMs);
-    const recorded = await this.deliveries.record(delivery.id, this.owner, delivery.epoch, {
+    const recorded = await this.record(delivery, {
       status: step.status,
       attemptedAt,
       statusCode: result.statusCode,
@@ -144,6 +181,28 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     else if (step.status === 'failed' && step.disableEndpoint)
       await this.endpoints.disable(delivery.webhookId, 'the endpoint answered 410 Gone');
     else await this.endpoints.failed(delivery, attemptedAt);
+  }
+
+  /** Queues the outcome for the next batch of records; answers whether the claim still held. */
+  private record(delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.outcomes.push({ delivery, attempt, done: { resolve, reject } });
+      if (this.outcomes.length >= RECORD_BATCH) this.flushOutcomes();
+      else this.recordTimer ??= setTimeout(() => this.flushOutcomes(), RECORD_LINGER_MS);
+    });
+  }
+
+  private flushOutcomes(): void {
+    clearTimeout(this.recordTimer);
+    this.recordTimer = undefined;
+    const batch = this.outcomes;
+    this.outcomes = [];
+    this.deliveries
+      .record(batch.map(({ delivery, attempt }) => ({ id: delivery.id, owner: this.owner, epoch: delivery.epoch, attempt })))
+      .then(
+        (recorded) => batch.forEach(({ done }, index) => done.resolve(recorded[index])),
+        (error: unknown) => batch.forEach(({ done }) => done.reject(error)),
+      );
   }
 
   private async purge(): Promise<void> {
