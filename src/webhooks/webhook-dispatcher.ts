@@ -8,7 +8,7 @@ import type { WebhooksConfig } from '../config/webhooks-config.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { untraced } from '../observability/tracing/trace-context.js';
 import { nextStep } from './retry-policy.js';
-import { type AttemptRecord, type ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { type AttemptRecord, type ClaimedDelivery, WebhookDispatchRepository } from './webhook-dispatch.repository.js';
 import { webhookBody, webhookHeaders } from './webhook-message.js';
 import { WebhookSender } from './webhook-sender.js';
 import { WebhookEndpointHealth } from './webhook-endpoint-health.js';
@@ -29,7 +29,7 @@ interface Outcome {
 
 /**
  * Attempts due deliveries, up to WEBHOOKS_CONCURRENCY at once on this replica. Every replica runs one; they share
- * the work through claims on the delivery rows (WebhookDeliveriesRepository.claim): a claim is a committed
+ * the work through claims on the delivery rows (WebhookDispatchRepository.claim): a claim is a committed
  * conditional update that lasts WEBHOOKS_LEASE_TTL_MS (longer than an attempt may take) and raises the row's
  * epoch, and an outcome is recorded only under the same owner and epoch. A replica that dies mid-attempt leaves
  * its claims to lapse; another replica then attempts those deliveries again (the one request that may reach a
@@ -59,7 +59,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly refill: number;
 
   constructor(
-    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly deliveries: WebhookDispatchRepository,
     private readonly endpoints: WebhookEndpointHealth,
     private readonly metrics: WebhooksMetrics,
     relay: OutboxRelay,
@@ -128,11 +128,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   /** The due deliveries to claim: an endpoint that already has its share of the slots in flight gets no more. */
-  private withinEndpointShare(due: Array<{ id: number; chain: string }>): number[] {
+  private withinEndpointShare(due: Array<{ id: number; webhookId: number }>): number[] {
     const counted = new Map(this.perEndpoint);
     return due
-      .filter(({ chain }) => {
-        const webhookId = Number(chain.split(':')[0]);
+      .filter(({ webhookId }) => {
         const inFlight = counted.get(webhookId) ?? 0;
         if (inFlight >= this.endpointShare) return false;
         counted.set(webhookId, inFlight + 1);

@@ -7,7 +7,8 @@ import type { AppConfig } from '../config/app-config.js';
 import { inTransaction } from '../database/transaction.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
-import { type ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import type { ClaimedDelivery } from './webhook-dispatch.repository.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 
 /** The routing key of WEBHOOK_DISABLED (decision 26: a key of its own under `ticket.`). */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookDispatchRepository } from './webhook-dispatch.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookEndpointHealth } from './webhook-endpoint-health.js';
 import { WebhookFanOut } from './webhook-fan-out.js';
@@ -17,6 +18,7 @@ import { WebhooksService } from './webhooks.service.js';
     WebhooksService,
     WebhooksRepository,
     WebhookDeliveriesRepository,
+    WebhookDispatchRepository,
     WebhookFanOut,
     WebhookDispatcher,
     WebhookEndpointHealth,
