@@ -14,6 +14,7 @@ import { ObservabilityModule } from './observability/observability.module.js';
 import { SecurityModule } from './security/security.module.js';
 import { SlaModule } from './sla/sla.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({
   imports: [
@@ -27,6 +28,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     HistoryModule,
     CommentsModule,
     ChangesModule,
+    WebhooksModule,
     ActuatorModule,
     ObservabilityModule,
   ],

@@ -11,6 +11,7 @@ import { parseSecurityConfig, type SecurityConfig } from './security-config.js';
 import { parseServerConfig, type ServerConfig } from './server-config.js';
 import { parseTicketsConfig, type TicketsConfig } from './tickets-config.js';
 import { parseSlaConfig, type SlaConfig } from './sla-config.js';
+import { parseWebhooksConfig, type WebhooksConfig } from './webhooks-config.js';
 
 /** Every setting, one namespace per concern, each read and validated by its own file. */
 export interface AppConfig {
@@ -26,6 +27,7 @@ export interface AppConfig {
   log: LoggingConfig;
   sla: SlaConfig;
   changes: ChangesConfig;
+  webhooks: WebhooksConfig;
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the variable at fault. */
@@ -44,5 +46,6 @@ export function parseConfig(env: Env): AppConfig {
     log: parseLoggingConfig(read),
     sla: parseSlaConfig(read),
     changes: parseChangesConfig(read),
+    webhooks: parseWebhooksConfig(read),
   };
 }

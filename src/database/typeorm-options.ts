@@ -13,6 +13,7 @@ import { CreateTicketWords1763900015000 } from './migrations/1763900015000-Creat
 import { ExactIdempotencyScopes1763900016300 } from './migrations/1763900016300-ExactIdempotencyScopes.js';
 import { CreateSlaClocks1763900017000 } from './migrations/1763900017000-CreateSlaClocks.js';
 import { CreateChangeFeed1763900018000 } from './migrations/1763900018000-CreateChangeFeed.js';
+import { CreateWebhooks1763900019000 } from './migrations/1763900019000-CreateWebhooks.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { mysqlPoolOptions } from './mysql-pool-options.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
@@ -48,6 +49,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       ExactIdempotencyScopes1763900016300,
       CreateSlaClocks1763900017000,
       CreateChangeFeed1763900018000,
+      CreateWebhooks1763900019000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; the CLI runs them on `migration:run`.

@@ -76,6 +76,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private partitionsReady = false;
   private refreshedAt = 0;
   private observer?: OutboxRelayObserver;
+  private readonly kickListeners: Array<() => void> = [];
   /** Created outside any request, with the application. */
   private readonly ownContext = new AsyncResource(OutboxRelay.name);
 
@@ -110,6 +111,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Starts a relay pass, or asks the running one to go round again. Never throws. */
   kick(): void {
+    for (const listener of this.kickListeners) listener();
     if (this.stopped || Date.now() < this.retryAt) return;
     if (this.running) {
       this.rerun = true;
@@ -119,6 +121,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     // database deadline and log lines as part of the request.
     // Nor is the relay's polling traced: only its publishes are, each in the trace of the request that wrote it.
     this.running = this.ownContext.runInAsyncScope(() => untraced(() => this.drain())).finally(() => (this.running = undefined));
+  }
+
+  /** Also told of every kick (after each write's commit), while the broker is away too; must not throw. */
+  onKick(listener: () => void): void {
+    this.kickListeners.push(listener);
   }
 
   observe(observer: OutboxRelayObserver): void {

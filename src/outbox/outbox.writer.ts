@@ -15,10 +15,22 @@ export interface OutboxEvent {
   ticketId: number;
 }
 
+/** An event as recorded, for what else is written with it (e.g. webhook deliveries). */
+export interface RecordedEvent extends OutboxEvent {
+  /** Null: the configured RABBITMQ_ROUTING_KEY. */
+  routingKey: string | null;
+  /** The event's JSON, exactly the message body RabbitMQ gets. */
+  payload: string;
+}
+
+/** Writes something more in the transaction of every event recorded, e.g. into the caller's statement batch. */
+export type OutboxFollower = (manager: Queryable, event: RecordedEvent) => Promise<void>;
+
 /** Records an event in the caller's transaction, so it commits or rolls back with the write it describes. */
 @Injectable()
 export class OutboxWriter {
   private readonly partitions: number;
+  private readonly followers: OutboxFollower[] = [];
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -26,6 +38,11 @@ export class OutboxWriter {
     config: ConfigService<AppConfig, true>,
   ) {
     this.partitions = config.get('outbox.partitions', { infer: true });
+  }
+
+  /** Adds a writer that runs, in the same transaction, for every event recorded from now on. */
+  follow(follower: OutboxFollower): void {
+    this.followers.push(follower);
   }
 
   /**
@@ -55,5 +72,6 @@ export class OutboxWriter {
     });
     // Every kind of event is a change of the feed, committed with it (src/changes/).
     await this.changes.insert(manager, { ...event, payload });
+    for (const follower of this.followers) await follower(manager, { ...event, routingKey, payload });
   }
 }

@@ -10,6 +10,16 @@ describe('requiredScopes', () => {
     expect(requiredScopes(method, '/api/v2/tickets/1/comments')).toEqual({ anyOf: ['tickets.write'], name: 'tickets.write' });
   });
 
+  it.each(['GET', 'POST', 'PATCH', 'DELETE'])(
+    'needs webhooks.manage for %s under /api/v2/webhooks, which the ticket scopes do not grant',
+    (method) => {
+      for (const path of ['/api/v2/webhooks', '/api/v2/webhooks/3/deliveries', '/API/V2/Webhooks/3/rotate-secret']) {
+        expect(requiredScopes(method, path)).toEqual({ anyOf: ['webhooks.manage'], name: 'webhooks.manage' });
+      }
+      expect(requiredScopes(method, '/api/v2/webhooksx')?.name).not.toBe('webhooks.manage');
+    },
+  );
+
   it.each([
     '/actuator',
     '/actuator/health',

@@ -4,7 +4,12 @@ export const SCOPES = {
   write: 'tickets.write',
   /** Health details under `show-details=when-authorized`. */
   actuator: 'actuator.read',
+  /** Webhook endpoints, their secrets and deliveries: every method; the ticket scopes do not grant it. */
+  webhooks: 'webhooks.manage',
 } as const;
+
+/** Webhook management: it reveals signing secrets and points the service at URLs, so it has a scope of its own. */
+const WEBHOOKS = /^\/api\/v2\/webhooks(?:\/|$)/i;
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -23,11 +28,12 @@ export interface ScopeRequirement {
 
 /**
  * The one place that says what a request needs (Spring's authorizeHttpRequests), deny by default: every path but
- * the anonymous ones needs a token, writes (POST, PUT, PATCH, DELETE) with `tickets.write`, anything else with
+ * the anonymous ones needs a token, /api/v2/webhooks `webhooks.manage` for every method, writes (POST, PUT, PATCH, DELETE) with `tickets.write`, anything else with
  * `tickets.read` or `tickets.write`. Undefined: no token needed.
  */
 export function requiredScopes(method: string, path: string): ScopeRequirement | undefined {
   if (ANONYMOUS.test(path)) return undefined;
+  if (WEBHOOKS.test(path)) return { anyOf: [SCOPES.webhooks], name: SCOPES.webhooks };
   if (WRITE_METHODS.has(method.toUpperCase())) return { anyOf: [SCOPES.write], name: SCOPES.write };
   return { anyOf: [SCOPES.read, SCOPES.write], name: SCOPES.read };
 }

@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../../src/config/app-config.js';
 import { TICKET_EVENT_ROUTING_KEYS } from '../../src/tickets/events/ticket-event.js';
 import { SLA_EVENT_ROUTING_KEYS } from '../../src/sla/sla-event.js';
+import { WEBHOOK_DISABLED_ROUTING_KEY } from '../../src/webhooks/webhook-endpoint-health.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { createTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
@@ -42,7 +43,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
         .messages()
         .all()
         .map((message) => message.name()),
-    ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED', 'SLA_WARNING', 'SLA_BREACHED']);
+    ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED', 'SLA_WARNING', 'SLA_BREACHED', 'WEBHOOK_DISABLED']);
   });
 
   it('puts each later kind on a routing key of its own that the v1 binding does not match, and only CREATED and UPDATED on it', () => {
@@ -66,7 +67,11 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       SLA_EVENT_ROUTING_KEYS.SLA_BREACHED,
       ['SLA_BREACHED'],
     ]);
-    for (const id of ['ticketDeleted', 'ticketCommentAdded', 'ticketSlaWarning', 'ticketSlaBreached']) {
+    expect([channel('ticketWebhookDisabled').address(), names('ticketWebhookDisabled')]).toEqual([
+      WEBHOOK_DISABLED_ROUTING_KEY,
+      ['WEBHOOK_DISABLED'],
+    ]);
+    for (const id of ['ticketDeleted', 'ticketCommentAdded', 'ticketSlaWarning', 'ticketSlaBreached', 'ticketWebhookDisabled']) {
       expect(channel(id).bindings().get('amqp')!.value()).toMatchObject({
         is: 'routingKey',
         exchange: { name: parseConfig({}).rabbitmq.exchange, type: 'topic' },
@@ -176,7 +181,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
           .messages()
           .all()
           .map((message) => message.name()),
-      ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED', 'SLA_WARNING', 'SLA_BREACHED']);
+      ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED', 'SLA_WARNING', 'SLA_BREACHED', 'WEBHOOK_DISABLED']);
     });
 
     it('is linked from the OpenAPI description, by links that lead to it from Swagger UI and from the document', async () => {

@@ -18,7 +18,10 @@ describe('OpenAPI document (/v3/api-docs)', () => {
   let contract: OpenApiContract;
 
   beforeAll(async () => {
-    app = await createTestApp({ env: { MANAGEMENT_HEALTH_PROBES_ENABLED: 'true' } });
+    // Webhooks to 127.0.0.1 may be registered, and this app sends none.
+    app = await createTestApp({
+      env: { MANAGEMENT_HEALTH_PROBES_ENABLED: 'true', WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOKS_CONCURRENCY: '0' },
+    });
     http = request(app.getHttpServer());
     const response = await http
       .get('/v3/api-docs')
@@ -180,6 +183,12 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         `${V2_ONE}/history`,
         `${V2_ONE}/sla`,
         `${V2_ONE}/transitions`,
+        '/api/v2/webhooks',
+        '/api/v2/webhooks/{id}',
+        '/api/v2/webhooks/{id}/deliveries',
+        '/api/v2/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+        '/api/v2/webhooks/{id}/replay',
+        '/api/v2/webhooks/{id}/rotate-secret',
       ]);
       expect(Object.keys(v2.paths).every((path) => path.startsWith('/api/v2/'))).toBe(true);
       await OpenApiContract.from(v2);
@@ -489,6 +498,42 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         contract.expectResponse('get', `${comments}/{commentId}`, await http.get(created.headers.location).expect(200));
         contract.expectResponse('get', `${comments}/{commentId}`, await http.get(`${path}/999999999`).expect(404));
       }
+    });
+
+    it('webhooks: every operation with its success, 400, 404 and 415 as declared', async () => {
+      const W = '/api/v2/webhooks';
+      const created = await http
+        .post(W)
+        .send({ url: 'http://127.0.0.1:9/hook', eventTypes: ['CREATED'] })
+        .expect(201);
+      contract.expectResponse('post', W, created);
+      contract.expectResponse(
+        'post',
+        W,
+        await http
+          .post(W)
+          .send({ url: 'ftp://x', eventTypes: ['NOPE'] })
+          .expect(400),
+      );
+      contract.expectResponse('post', W, await http.post(W).set('Content-Type', 'text/plain').send('x').expect(415));
+      contract.expectResponse('get', W, await http.get(`${W}?limit=1`).expect(200));
+      contract.expectResponse('get', W, await http.get(`${W}?limit=0`).expect(400));
+      const one = `${W}/${created.body.id}`;
+      contract.expectResponse('get', `${W}/{id}`, await http.get(one).expect(200));
+      contract.expectResponse('get', `${W}/{id}`, await http.get(`${W}/999999999`).expect(404));
+      contract.expectResponse('patch', `${W}/{id}`, await http.patch(one).send({ description: 'x' }).expect(200));
+      contract.expectResponse('patch', `${W}/{id}`, await http.patch(one).send({ enabled: 'x' }).expect(400));
+      contract.expectResponse('post', `${W}/{id}/rotate-secret`, await http.post(`${one}/rotate-secret`).expect(200));
+      await http.post('/api/tickets').send(buildTicketRequest()).expect(201);
+      const deliveries = await http.get(`${one}/deliveries`).expect(200);
+      contract.expectResponse('get', `${W}/{id}/deliveries`, deliveries);
+      const redeliver = `${W}/{id}/deliveries/{deliveryId}/redeliver`;
+      contract.expectResponse('post', redeliver, await http.post(`${one}/deliveries/${deliveries.body.items[0].id}/redeliver`).expect(202));
+      contract.expectResponse('post', redeliver, await http.post(`${one}/deliveries/999999999/redeliver`).expect(404));
+      contract.expectResponse('post', `${W}/{id}/replay`, await http.post(`${one}/replay?since=2026-01-01T00:00:00Z`).expect(202));
+      contract.expectResponse('post', `${W}/{id}/replay`, await http.post(`${one}/replay`).expect(400));
+      contract.expectResponse('delete', `${W}/{id}`, await http.delete(one).expect(204));
+      contract.expectResponse('delete', `${W}/{id}`, await http.delete(one).expect(404));
     });
 
     it('GET transitions (v1 and v2): 200, 400 and 404', async () => {

@@ -19,6 +19,10 @@ export const FIELD_ERROR_CODES = [
   'Repeated',
   /** `q` with too many prefix words, or a prefix that matches too many words of the index. */
   'SearchTooBroad',
+  /** A URL the service will not send to: its scheme, credentials in it, or an address that is not public. */
+  'UnsafeUrl',
+  /** An event kind no event has. */
+  'UnknownEventType',
 ] as const;
 
 export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];

@@ -1,0 +1,142 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { KeysetPageRequest } from '../common/paging/keyset-page.js';
+import type { Queryable } from '../database/statement-batch.js';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** A delivery as the API shows it. */
+export interface DeliveryRecord {
+  id: number;
+  eventId: string;
+  type: string;
+  ticketId: number;
+  occurredAt: Date;
+  status: DeliveryStatus;
+  attempts: number;
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  durationMs: number | null;
+}
+
+/** What an event brings to the fan-out. */
+export interface FanOutEvent {
+  eventId: string;
+  eventType: string;
+  type: string;
+  ticketId: number;
+  payload: string;
+  occurredAt: Date;
+}
+
+interface WriteResult {
+  affectedRows: number;
+  insertId: number | string;
+}
+
+const API_COLUMNS = `id, event_id AS eventId, type, ticket_id AS ticketId, occurred_at AS occurredAt, status, attempts,
+  last_attempt_at AS lastAttemptAt, last_status_code AS lastStatusCode, last_error AS lastError,
+  next_attempt_at AS nextAttemptAt, duration_ms AS durationMs`;
+
+/** Columns copied when a delivery is made again from an earlier one (redeliver, replay). */
+const COPIED = 'webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at';
+
+/**
+ * `webhook_deliveries` as the API and the writes see it: the fan-out of each event in its transaction, pausing
+ * and resuming a disabled endpoint's deliveries, the deliveries list, redeliver and replay. The dispatcher's
+ * statements (claims, outcomes) are WebhookDispatchRepository's.
+ */
+@Injectable()
+export class WebhookDeliveriesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * In the caller's transaction (a statement of its batch): a pending delivery for every enabled endpoint that
+   * subscribes to the event's kind. One statement however many endpoints there are, and none when there are none.
+   */
+  async fanOut(manager: Queryable, event: FanOutEvent): Promise<void> {
+    await manager.query(
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at)
+       SELECT id, ?, ?, ?, ?, ?, ?, NOW(3), NOW(3) FROM webhooks WHERE enabled = 1 AND (event_types IS NULL OR FIND_IN_SET(?, event_types))`,
+      [event.eventId, event.eventType, event.type, event.ticketId, event.payload, event.occurredAt, event.eventType],
+    );
+  }
+
+  /** A disabled endpoint's pending deliveries wait outside the due index (next_attempt_at NULL) until it is enabled. */
+  async pause(webhookId: string | number, manager: Queryable = this.dataSource): Promise<void> {
+    await manager.query("UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending'", [webhookId]);
+  }
+
+  async resume(webhookId: string | number): Promise<void> {
+    await this.dataSource.query(
+      "UPDATE webhook_deliveries SET next_attempt_at = NOW(3) WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at IS NULL",
+      [webhookId],
+    );
+  }
+
+  /** An endpoint's deliveries, newest first: the page's cursor holds the last id shown (`afterId`, read as "before"). */
+  async page(webhookId: string, page: KeysetPageRequest): Promise<DeliveryRecord[]> {
+    const before = page.afterId !== undefined ? ' AND id < ?' : '';
+    const rows = (await this.dataSource.query(
+      `SELECT ${API_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ?${before} ORDER BY id DESC LIMIT ?`,
+      [webhookId, ...(page.afterId !== undefined ? [page.afterId] : []), (page.limit ?? 50) + 1],
+    )) as DeliveryRecord[];
+    return rows.map(deliveryFromRow);
+  }
+
+  async findOne(webhookId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
+    const [row] = (await this.dataSource.query(`SELECT ${API_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND id = ?`, [
+      webhookId,
+      deliveryId,
+    ])) as DeliveryRecord[];
+    return row && deliveryFromRow(row);
+  }
+
+  /** A new pending delivery of the same event to the same endpoint, behind the ticket's other pending ones; its id. */
+  async redeliver(webhookId: string, deliveryId: string): Promise<number | undefined> {
+    const result = (await this.dataSource.query(
+      `INSERT INTO webhook_deliveries (${COPIED}, created_at, next_attempt_at)
+       SELECT ${COPIED}, NOW(3), NOW(3) FROM webhook_deliveries WHERE webhook_id = ? AND id = ?`,
+      [webhookId, deliveryId],
+    )) as WriteResult;
+    return result.affectedRows === 1 ? Number(result.insertId) : undefined;
+  }
+
+  /**
+   * New pending deliveries, in the order the events happened, of every event this endpoint has a delivery record
+   * of with occurred_at in [since, until) and a kind it subscribes to now (`eventTypes` empty: all); how many.
+   */
+  async replay(webhookId: string, since: Date, until: Date, eventTypes: string[]): Promise<number> {
+    const kinds = eventTypes.length > 0 ? ' AND event_type IN (?)' : '';
+    const result = (await this.dataSource.query(
+      `INSERT INTO webhook_deliveries (${COPIED}, created_at, next_attempt_at)
+       SELECT ${COPIED}, NOW(3), NOW(3) FROM webhook_deliveries
+       WHERE id IN (SELECT MIN(id) FROM webhook_deliveries WHERE webhook_id = ? AND occurred_at >= ? AND occurred_at < ?${kinds} GROUP BY event_id)
+       ORDER BY occurred_at, id`,
+      [webhookId, since, until, ...(eventTypes.length > 0 ? [eventTypes] : [])],
+    )) as WriteResult;
+    return result.affectedRows;
+  }
+
+  /** Pending deliveries of all endpoints (the same on every replica). */
+  async pendingCount(): Promise<number> {
+    const [row] = (await this.dataSource.query("SELECT COUNT(*) AS pending FROM webhook_deliveries WHERE status = 'pending'")) as Array<{
+      pending: string;
+    }>;
+    return Number(row.pending);
+  }
+}
+
+function deliveryFromRow(row: DeliveryRecord): DeliveryRecord {
+  return {
+    ...row,
+    id: Number(row.id),
+    ticketId: Number(row.ticketId),
+    attempts: Number(row.attempts),
+    lastStatusCode: row.lastStatusCode === null ? null : Number(row.lastStatusCode),
+    durationMs: row.durationMs === null ? null : Number(row.durationMs),
+  };
+}

@@ -1,0 +1,210 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { DeliveryStatus } from './webhook-deliveries.repository.js';
+
+/** A delivery this replica claimed, with what sending it needs. */
+export interface ClaimedDelivery {
+  id: number;
+  epoch: number;
+  webhookId: number;
+  eventId: string;
+  type: string;
+  ticketId: number;
+  payload: string;
+  occurredAt: Date;
+  attempts: number;
+  url: string;
+  /** The current secret first, then the previous one while it still signs. */
+  secrets: string[];
+  failingSince: Date | null;
+}
+
+/** The outcome of one attempt, as recorded. */
+export interface AttemptRecord {
+  status: DeliveryStatus;
+  attemptedAt: Date;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** Null when the delivery is finished. */
+  nextAttemptInMs: number | null;
+}
+
+interface WriteResult {
+  affectedRows: number;
+  insertId: number | string;
+}
+
+/**
+ * `webhook_deliveries` as the dispatcher of every replica works it: due deliveries, claims, outcomes, postponing
+ * and purging. Claims are conditional updates of one row by its primary key (decision 29: no GET_LOCK, no SKIP
+ * LOCKED), and an outcome is written only while the claim's owner and epoch still hold.
+ */
+@Injectable()
+export class WebhookDispatchRepository {
+  /** The dispatcher's own connection (see dispatcherQuery). */
+  private runner?: Promise<QueryRunner>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * The dispatcher's statements go over one connection of its own, held while the application runs, as the relay
+   * does: in the pool's queue they would wait behind every request of a write load, several times per delivery. A
+   * statement that fails drops the connection, and the next one opens another. Statements sent together queue on
+   * it in order; each of its transactions is one round trip (START TRANSACTION … COMMIT).
+   */
+  private async dispatcherQuery<T>(sql: string, params: unknown[] = []): Promise<T> {
+    const runner = await (this.runner ??= this.connect());
+    try {
+      return (await runner.query(sql, params)) as T;
+    } catch (error) {
+      if ((await this.runner) === runner) this.runner = undefined;
+      await runner.query('ROLLBACK').catch(() => undefined);
+      await runner.release().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async connect(): Promise<QueryRunner> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      return runner;
+    } catch (error) {
+      this.runner = undefined;
+      throw error;
+    }
+  }
+
+  /** Gives the dispatcher's connection back. */
+  async closeDispatcherConnection(): Promise<void> {
+    const runner = this.runner;
+    this.runner = undefined;
+    await (await runner?.catch(() => undefined))?.release();
+  }
+
+  /**
+   * Deliveries that may be attempted now: pending, due, not claimed (or their claim lapsed), of an enabled
+   * endpoint, and the oldest pending one of their (endpoint, ticket), so a ticket's events reach an endpoint in
+   * order while other tickets go on. Answers ids, oldest due first. The deliveries are read in the order of the
+   * due index (status, next_attempt_at, and the id InnoDB appends), which is the order asked for, so the read
+   * stops after `limit` matches instead of sorting every pending row (a join with webhooks would make MariaDB sort:
+   * the endpoint is looked up per row instead); the rows it passes over are those queued
+   * behind a delivery in flight (a failed attempt pushes its successors back with it: postponeChain).
+   */
+  async due(limit: number): Promise<Array<{ id: number; webhookId: number }>> {
+    const rows = (await this.dispatcherQuery(
+      `SELECT d.id, d.webhook_id FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_due)
+       WHERE d.status = 'pending' AND d.next_attempt_at <= NOW(3) AND (d.lease_until IS NULL OR d.lease_until < NOW(3))
+         AND (SELECT w.enabled FROM webhooks w WHERE w.id = d.webhook_id) = 1
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                         WHERE e.webhook_id = d.webhook_id AND e.ticket_id = d.ticket_id AND e.status = 'pending' AND e.id < d.id)
+       ORDER BY d.next_attempt_at, d.id LIMIT ?`,
+      [limit],
+    )) as Array<{ id: string; webhook_id: string }>;
+    return rows.map((row) => ({ id: Number(row.id), webhookId: Number(row.webhook_id) }));
+  }
+
+  /**
+   * The deliveries queued behind a failed one (same endpoint and ticket) cannot go before it: they are made due
+   * no earlier than its next attempt, so the due read does not pass over them on every poll meanwhile.
+   */
+  async postponeChain(delivery: { id: number; webhookId: number; ticketId: number }, delayMs: number): Promise<void> {
+    await this.dispatcherQuery(
+      `UPDATE webhook_deliveries SET next_attempt_at = GREATEST(next_attempt_at, NOW(3) + INTERVAL ? MICROSECOND)
+       WHERE webhook_id = ? AND ticket_id = ? AND status = 'pending' AND id > ?`,
+      [delayMs * 1000, delivery.webhookId, delivery.ticketId, delivery.id],
+    );
+  }
+
+  /**
+   * Claims each delivery that is still pending and unclaimed (or whose claim lapsed); the epoch goes up with every
+   * claim. One transaction, one round trip, one commit for the batch, each UPDATE naming one row by its primary
+   * key (in id order, so that two replicas claiming overlapping batches lock in the same order). Which claims
+   * held is read by claimed().
+   */
+  async claim(ids: number[], owner: string, ttlMs: number): Promise<void> {
+    if (ids.length === 0) return;
+    const sorted = [...ids].sort((a, b) => a - b);
+    const update = `UPDATE webhook_deliveries SET lease_owner = ?, lease_epoch = lease_epoch + 1, lease_until = NOW(3) + INTERVAL ? MICROSECOND
+       WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until < NOW(3))`;
+    await this.inOneTransaction(
+      sorted.map(() => update).join(';\n'),
+      sorted.flatMap((id) => [owner, ttlMs * 1000, id]),
+    );
+  }
+
+  /**
+   * Runs `statements` (joined by `;\n`) in one transaction in one round trip on the dispatcher's connection (a
+   * failure rolls back there), and answers their results.
+   */
+  private async inOneTransaction(statements: string, params: unknown[]): Promise<WriteResult[]> {
+    const results = await this.dispatcherQuery<WriteResult[]>(`START TRANSACTION;\n${statements};\nCOMMIT`, params);
+    return results.slice(1, -1);
+  }
+
+  /** The claimed deliveries with their endpoints' URL and signing secrets. */
+  async claimed(ids: number[], owner: string): Promise<ClaimedDelivery[]> {
+    if (ids.length === 0) return [];
+    const rows = (await this.dispatcherQuery(
+      `SELECT d.id, d.lease_epoch, d.webhook_id, d.event_id, d.type, d.ticket_id, d.payload, d.occurred_at, d.attempts,
+              w.url, w.secret, IF(w.previous_secret_until > NOW(3), w.previous_secret, NULL) AS previous_secret, w.failing_since
+       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.id IN (?) AND d.lease_owner = ? AND d.lease_until > NOW(3) ORDER BY d.id`,
+      [ids, owner],
+    )) as Array<Record<string, unknown>>;
+    return rows.map((row) => ({
+      id: Number(row.id),
+      epoch: Number(row.lease_epoch),
+      webhookId: Number(row.webhook_id),
+      eventId: String(row.event_id),
+      type: String(row.type),
+      ticketId: Number(row.ticket_id),
+      payload: String(row.payload),
+      occurredAt: row.occurred_at as Date,
+      attempts: Number(row.attempts),
+      url: String(row.url),
+      secrets: [row.secret as string, ...(row.previous_secret ? [row.previous_secret as string] : [])],
+      failingSince: (row.failing_since as Date | null) ?? null,
+    }));
+  }
+
+  /**
+   * Records attempts and releases their claims, each only while `owner` still holds it with its epoch: one
+   * transaction (one round trip, one commit) for attempts that ended about the same time. Answers, per attempt,
+   * whether it was recorded.
+   */
+  async record(attempts: Array<{ id: number; owner: string; epoch: number; attempt: AttemptRecord }>): Promise<boolean[]> {
+    if (attempts.length === 0) return [];
+    const update = `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, last_attempt_at = ?, last_status_code = ?,
+              last_error = ?, duration_ms = ?, next_attempt_at = IF(? IS NULL, NULL, NOW(3) + INTERVAL ? MICROSECOND),
+              lease_owner = NULL, lease_until = NULL
+       WHERE id = ? AND lease_owner = ? AND lease_epoch = ?`;
+    const sorted = [...attempts].sort((a, b) => a.id - b.id);
+    const params = sorted.flatMap(({ id, owner, epoch, attempt }) => [
+      attempt.status,
+      attempt.attemptedAt,
+      attempt.statusCode,
+      attempt.error?.slice(0, 500) ?? null,
+      attempt.durationMs,
+      attempt.nextAttemptInMs,
+      (attempt.nextAttemptInMs ?? 0) * 1000,
+      id,
+      owner,
+      epoch,
+    ]);
+    const results = await this.inOneTransaction(sorted.map(() => update).join(';\n'), params);
+    const recorded = new Map(sorted.map(({ id }, index) => [id, results[index]?.affectedRows === 1]));
+    return attempts.map(({ id }) => recorded.get(id)!);
+  }
+
+  /** Deletes up to `limit` finished deliveries created more than `days` ago; how many. */
+  async purgeFinished(days: number, limit: number): Promise<number> {
+    const result = (await this.dispatcherQuery(
+      `DELETE FROM webhook_deliveries WHERE status IN ('succeeded', 'failed') AND created_at < NOW(3) - INTERVAL ? DAY LIMIT ?`,
+      [days, limit],
+    )) as WriteResult;
+    return result.affectedRows;
+  }
+}

@@ -1,0 +1,211 @@
+import { AsyncResource } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/app-config.js';
+import type { WebhooksConfig } from '../config/webhooks-config.js';
+import { OutboxRelay } from '../outbox/outbox.relay.js';
+import { untraced } from '../observability/tracing/trace-context.js';
+import { nextStep } from './retry-policy.js';
+import { type AttemptRecord, type ClaimedDelivery, WebhookDispatchRepository } from './webhook-dispatch.repository.js';
+import { webhookBody, webhookHeaders } from './webhook-message.js';
+import { WebhookSender } from './webhook-sender.js';
+import { WebhookEndpointHealth } from './webhook-endpoint-health.js';
+import { WebhooksMetrics } from './webhooks.metrics.js';
+
+/** Finished deliveries past retention are deleted this often, this many at a time. */
+const PURGE_INTERVAL_MS = 600_000;
+const PURGE_BATCH = 1_000;
+/** Outcomes of attempts that end within this long of each other are recorded in one transaction. */
+const RECORD_LINGER_MS = 5;
+const RECORD_BATCH = 64;
+
+interface Outcome {
+  delivery: ClaimedDelivery;
+  attempt: AttemptRecord;
+  done: { resolve: (recorded: boolean) => void; reject: (error: unknown) => void };
+}
+
+/**
+ * Attempts due deliveries, up to WEBHOOKS_CONCURRENCY at once on this replica. Every replica runs one; they share
+ * the work through claims on the delivery rows (WebhookDispatchRepository.claim): a claim is a committed
+ * conditional update that lasts WEBHOOKS_LEASE_TTL_MS (longer than an attempt may take) and raises the row's
+ * epoch, and an outcome is recorded only under the same owner and epoch. A replica that dies mid-attempt leaves
+ * its claims to lapse; another replica then attempts those deliveries again (the one request that may reach a
+ * receiver twice). Woken after every commit (through the relay's kick, which happens while RabbitMQ is down
+ * too) and by a timer for retries and other replicas' writes.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookDispatcher.name);
+  readonly owner = `${hostname().slice(0, 60)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly settings: WebhooksConfig;
+  private readonly sender: WebhookSender;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per endpoint. */
+  private readonly perEndpoint = new Map<number, number>();
+  private readonly endpointShare: number;
+  private readonly ownContext = new AsyncResource(WebhookDispatcher.name);
+  private timer?: NodeJS.Timeout;
+  private polling?: Promise<void>;
+  private again = false;
+  private stopped = false;
+  private failing = false;
+  private purgedAt = Date.now();
+  private outcomes: Outcome[] = [];
+  private recordTimer?: NodeJS.Timeout;
+  /** A completed attempt looks for more work only when this many slots are free (fewer, larger claims). */
+  private readonly refill: number;
+
+  constructor(
+    private readonly deliveries: WebhookDispatchRepository,
+    private readonly endpoints: WebhookEndpointHealth,
+    private readonly metrics: WebhooksMetrics,
+    relay: OutboxRelay,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.settings = config.get('webhooks', { infer: true });
+    this.sender = new WebhookSender(this.settings.timeoutMs, this.settings.allowPrivateNetworks);
+    this.refill = Math.max(1, Math.floor(this.settings.concurrency / 4));
+    this.endpointShare = Math.max(1, Math.ceil(this.settings.concurrency / 2));
+    relay.onKick(() => this.kick());
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.settings.concurrency === 0) return;
+    this.timer = setInterval(() => this.kick(), this.settings.pollIntervalMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** Waits for the attempts in flight (each bounded by WEBHOOKS_TIMEOUT_MS), so that their outcomes are recorded. */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.polling;
+    await Promise.all(this.inFlight);
+    this.sender.close();
+    await this.deliveries.closeDispatcherConnection().catch(() => undefined);
+  }
+
+  /** Looks for due deliveries now, or once more after the look in progress. Never throws. */
+  kick(): void {
+    if (this.stopped || this.settings.concurrency === 0) return;
+    if (this.polling) {
+      this.again = true;
+      return;
+    }
+    this.again = false;
+    // Not in the async context of the request whose commit kicked it, and not traced.
+    this.polling = this.ownContext
+      .runInAsyncScope(() => untraced(() => this.poll()))
+      .finally(() => {
+        this.polling = undefined;
+        if (this.again) this.kick();
+      });
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      const free = this.settings.concurrency - this.inFlight.size;
+      if (free > 0) {
+        const due = await this.deliveries.due(free);
+        const ids = this.withinEndpointShare(due);
+        await this.deliveries.claim(ids, this.owner, this.settings.leaseTtlMs);
+        const deliveries = await this.deliveries.claimed(ids, this.owner);
+        for (const delivery of deliveries) this.start(delivery);
+        // A full batch: more may be due behind it.
+        if (due.length === free && deliveries.length > 0) this.again = true;
+      }
+      if (Date.now() - this.purgedAt > PURGE_INTERVAL_MS) await this.purge();
+      if (this.failing) this.logger.log('Webhook deliveries resumed');
+      this.failing = false;
+    } catch (error) {
+      if (!this.failing) this.logger.warn(`Cannot look for due webhook deliveries: ${(error as Error).message}; retrying`);
+      this.failing = true;
+    }
+  }
+
+  /** The due deliveries to claim: an endpoint that already has its share of the slots in flight gets no more. */
+  private withinEndpointShare(due: Array<{ id: number; webhookId: number }>): number[] {
+    const counted = new Map(this.perEndpoint);
+    return due
+      .filter(({ webhookId }) => {
+        const inFlight = counted.get(webhookId) ?? 0;
+        if (inFlight >= this.endpointShare) return false;
+        counted.set(webhookId, inFlight + 1);
+        return true;
+      })
+      .map(({ id }) => id);
+  }
+
+  private start(delivery: ClaimedDelivery): void {
+    this.perEndpoint.set(delivery.webhookId, (this.perEndpoint.get(delivery.webhookId) ?? 0) + 1);
+    const attempt = this.attempt(delivery)
+      .catch((error: unknown) => this.logger.warn(`Webhook delivery ${delivery.id} not recorded: ${(error as Error).message}`))
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        const left = this.perEndpoint.get(delivery.webhookId)! - 1;
+        if (left > 0) this.perEndpoint.set(delivery.webhookId, left);
+        else this.perEndpoint.delete(delivery.webhookId);
+        if (this.inFlight.size === 0 || this.settings.concurrency - this.inFlight.size >= this.refill) this.kick();
+      });
+    this.inFlight.add(attempt);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const attemptedAt = new Date();
+    const body = webhookBody(delivery.type, delivery.occurredAt, delivery.payload);
+    const headers = webhookHeaders(delivery.secrets, delivery.eventId, attemptedAt, body);
+    const result = await this.sender.send(delivery.url, headers, body);
+    const attempts = delivery.attempts + 1;
+    const step = nextStep(result, attempts, this.settings.retryScheduleMs);
+    const recorded = await this.record(delivery, {
+      status: step.status,
+      attemptedAt,
+      statusCode: result.statusCode,
+      error: result.error,
+      durationMs: result.durationMs,
+      nextAttemptInMs: step.status === 'pending' ? step.delayMs : null,
+    });
+    if (!recorded) {
+      this.metrics.attempted('lease_lost', delivery.occurredAt);
+      this.logger.warn(`Webhook delivery ${delivery.id}: claim lapsed during the attempt; another replica has it`);
+      return;
+    }
+    this.metrics.attempted(step.status === 'pending' ? 'retrying' : step.status, delivery.occurredAt);
+    if (step.status === 'pending') await this.deliveries.postponeChain(delivery, step.delayMs);
+    if (step.status === 'succeeded') await this.endpoints.succeeded(delivery);
+    else if (step.status === 'failed' && step.disableEndpoint)
+      await this.endpoints.disable(delivery.webhookId, 'the endpoint answered 410 Gone');
+    else await this.endpoints.failed(delivery, attemptedAt);
+  }
+
+  /** Queues the outcome for the next batch of records; answers whether the claim still held. */
+  private record(delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.outcomes.push({ delivery, attempt, done: { resolve, reject } });
+      if (this.outcomes.length >= RECORD_BATCH) this.flushOutcomes();
+      else this.recordTimer ??= setTimeout(() => this.flushOutcomes(), RECORD_LINGER_MS);
+    });
+  }
+
+  private flushOutcomes(): void {
+    clearTimeout(this.recordTimer);
+    this.recordTimer = undefined;
+    const batch = this.outcomes;
+    this.outcomes = [];
+    this.deliveries
+      .record(batch.map(({ delivery, attempt }) => ({ id: delivery.id, owner: this.owner, epoch: delivery.epoch, attempt })))
+      .then(
+        (recorded) => batch.forEach(({ done }, index) => done.resolve(recorded[index])),
+        (error: unknown) => batch.forEach(({ done }) => done.reject(error)),
+      );
+  }
+
+  private async purge(): Promise<void> {
+    this.purgedAt = Date.now();
+    while ((await this.deliveries.purgeFinished(this.settings.retentionDays, PURGE_BATCH)) === PURGE_BATCH && !this.stopped);
+  }
+}

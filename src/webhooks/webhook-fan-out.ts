@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { OutboxWriter, type RecordedEvent } from '../outbox/outbox.writer.js';
+import type { Queryable } from '../database/statement-batch.js';
+import { TICKET_EVENT_ROUTING_KEYS } from '../tickets/events/ticket-event.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { webhookType } from './webhook-message.js';
+
+/** The event kinds an endpoint may subscribe to: every kind the outbox records. */
+export const WEBHOOK_EVENT_TYPES: readonly string[] = ['CREATED', 'UPDATED', ...Object.keys(TICKET_EVENT_ROUTING_KEYS), 'WEBHOOK_DISABLED'];
+
+/**
+ * Every event the outbox records becomes, in the same transaction and the same round trip as its outbox row, a
+ * pending delivery for each enabled endpoint that subscribes to it (one INSERT … SELECT). From then on webhooks
+ * need neither the outbox row (deleted once RabbitMQ confirms it) nor RabbitMQ, and RabbitMQ never waits for a
+ * slow endpoint.
+ */
+@Injectable()
+export class WebhookFanOut {
+  constructor(writer: OutboxWriter, deliveries: WebhookDeliveriesRepository) {
+    writer.follow((manager: Queryable, event: RecordedEvent) =>
+      deliveries.fanOut(manager, {
+        eventId: event.eventId,
+        eventType: event.eventType,
+        type: webhookType(event.eventType, event.routingKey),
+        ticketId: event.ticketId,
+        payload: event.payload,
+        occurredAt: event.occurredAt,
+      }),
+    );
+  }
+}

@@ -1,0 +1,148 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { type KeysetPageRequest, keysetSql } from '../common/paging/keyset-page.js';
+import type { Queryable } from '../database/statement-batch.js';
+
+/** An endpoint as stored; `eventTypes` empty means every kind. */
+export interface WebhookRecord {
+  id: number;
+  url: string;
+  description: string | null;
+  eventTypes: string[];
+  enabled: boolean;
+  disabledReason: string | null;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretUntil: Date | null;
+  failingSince: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The fields a create or a PATCH sets. */
+export interface WebhookFields {
+  url?: string;
+  description?: string | null;
+  eventTypes?: string[];
+  enabled?: boolean;
+}
+
+interface WebhookRow {
+  id: string | number;
+  url: string;
+  description: string | null;
+  event_types: string | null;
+  enabled: number;
+  disabled_reason: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface WriteResult {
+  affectedRows: number;
+  insertId: number | string;
+}
+
+const COLUMNS =
+  'id, url, description, event_types, enabled, disabled_reason, secret, previous_secret, previous_secret_until, failing_since, created_at, updated_at';
+
+/** `webhooks`: the endpoints. Event kinds are stored comma-separated (NULL: all), which FIND_IN_SET matches at fan-out. */
+@Injectable()
+export class WebhooksRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async insert(fields: Required<WebhookFields>, secret: string, now: Date): Promise<number> {
+    const { insertId } = (await this.dataSource.query(
+      `INSERT INTO webhooks (url, description, event_types, enabled, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [fields.url, fields.description, eventTypesColumn(fields.eventTypes), fields.enabled ? 1 : 0, secret, now, now],
+    )) as WriteResult;
+    return Number(insertId);
+  }
+
+  async page(page: KeysetPageRequest): Promise<WebhookRecord[]> {
+    const range = keysetSql(page);
+    const rows: WebhookRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM webhooks WHERE TRUE${range.sql}`, range.params);
+    return rows.map(fromRow);
+  }
+
+  async findOne(id: string | number, manager: Queryable = this.dataSource): Promise<WebhookRecord | undefined> {
+    const [row] = (await manager.query(`SELECT ${COLUMNS} FROM webhooks WHERE id = ?`, [id])) as WebhookRow[];
+    return row && fromRow(row);
+  }
+
+  /** Applies the fields given; enabling clears the reason it was disabled and the failure streak. */
+  async update(id: string, fields: WebhookFields, now: Date): Promise<boolean> {
+    const sets: string[] = ['updated_at = ?'];
+    const params: unknown[] = [now];
+    const set = (assignment: string, value: unknown) => {
+      sets.push(assignment);
+      params.push(value);
+    };
+    if (fields.url !== undefined) set('url = ?', fields.url);
+    if (fields.description !== undefined) set('description = ?', fields.description);
+    if (fields.eventTypes !== undefined) set('event_types = ?', eventTypesColumn(fields.eventTypes));
+    if (fields.enabled === true) sets.push('enabled = 1, disabled_reason = NULL, failing_since = NULL');
+    if (fields.enabled === false) sets.push("enabled = 0, disabled_reason = 'disabled through the API'");
+    const result = (await this.dataSource.query(`UPDATE webhooks SET ${sets.join(', ')} WHERE id = ?`, [...params, id])) as WriteResult;
+    return result.affectedRows === 1;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const result = (await this.dataSource.query('DELETE FROM webhooks WHERE id = ?', [id])) as WriteResult;
+    return result.affectedRows === 1;
+  }
+
+  /** The new secret signs from now on; the old one too, for `overlapMs` more. */
+  async rotate(id: string, secret: string, overlapMs: number, now: Date): Promise<boolean> {
+    const result = (await this.dataSource.query(
+      `UPDATE webhooks SET previous_secret = secret, previous_secret_until = NOW(3) + INTERVAL ? MICROSECOND, secret = ?, updated_at = ?
+       WHERE id = ?`,
+      [overlapMs * 1000, secret, now, id],
+    )) as WriteResult;
+    return result.affectedRows === 1;
+  }
+
+  /** Starts the endpoint's failure streak, unless one runs already. */
+  async startFailing(id: number, since: Date): Promise<void> {
+    await this.dataSource.query('UPDATE webhooks SET failing_since = ? WHERE id = ? AND failing_since IS NULL', [since, id]);
+  }
+
+  async stopFailing(id: number): Promise<void> {
+    await this.dataSource.query('UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', [id]);
+  }
+
+  /** Disables the endpoint in the caller's transaction; true only for the one caller that changed it. */
+  async disable(manager: Queryable, id: number, reason: string, now: Date): Promise<boolean> {
+    const result = (await manager.query(
+      'UPDATE webhooks SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = 1',
+      [reason.slice(0, 255), now, id],
+    )) as WriteResult;
+    return result.affectedRows === 1;
+  }
+}
+
+function eventTypesColumn(eventTypes: string[]): string | null {
+  return eventTypes.length === 0 ? null : eventTypes.join(',');
+}
+
+function fromRow(row: WebhookRow): WebhookRecord {
+  return {
+    id: Number(row.id),
+    url: row.url,
+    description: row.description,
+    eventTypes: row.event_types ? row.event_types.split(',') : [],
+    enabled: Number(row.enabled) === 1,
+    disabledReason: row.disabled_reason,
+    secret: row.secret,
+    previousSecret: row.previous_secret,
+    previousSecretUntil: row.previous_secret_until,
+    failingSince: row.failing_since,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,148 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../config/app-config.js';
+import { springFieldError } from '../common/errors/spring-field-error.js';
+import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
+import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/paging/keyset-page.js';
+import { WithinRequestDeadline } from '../database/request-deadline.js';
+import { AddressRefused, checkUrlText, resolveChecked } from './address-policy.js';
+import type { DeliveryResponse } from './dto/delivery-response.dto.js';
+import type { WebhookPatch } from './dto/webhook-patch.dto.js';
+import type { WebhookRequest } from './dto/webhook-request.dto.js';
+import type { WebhookResponse, WebhookSecretResponse } from './dto/webhook-response.dto.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { newSecret } from './webhook-message.js';
+import { type WebhookRecord, WebhooksRepository } from './webhooks.repository.js';
+
+/** After a rotation, the previous secret signs too for this long (Standard Webhooks' advice: a day). */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+
+/** Webhook endpoints and their deliveries: the rules; the SQL is the repositories'. */
+@Injectable()
+export class WebhooksService {
+  private readonly allowPrivateNetworks: boolean;
+
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly dispatcher: WebhookDispatcher,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.allowPrivateNetworks = config.get('webhooks.allowPrivateNetworks', { infer: true });
+  }
+
+  @WithinRequestDeadline()
+  async create(request: WebhookRequest): Promise<WebhookSecretResponse> {
+    const objectName = 'webhookRequest';
+    await this.checkUrl(objectName, request.url);
+    const secret = newSecret();
+    const fields = { url: request.url, description: request.description ?? null, eventTypes: unique(request.eventTypes), enabled: true };
+    const id = await this.webhooks.insert(fields, secret, new Date());
+    return { ...toResponse(await this.find(String(id))), secret };
+  }
+
+  @WithinRequestDeadline()
+  async list(page: KeysetPageRequest): Promise<KeysetPage<WebhookResponse>> {
+    return keysetPage((await this.webhooks.page(page)).map(toResponse), page);
+  }
+
+  @WithinRequestDeadline()
+  async findOne(id: string): Promise<WebhookResponse> {
+    return toResponse(await this.find(id));
+  }
+
+  @WithinRequestDeadline()
+  async update(id: string, patch: WebhookPatch): Promise<WebhookResponse> {
+    if (patch.url !== undefined) await this.checkUrl('webhookPatch', patch.url);
+    const fields = {
+      ...(patch.url !== undefined && { url: patch.url }),
+      ...(patch.description !== undefined && { description: patch.description }),
+      ...(patch.eventTypes !== undefined && { eventTypes: unique(patch.eventTypes) }),
+      ...(patch.enabled !== undefined && { enabled: patch.enabled }),
+    };
+    if (!(await this.webhooks.update(id, fields, new Date()))) throw notFound(id);
+    if (patch.enabled === false) await this.deliveries.pause(id);
+    if (patch.enabled === true) {
+      await this.deliveries.resume(id);
+      // Resumed deliveries go out now rather than at the next poll.
+      this.dispatcher.kick();
+    }
+    return toResponse(await this.find(id));
+  }
+
+  @WithinRequestDeadline()
+  async remove(id: string): Promise<void> {
+    if (!(await this.webhooks.delete(id))) throw notFound(id);
+  }
+
+  @WithinRequestDeadline()
+  async rotateSecret(id: string): Promise<WebhookSecretResponse> {
+    const secret = newSecret();
+    if (!(await this.webhooks.rotate(id, secret, ROTATION_OVERLAP_MS, new Date()))) throw notFound(id);
+    return { ...toResponse(await this.find(id)), secret };
+  }
+
+  @WithinRequestDeadline()
+  async deliveryPage(id: string, page: KeysetPageRequest): Promise<KeysetPage<DeliveryResponse>> {
+    const rows = await this.deliveries.page(id, page);
+    if (rows.length === 0) await this.find(id);
+    return keysetPage(rows, page);
+  }
+
+  @WithinRequestDeadline()
+  async redeliver(id: string, deliveryId: string): Promise<DeliveryResponse> {
+    await this.find(id);
+    const created = await this.deliveries.redeliver(id, deliveryId);
+    if (created === undefined) throw new NotFoundException(`Delivery not found with id: ${deliveryId}`);
+    this.dispatcher.kick();
+    return (await this.deliveries.findOne(id, String(created)))!;
+  }
+
+  @WithinRequestDeadline()
+  async replay(id: string, since: Date, until: Date): Promise<number> {
+    const endpoint = await this.find(id);
+    const replayed = await this.deliveries.replay(id, since, until, endpoint.eventTypes);
+    this.dispatcher.kick();
+    return replayed;
+  }
+
+  private async find(id: string): Promise<WebhookRecord> {
+    const endpoint = await this.webhooks.findOne(id);
+    if (!endpoint) throw notFound(id);
+    return endpoint;
+  }
+
+  /** The URL's text and every address its host resolves to now; refused: a 400 naming the reason. */
+  private async checkUrl(objectName: string, url: string): Promise<void> {
+    try {
+      await resolveChecked(checkUrlText(url, this.allowPrivateNetworks), this.allowPrivateNetworks);
+    } catch (error) {
+      if (!(error instanceof AddressRefused)) throw error;
+      throw new ValidationFailedException(objectName, [
+        springFieldError(objectName, 'url', 'UnsafeUrl', 'java.lang.String', [], `The URL ${error.message}`, url),
+      ]);
+    }
+  }
+}
+
+function notFound(id: string): NotFoundException {
+  return new NotFoundException(`Webhook not found with id: ${id}`);
+}
+
+function unique(eventTypes: string[] | null | undefined): string[] {
+  return [...new Set(eventTypes ?? [])];
+}
+
+function toResponse(endpoint: WebhookRecord): WebhookResponse {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    description: endpoint.description,
+    eventTypes: endpoint.eventTypes,
+    enabled: endpoint.enabled,
+    disabledReason: endpoint.disabledReason,
+    createdAt: endpoint.createdAt,
+    updatedAt: endpoint.updatedAt,
+  };
+}

@@ -1,0 +1,95 @@
+import { DataSource } from 'typeorm';
+import { waitUntil } from '../support/delivery.js';
+import { useTestApp } from '../support/test-app.js';
+import { createTicket } from '../support/ticket-factory.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { WebhookSender } from '../../src/webhooks/webhook-sender.js';
+import { newSecret, webhookHeaders } from '../../src/webhooks/webhook-message.js';
+
+type Json = Record<string, any>;
+
+describe('Webhooks and SSRF', () => {
+  let receiver: WebhookReceiver;
+  beforeAll(async () => (receiver = await WebhookReceiver.start()));
+  afterAll(() => receiver.stop());
+
+  describe('on every attempt, by default', () => {
+    const testApp = useTestApp({ env: { WEBHOOKS_POLL_INTERVAL_MS: '100', WEBHOOKS_RETRY_SCHEDULE: '1h' } });
+    const ids: number[] = [];
+    afterAll(async () => {
+      for (const id of ids) await testApp.http.delete(`/api/v2/webhooks/${id}`);
+    });
+
+    it('refuses to send to endpoints that were registered while private networks were allowed', async () => {
+      const port = receiver.port;
+      const refused: Array<[string, RegExp]> = [
+        [`https://localhost:${port}/hook`, /^refused: the URL resolves to (127\.0\.0\.1|::1), which is loopback$/],
+        [`https://[::ffff:127.0.0.1]:${port}/hook`, /loopback \(IPv4 127\.0\.0\.1 inside an IPv6 address\)$/],
+        [`https://10.0.0.1:${port}/hook`, /which is private \(RFC 1918\)$/],
+        [`https://169.254.169.254:${port}/latest/meta-data/`, /which is link-local$/],
+        [`http://127.0.0.1:${port}/hook`, /^refused: the URL must use https:\/\/$/],
+        [`https://user:secret@127.0.0.1:${port}/hook`, /must not carry credentials/],
+      ];
+      // As a deployment that allowed private networks once would have stored them.
+      const db = testApp.app.get(DataSource);
+      for (const [url] of refused) {
+        const result = await db.query('INSERT INTO webhooks (url, secret, created_at, updated_at) VALUES (?, ?, NOW(3), NOW(3))', [
+          url,
+          newSecret(),
+        ]);
+        ids.push(Number(result.insertId));
+      }
+      await createTicket(testApp.http);
+      const attempted = async (id: number) =>
+        (await testApp.http.get(`/api/v2/webhooks/${id}/deliveries`).expect(200)).body.items[0] as Json;
+      await waitUntil(
+        async () => (await Promise.all(ids.map(attempted))).every((d) => d?.attempts >= 1),
+        30_000,
+        'an attempt per endpoint',
+      );
+      for (const [index, [, reason]] of refused.entries()) {
+        const delivery = await attempted(ids[index]);
+        expect(delivery).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null });
+        expect(delivery.lastError).toMatch(reason);
+      }
+      expect(receiver.received).toHaveLength(0);
+    });
+  });
+
+  describe('the connection', () => {
+    const body = '{"type":"ticket.created","timestamp":"2026-11-22T10:00:00.000Z","data":{}}';
+    const headers = () => webhookHeaders([newSecret()], 'e1', new Date(), body);
+
+    it('goes to the address that was checked, while Host names the URL host (no second DNS answer is used)', async () => {
+      const asked: string[] = [];
+      const sender = new WebhookSender(5_000, true, async (host) => {
+        asked.push(host);
+        return [{ address: '127.0.0.1', family: 4 }];
+      });
+      receiver.received.length = 0;
+      // rebinding.invalid resolves nowhere: only the checked answer can have reached the receiver.
+      const result = await sender.send(`http://rebinding.invalid:${receiver.port}/hook`, headers(), body);
+      sender.close();
+      expect(result).toMatchObject({ statusCode: 204, error: null });
+      expect(asked).toEqual(['rebinding.invalid']);
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0].headers.host).toBe(`rebinding.invalid:${receiver.port}`);
+    });
+
+    it('is refused when the host now resolves to a private address: the check runs before every attempt', async () => {
+      const sender = new WebhookSender(5_000, false, async () => [{ address: '127.0.0.1', family: 4 }]);
+      receiver.received.length = 0;
+      const result = await sender.send(`https://rebinding.invalid:${receiver.port}/hook`, headers(), body);
+      sender.close();
+      expect(result).toMatchObject({ statusCode: null, error: 'refused: the URL resolves to 127.0.0.1, which is loopback' });
+      expect(receiver.received).toHaveLength(0);
+    });
+
+    it('gives up after the timeout, DNS included', async () => {
+      const sender = new WebhookSender(300, true, () => new Promise(() => undefined));
+      const result = await sender.send('http://slow.invalid/hook', headers(), body);
+      sender.close();
+      expect(result).toMatchObject({ statusCode: null, error: 'no response within 300 ms' });
+    });
+  });
+});
