@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { SpringErrorFilter } from './common/errors/spring-error.filter.js';
 import { CommentsModule } from './comments/comments.module.js';
+import { AttachmentsModule } from './attachments/attachments.module.js';
 import { HistoryModule } from './history/history.module.js';
 import { configModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -23,6 +24,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
     TicketsModule,
     HistoryModule,
     CommentsModule,
+    AttachmentsModule,
     ActuatorModule,
     ObservabilityModule,
   ],

@@ -1,4 +1,5 @@
 import { type Env, EnvReader } from './env-reader.js';
+import { type AttachmentsConfig, parseAttachmentsConfig } from './attachments-config.js';
 import { type DatabaseConfig, parseDatabaseConfig } from './database-config.js';
 import { type IdempotencyConfig, parseIdempotencyConfig } from './idempotency-config.js';
 import { type LoggingConfig, parseLoggingConfig } from './logging-config.js';
@@ -22,6 +23,7 @@ export interface AppConfig {
   security: SecurityConfig;
   redis: RedisConfig;
   log: LoggingConfig;
+  attachments: AttachmentsConfig;
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the variable at fault. */
@@ -38,5 +40,6 @@ export function parseConfig(env: Env): AppConfig {
     security: parseSecurityConfig(read),
     redis: parseRedisConfig(read),
     log: parseLoggingConfig(read),
+    attachments: parseAttachmentsConfig(read),
   };
 }

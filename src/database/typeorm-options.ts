@@ -11,6 +11,7 @@ import { CreateTicketComments1763900014002 } from './migrations/1763900014002-Cr
 import { CreateIdempotencyKeys1763900014003 } from './migrations/1763900014003-CreateIdempotencyKeys.js';
 import { CreateTicketWords1763900015000 } from './migrations/1763900015000-CreateTicketWords.js';
 import { ExactIdempotencyScopes1763900016300 } from './migrations/1763900016300-ExactIdempotencyScopes.js';
+import { CreateTicketAttachments1763900020000 } from './migrations/1763900020000-CreateTicketAttachments.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { mysqlPoolOptions } from './mysql-pool-options.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
@@ -44,6 +45,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       CreateIdempotencyKeys1763900014003,
       CreateTicketWords1763900015000,
       ExactIdempotencyScopes1763900016300,
+      CreateTicketAttachments1763900020000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; the CLI runs them on `migration:run`.

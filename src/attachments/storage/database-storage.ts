@@ -1,0 +1,37 @@
+import type { Queryable } from '../../database/statement-batch.js';
+import type { AttachmentsRepository } from '../attachments.repository.js';
+import { type AttachmentStorage, CHUNK_BYTES, type ContentWriter } from './attachment-storage.js';
+
+/**
+ * The default storage: chunks in `attachment_chunks`, inserted in the upload's own transaction (decision 35), so a
+ * backup of the database holds every attachment and a rollback leaves nothing. Deleting the row deletes the chunks.
+ */
+export class DatabaseStorage implements AttachmentStorage {
+  readonly kind = 'database';
+
+  constructor(private readonly attachments: AttachmentsRepository) {}
+
+  writer(transaction: Queryable, attachmentId: number): ContentWriter {
+    let seq = 0;
+    return {
+      write: (chunk) => this.attachments.insertChunk(transaction, attachmentId, seq++, chunk),
+      finish: async () => undefined,
+      committed: async () => undefined,
+      abandon: async () => undefined,
+    };
+  }
+
+  /** One chunk row per round trip: a download holds at most one chunk in memory and no connection between them. */
+  async *read(attachmentId: number, start: number, end: number): AsyncIterable<Buffer> {
+    for (let seq = Math.floor(start / CHUNK_BYTES); seq * CHUNK_BYTES <= end; seq++) {
+      const data = await this.attachments.chunk(attachmentId, seq);
+      if (!data) throw new Error(`Chunk ${seq} of attachment ${attachmentId} is gone`);
+      const offset = seq * CHUNK_BYTES;
+      yield data.subarray(Math.max(0, start - offset), end - offset + 1);
+    }
+  }
+
+  async removed(): Promise<void> {
+    // The chunks went with their rows, in the delete's transaction.
+  }
+}
