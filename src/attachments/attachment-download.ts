@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { BadRequestException } from '@nestjs/common';
+import { BadRequestException, HttpException, HttpStatus } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ifNoneMatchSatisfied } from '../common/http/conditional-get.js';
 import { dispositionHeader } from './attachment-filename.js';
@@ -19,7 +19,11 @@ export function dispositionOf(request: Request, contentType: string): 'attachmen
   return mayBeInline(contentType) ? 'inline' : 'attachment';
 }
 
-/** The part of the content a request asks for: all of it, or one range (206); undefined for a 304 or a 416 already answered. */
+export function rangeNotSatisfiable(size: number): HttpException {
+  return new HttpException(`The range lies outside the content, which has ${size} bytes`, HttpStatus.REQUESTED_RANGE_NOT_SATISFIABLE);
+}
+
+/** The part of the content a request asks for: all of it, or one range (206); undefined for a 304 already answered. */
 export type ContentPart = { start: number; end: number; partial: boolean };
 
 /**
@@ -47,9 +51,8 @@ export function prepareDownload(request: Request, response: Response, attachment
   if (ifRange !== undefined && ifRange.trim() !== etag) return whole;
   const ranges = request.range(attachment.size, { combine: true });
   if (ranges === -1) {
-    response.status(416).setHeader('Content-Range', `bytes */${attachment.size}`);
-    response.end();
-    return undefined;
+    response.setHeader('Content-Range', `bytes */${attachment.size}`);
+    throw rangeNotSatisfiable(attachment.size);
   }
   if (ranges === undefined || ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return whole;
   const [{ start, end }] = ranges;

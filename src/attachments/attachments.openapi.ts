@@ -17,6 +17,7 @@ import { ticketSubresourceApi } from '../tickets/ticket-subresource.openapi.js';
 import { AttachmentPageResponse } from './dto/attachment-page-response.dto.js';
 import { AttachmentResponse } from './dto/attachment-response.dto.js';
 import { FILE_FIELD } from './attachment-upload.js';
+import { rangeNotSatisfiable } from './attachment-download.js';
 
 const binary = { type: 'string', format: 'binary' } as const;
 
@@ -146,7 +147,11 @@ export function attachmentsApi(version: QueryDialect) {
         }),
         ApiResponse({ status: 206, description: 'The requested range', content: { 'application/octet-stream': { schema: binary } } }),
         ApiResponse({ status: 304, description: 'The If-None-Match names this content' }),
-        ApiResponse({ status: 416, description: 'The range lies outside the content (Content-Range: bytes */size)' }),
+        sub.errorResponse(416, 'The range lies outside the content (Content-Range: bytes */size)', {
+          summary: 'Range outside the content',
+          path: `${sub.path}/5/content`,
+          message: rangeNotSatisfiable(48213).message,
+        }),
       ),
     remove: () =>
       applyDecorators(

@@ -170,6 +170,9 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       expect(Object.keys(v2.paths).sort()).toEqual([
         V2_COLLECTION,
         V2_ONE,
+        `${V2_ONE}/attachments`,
+        `${V2_ONE}/attachments/{attachmentId}`,
+        `${V2_ONE}/attachments/{attachmentId}/content`,
         `${V2_ONE}/comments`,
         `${V2_ONE}/comments/{commentId}`,
         `${V2_ONE}/history`,
