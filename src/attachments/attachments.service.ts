@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { BadRequestException, ConflictException, Injectable, NotFoundException, type OnModuleInit } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -8,7 +8,7 @@ import type { AttachmentsConfig } from '../config/attachments-config.js';
 import { anonymousWrite, type WriteContext } from '../common/context/write-context.js';
 import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/paging/keyset-page.js';
 import { freeOfRequestDeadline, WithinRequestDeadline } from '../database/request-deadline.js';
-import { inTransaction, type Transaction } from '../database/transaction.js';
+import { inTransaction, isCommitOutcomeUnknown, type Transaction } from '../database/transaction.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
@@ -35,6 +35,7 @@ interface ReceivedContent {
 /** A ticket's attachments: uploads streamed into storage in one transaction with their metadata, history and event. */
 @Injectable()
 export class AttachmentsService implements OnModuleInit {
+  private readonly logger = new Logger(AttachmentsService.name);
   private readonly config: AttachmentsConfig;
 
   constructor(
@@ -81,8 +82,9 @@ export class AttachmentsService implements OnModuleInit {
     const now = new Date();
     const filename = cleanFilename(file.filename);
     let writer: ContentWriter | undefined;
+    let attachment: AttachmentResponse;
     try {
-      const attachment = await freeOfRequestDeadline(() =>
+      attachment = await freeOfRequestDeadline(() =>
         inTransaction(
           this.dataSource,
           async (transaction) => {
@@ -112,13 +114,15 @@ export class AttachmentsService implements OnModuleInit {
           { retryDeadlocks: false },
         ),
       );
-      await writer?.committed();
-      this.relay.kick();
-      return attachment;
     } catch (error) {
-      await writer?.abandon();
+      // A COMMIT whose answer was lost may have committed: its bytes stay, for the sweeper to complete or remove.
+      if (!isCommitOutcomeUnknown(error)) await writer?.abandon();
       throw error;
     }
+    this.relay.kick();
+    // Committed: a failed rename leaves the partial file, which the sweeper completes (OrphanSweeper).
+    await writer?.committed().catch((error: unknown) => this.logger.error(`Attachment ${attachment.id}: ${String(error)}`));
+    return attachment;
   }
 
   /**
