@@ -60,11 +60,16 @@ export function incomingFile(request: Request): Promise<IncomingFile> {
  * stops and rolls back; otherwise the stream would wait for bytes that never come.
  */
 function forwardAbort(request: Request, content: Readable): void {
+  // The stream may fail before the upload reads it (while its row is inserted): the reader meets the error then, from
+  // the stream's state; meanwhile it must not count as unhandled.
+  content.on('error', () => undefined);
   const abort = () => {
     if (!request.complete) content.destroy(new BadRequestException('The client closed the connection before the upload ended'));
   };
   request.once('close', abort);
   request.once('error', abort);
+  // Gone while the upload waited for its turn (ATTACHMENTS_MAX_CONCURRENT_UPLOADS): no event will come any more.
+  if (request.destroyed) abort();
 }
 
 function multipartFile(request: Request): Promise<IncomingFile> {

@@ -18,6 +18,7 @@ import { TicketDeletionHooks } from '../tickets/ticket-deletion-hooks.js';
 import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
 import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import { cleanFilename } from './attachment-filename.js';
+import { Gate } from './gate.js';
 import { type IncomingFile, tooLarge } from './attachment-upload.js';
 import { AttachmentsRepository, responseOf, type StoredAttachment } from './attachments.repository.js';
 import { recordedContentType, SNIFF_BYTES } from './content-sniffing.js';
@@ -37,6 +38,7 @@ interface ReceivedContent {
 export class AttachmentsService implements OnModuleInit {
   private readonly logger = new Logger(AttachmentsService.name);
   private readonly config: AttachmentsConfig;
+  private readonly uploads: Gate;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -50,6 +52,7 @@ export class AttachmentsService implements OnModuleInit {
     config: ConfigService<AppConfig, true>,
   ) {
     this.config = config.get('attachments', { infer: true });
+    this.uploads = new Gate(this.config.maxConcurrentUploads);
   }
 
   onModuleInit(): void {
@@ -77,6 +80,11 @@ export class AttachmentsService implements OnModuleInit {
    */
   async add(ticketId: string, open: () => Promise<IncomingFile>, context: WriteContext = anonymousWrite()): Promise<AttachmentResponse> {
     await this.assertCanAdd(ticketId);
+    // Past ATTACHMENTS_MAX_CONCURRENT_UPLOADS an upload waits here, its body unread, holding no connection of the pool.
+    return this.uploads.run(() => this.store(ticketId, open, context));
+  }
+
+  private async store(ticketId: string, open: () => Promise<IncomingFile>, context: WriteContext): Promise<AttachmentResponse> {
     const file = await open();
     const storage = this.storages.forNew();
     const now = new Date();

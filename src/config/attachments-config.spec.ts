@@ -8,6 +8,7 @@ describe('parseAttachmentsConfig', () => {
       directory: '',
       maxFileSize: 25 * 1024 * 1024,
       maxPerTicket: 100,
+      maxConcurrentUploads: 8,
       orphanAgeMs: 3_600_000,
     });
   });

@@ -201,3 +201,51 @@ describe('Attachments: upload, download, list, delete (database storage)', () =>
     );
   });
 });
+
+describe('Attachments: uploads past ATTACHMENTS_MAX_CONCURRENT_UPLOADS wait their turn', () => {
+  let app: INestApplication;
+  let http: ReturnType<typeof request>;
+  let port: number;
+
+  beforeAll(async () => {
+    app = await createTestApp({ env: { ATTACHMENTS_MAX_CONCURRENT_UPLOADS: '1' } });
+    port = await listen(app);
+    http = request(app.getHttpServer());
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('starts a second upload only once the first has ended', async () => {
+    const [first, second] = [(await createTicket(http)).body.id, (await createTicket(http)).body.id];
+    let abortedAt = 0;
+    let waiting: Promise<request.Response> | undefined;
+    await abortedUpload(port, `/api/tickets/${first}/attachments`, 10 * MiB, MiB, async () => {
+      await eventually(
+        'the first upload under way',
+        () => uploadInProgress(app, first),
+        (busy) => busy,
+      );
+      waiting = uploadRaw(http, `/api/tickets/${second}/attachments`, binaryBytes(100)).then((response) => response);
+      abortedAt = Date.now();
+    });
+    const created = await waiting!;
+    expect(created.status).toBe(201);
+    expect(new Date(created.body.createdAt).getTime()).toBeGreaterThanOrEqual(abortedAt);
+  });
+
+  it('fails an upload whose client left while it waited, and frees its turn', async () => {
+    const [first, second] = [(await createTicket(http)).body.id, (await createTicket(http)).body.id];
+    await abortedUpload(port, `/api/tickets/${first}/attachments`, 10 * MiB, MiB, async () => {
+      await eventually(
+        'the first upload under way',
+        () => uploadInProgress(app, first),
+        (busy) => busy,
+      );
+      await abortedUpload(port, `/api/tickets/${second}/attachments`, 100, 50, async () => undefined);
+    });
+    await uploadRaw(http, `/api/tickets/${second}/attachments`, binaryBytes(100)).expect(201);
+    expect((await http.get(`/api/tickets/${second}/attachments`).expect(200)).body).toHaveLength(1);
+  });
+});
