@@ -189,6 +189,18 @@ describe('Attachments: downloads, ranges, safe headers, comments, ticket deletes
     await http.get(`/api/tickets/${ticketId}/attachments/${a.id}`).expect(404);
   });
 
+  it('answers a retry with the same Idempotency-Key with the first upload, storing the file once', async () => {
+    const ticketId = await newTicket();
+    const key = `upload-${Date.now()}-${Math.random()}`;
+    const bytes = binaryBytes(1000);
+    const first = await uploadRaw(http, `/api/v2/tickets/${ticketId}/attachments`, bytes).set('Idempotency-Key', key).expect(201);
+    const replay = await uploadMultipart(http, `/api/v2/tickets/${ticketId}/attachments`, bytes).set('Idempotency-Key', key).expect(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.headers.location).toBe(first.headers.location);
+    expect(replay.body).toEqual(first.body);
+    expect((await http.get(`/api/tickets/${ticketId}/attachments`).expect(200)).body).toHaveLength(1);
+  });
+
   it('publishes ATTACHMENT_ADDED and ATTACHMENT_DELETED with the metadata, never the bytes, on routing keys of their own', async () => {
     const ticketId = await newTicket();
     const added = await attach(ticketId, Buffer.from('secret log line\n'), 'app.log', 'text/plain');
