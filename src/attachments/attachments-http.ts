@@ -41,5 +41,12 @@ export async function download(
 ): Promise<void> {
   const attachment = await attachments.findOne(id, attachmentId);
   const part = prepareDownload(http, response, attachment);
-  if (part) await streamContent(response, part, attachments.content(attachment, part.start, part.end));
+  if (!part) return;
+  if (http.method === 'HEAD') {
+    // The headers a GET would send, without reading the content.
+    response.setHeader('Content-Length', String(part.end - part.start + 1));
+    response.end();
+    return;
+  }
+  await streamContent(response, part, attachments.content(attachment, part.start, part.end));
 }

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException, type OnModuleInit } from '@nestjs/common';
+import { ConflictException, Injectable, Logger, NotFoundException, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -19,19 +18,13 @@ import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js
 import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import { cleanFilename } from './attachment-filename.js';
 import { Gate } from './gate.js';
-import { type IncomingFile, tooLarge } from './attachment-upload.js';
+import type { IncomingFile } from './attachment-upload.js';
+import { receiveContent } from './content-receiver.js';
 import { AttachmentsRepository, responseOf, type StoredAttachment } from './attachments.repository.js';
-import { recordedContentType, SNIFF_BYTES } from './content-sniffing.js';
+import { recordedContentType } from './content-sniffing.js';
 import type { AttachmentResponse } from './dto/attachment-response.dto.js';
 import { AttachmentStorages } from './storage/attachment-storages.js';
-import { CHUNK_BYTES, type ContentWriter } from './storage/attachment-storage.js';
-
-/** What an upload read from its stream. */
-interface ReceivedContent {
-  size: number;
-  sha256: string;
-  head: Buffer;
-}
+import type { ContentWriter } from './storage/attachment-storage.js';
 
 /** A ticket's attachments: uploads streamed into storage in one transaction with their metadata, history and event. */
 @Injectable()
@@ -104,7 +97,7 @@ export class AttachmentsService implements OnModuleInit {
               createdBy: context.actor,
             });
             writer = storage.writer(transaction, id);
-            const received = await this.receive(file, writer);
+            const received = await receiveContent(file, writer, this.config.maxFileSize);
             await writer.finish();
             const attachment: AttachmentResponse = {
               id,
@@ -131,36 +124,6 @@ export class AttachmentsService implements OnModuleInit {
     // Committed: a failed rename leaves the partial file, which the sweeper completes (OrphanSweeper).
     await writer?.committed().catch((error: unknown) => this.logger.error(`Attachment ${attachment.id}: ${String(error)}`));
     return attachment;
-  }
-
-  /**
-   * Reads the stream to its end: each piece is hashed and counted, the first bytes kept for sniffing, and whole
-   * chunks handed to the storage. The stream is not read further while a chunk is being stored (for await pauses it),
-   * so an upload holds about one chunk in memory. Past the size limit it stops at once with the 413.
-   */
-  private async receive(file: IncomingFile, writer: ContentWriter): Promise<ReceivedContent> {
-    const hash = createHash('sha256');
-    let size = 0;
-    let head = Buffer.alloc(0);
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    for await (const piece of file.content.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-      size += piece.length;
-      if (size > this.config.maxFileSize) throw tooLarge(this.config.maxFileSize);
-      hash.update(piece);
-      if (head.length < SNIFF_BYTES) head = Buffer.concat([head, piece.subarray(0, SNIFF_BYTES - head.length)]);
-      pending.push(piece);
-      pendingBytes += piece.length;
-      while (pendingBytes >= CHUNK_BYTES) {
-        const joined = Buffer.concat(pending, pendingBytes);
-        await writer.write(joined.subarray(0, CHUNK_BYTES));
-        pending = pendingBytes > CHUNK_BYTES ? [joined.subarray(CHUNK_BYTES)] : [];
-        pendingBytes -= CHUNK_BYTES;
-      }
-    }
-    if (size === 0) throw new BadRequestException('The attachment is empty');
-    if (pendingBytes > 0) await writer.write(Buffer.concat(pending, pendingBytes));
-    return { size, sha256: hash.digest('hex'), head };
   }
 
   /**

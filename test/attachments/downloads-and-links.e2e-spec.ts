@@ -81,6 +81,8 @@ describe('Attachments: downloads, ranges, safe headers, comments, ticket deletes
       expect(stale.status).toBe(200);
       const fresh = await download(http, path, { Range: 'bytes=0-9', 'If-Range': first.headers.etag });
       expect(fresh.status).toBe(206);
+      const head = await http.head(path).expect(200);
+      expect(head.headers).toMatchObject({ etag: first.headers.etag, 'content-length': String(bytes.length), 'accept-ranges': 'bytes' });
     });
   });
 
