@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { SpringErrorFilter } from './common/errors/spring-error.filter.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { ChangesModule } from './changes/changes.module.js';
+import { AttachmentsModule } from './attachments/attachments.module.js';
 import { HistoryModule } from './history/history.module.js';
 import { configModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -29,6 +30,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     CommentsModule,
     ChangesModule,
     WebhooksModule,
+    AttachmentsModule,
     ActuatorModule,
     ObservabilityModule,
   ],

@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
+import { ATTACHMENT_UPLOAD_PATH } from './attachments/attachment-upload.js';
 import { answerIfNoneMatchAsOrigin } from './common/http/conditional-get.js';
 import { hardenHttp } from './common/http/http-hardening.js';
 import { jsonBody } from './common/http/json-body-limits.js';
@@ -20,13 +21,13 @@ export function setupApp(app: NestExpressApplication): NestExpressApplication {
   const [rootLogger, logDestination] = [app.get(ROOT_LOGGER), app.get(LOG_DESTINATION)];
   // The middleware of every request, in this order, as one layer: first of all, its id and its log line (also
   // for one refused further on); the security headers and limits; the security middleware, before the body parser,
-  // so that a request refused at the door is never parsed; the body.
+  // so that a request refused at the door is never parsed; the body (but an upload's, which its route streams).
   app.use(
     inOneLayer(
       requestLog(rootLogger, logDestination),
       ...hardenHttp(app, refusedRequestLog(rootLogger, logDestination)),
       ...securityMiddleware(app),
-      jsonBody({ limit: REQUEST_LIMITS.bodyBytes, type: JSON_MEDIA_TYPES }),
+      jsonBody({ limit: REQUEST_LIMITS.bodyBytes, type: JSON_MEDIA_TYPES, except: ATTACHMENT_UPLOAD_PATH }),
     ),
   );
   app.useGlobalPipes(new RequestValidationPipe());

@@ -1,4 +1,4 @@
-import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HistoryAction } from '../tickets/history-action.js';
@@ -13,10 +13,12 @@ import { anonymousWrite, type WriteContext } from '../common/context/write-conte
 import { CommentVisibility } from './comment-visibility.enum.js';
 import { TICKET_CLOCKS, type TicketClocks } from '../tickets/ticket-clocks.js';
 import { CommentsRepository } from './comments.repository.js';
+import { AttachmentsRepository } from '../attachments/attachments.repository.js';
 import type { CommentRequest } from './dto/comment-request.dto.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
 import { WithinRequestDeadline } from '../database/request-deadline.js';
 import { inTransaction } from '../database/transaction.js';
+import type { Queryable } from '../database/statement-batch.js';
 
 /** A ticket's conversation; its SQL is CommentsRepository's. */
 @Injectable()
@@ -29,6 +31,7 @@ export class CommentsService {
     private readonly comments: CommentsRepository,
     private readonly history: TicketHistoryRepository,
     @Inject(TICKET_CLOCKS) private readonly clocks: TicketClocks,
+    private readonly attachments: AttachmentsRepository,
   ) {}
 
   /**
@@ -45,9 +48,18 @@ export class CommentsService {
         author: request.author ?? context.actor ?? null,
         visibility: request.visibility ?? CommentVisibility.PUBLIC,
       };
+      const attachmentIds = await this.namedAttachments(transaction, ticketId, request.attachmentIds ?? []);
       const id = await this.comments.insert(transaction, ticketId, fields, now);
       await this.clocks.commented(transaction, ticketId, fields, now);
-      const comment: CommentResponse = { id, ticketId: Number(ticketId), ...fields, createdAt: now };
+      await this.attachments.linkToComment(transaction.later, id, attachmentIds);
+      // A comment that names no attachment answers exactly as before attachments existed.
+      const comment: CommentResponse = {
+        id,
+        ticketId: Number(ticketId),
+        ...fields,
+        createdAt: now,
+        ...(attachmentIds.length > 0 && { attachmentIds }),
+      };
       await this.history.record(transaction.later, {
         ticketId: comment.ticketId,
         occurredAt: now,
@@ -63,18 +75,37 @@ export class CommentsService {
     return comment;
   }
 
+  /**
+   * The attachments a new comment names, each of its ticket; 400 naming those that are not. They stay share-locked until
+   * the comment commits, so no delete takes them meanwhile.
+   */
+  private async namedAttachments(transaction: Queryable, ticketId: string, ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const found = new Set(await this.attachments.ofTicketAmong(transaction, ticketId, ids));
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length > 0) throw new BadRequestException(`Ticket ${ticketId} has no attachment with id ${missing.join(', ')}`);
+    return [...ids].sort((a, b) => a - b);
+  }
+
+  /** Adds the attachments each comment names, to those that name any. */
+  private async withAttachments(comments: CommentResponse[]): Promise<CommentResponse[]> {
+    const named = await this.attachments.ofComments(comments.map((comment) => comment.id));
+    return comments.map((comment) => (named.has(comment.id) ? { ...comment, attachmentIds: named.get(comment.id) } : comment));
+  }
+
   @WithinRequestDeadline()
   async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<CommentResponse>> {
     const comments = await this.comments.page(ticketId, page);
     // A ticket's rows prove it exists; only an empty page needs the extra look.
     if (comments.length === 0) await assertTicketExists(this.dataSource, ticketId);
-    return keysetPage(comments, page);
+    const listed = keysetPage(comments, page);
+    return { ...listed, items: await this.withAttachments(listed.items) };
   }
 
   @WithinRequestDeadline()
   async findOne(ticketId: string, commentId: string): Promise<CommentResponse> {
     const comment = await this.comments.findOne(ticketId, commentId);
-    if (comment) return comment;
+    if (comment) return (await this.withAttachments([comment]))[0];
     await assertTicketExists(this.dataSource, ticketId);
     throw new NotFoundException(`Comment not found with id: ${commentId}`);
   }

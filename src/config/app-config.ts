@@ -1,4 +1,5 @@
 import { type Env, EnvReader } from './env-reader.js';
+import { type AttachmentsConfig, parseAttachmentsConfig } from './attachments-config.js';
 import { type DatabaseConfig, parseDatabaseConfig } from './database-config.js';
 import { type IdempotencyConfig, parseIdempotencyConfig } from './idempotency-config.js';
 import { type LoggingConfig, parseLoggingConfig } from './logging-config.js';
@@ -28,6 +29,7 @@ export interface AppConfig {
   sla: SlaConfig;
   changes: ChangesConfig;
   webhooks: WebhooksConfig;
+  attachments: AttachmentsConfig;
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the variable at fault. */
@@ -47,5 +49,6 @@ export function parseConfig(env: Env): AppConfig {
     sla: parseSlaConfig(read),
     changes: parseChangesConfig(read),
     webhooks: parseWebhooksConfig(read),
+    attachments: parseAttachmentsConfig(read),
   };
 }

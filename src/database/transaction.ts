@@ -26,13 +26,19 @@ const ATTEMPTS = 5;
  * deadlock on the gaps of the search index they write; the client should not get a 503 for that. `work` must hold
  * nothing outside the transaction that a second run would repeat.
  */
-export async function inTransaction<T>(dataSource: DataSource, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  dataSource: DataSource,
+  work: (transaction: Transaction) => Promise<T>,
+  options: { retryDeadlocks?: boolean } = {},
+): Promise<T> {
   const server = await databaseServer(dataSource);
+  // `retryDeadlocks: false` for work that cannot be run twice, e.g. one that consumes a request's body.
+  const attempts = options.retryDeadlocks === false ? 1 : ATTEMPTS;
   for (let attempt = 1; ; attempt++) {
     try {
       return await runTransaction(dataSource.createQueryRunner(), server, work);
     } catch (error) {
-      if (attempt === ATTEMPTS || !isDeadlock(error)) throw error;
+      if (attempt === attempts || !isDeadlock(error)) throw error;
     }
     await sleep(Math.random() * 5 * attempt);
   }

@@ -14,6 +14,7 @@ import { ExactIdempotencyScopes1763900016300 } from './migrations/1763900016300-
 import { CreateSlaClocks1763900017000 } from './migrations/1763900017000-CreateSlaClocks.js';
 import { CreateChangeFeed1763900018000 } from './migrations/1763900018000-CreateChangeFeed.js';
 import { CreateWebhooks1763900019000 } from './migrations/1763900019000-CreateWebhooks.js';
+import { CreateTicketAttachments1763900020000 } from './migrations/1763900020000-CreateTicketAttachments.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { mysqlPoolOptions } from './mysql-pool-options.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
@@ -50,6 +51,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       CreateSlaClocks1763900017000,
       CreateChangeFeed1763900018000,
       CreateWebhooks1763900019000,
+      CreateTicketAttachments1763900020000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; the CLI runs them on `migration:run`.

@@ -15,7 +15,7 @@ export class OutboxEvent {
   @Column({ name: 'event_id', type: 'char', length: 36, unique: true })
   eventId: string;
 
-  @Column({ name: 'event_type', type: 'varchar', length: 16 })
+  @Column({ name: 'event_type', type: 'varchar', length: 32 })
   eventType: string;
 
   @Column({ name: 'ticket_id', type: 'bigint' })

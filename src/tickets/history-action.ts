@@ -1,6 +1,8 @@
-/** What a history entry records: a ticket's create, one of its updates (PUT or PATCH), or a comment added. */
+/** What a history entry records: a ticket's create, one of its updates (PUT or PATCH), a comment added, an attachment added or deleted. */
 export enum HistoryAction {
   CREATED = 'CREATED',
   UPDATED = 'UPDATED',
   COMMENTED = 'COMMENTED',
+  ATTACHED = 'ATTACHED',
+  DETACHED = 'DETACHED',
 }

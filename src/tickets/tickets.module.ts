@@ -5,6 +5,7 @@ import { OutboxModule } from '../outbox/outbox.module.js';
 import { Ticket } from './ticket.entity.js';
 import { TicketsController } from './tickets.controller.js';
 import { TicketHistoryRepository } from './ticket-history.repository.js';
+import { TicketDeletionHooks } from './ticket-deletion-hooks.js';
 import { TicketsRepository } from './tickets.repository.js';
 import { TicketsService } from './tickets.service.js';
 import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
@@ -12,6 +13,7 @@ import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Ticket]), OutboxModule, IdempotencyModule],
   controllers: [TicketsController, TicketsV2Controller],
-  providers: [TicketsService, TicketsRepository, TicketHistoryRepository],
+  providers: [TicketsService, TicketsRepository, TicketHistoryRepository, TicketDeletionHooks],
+  exports: [TicketDeletionHooks],
 })
 export class TicketsModule {}

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HistoryAction } from './history-action.js';
 import { TicketHistoryRepository } from './ticket-history.repository.js';
+import { TicketDeletionHooks } from './ticket-deletion-hooks.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { ticketChanges } from './ticket-changes.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
@@ -63,6 +64,7 @@ export class TicketsService {
     private readonly tickets: TicketsRepository,
     private readonly history: TicketHistoryRepository,
     @Inject(TICKET_CLOCKS) private readonly clocks: TicketClocks,
+    private readonly deletionHooks: TicketDeletionHooks,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
@@ -166,20 +168,24 @@ export class TicketsService {
   }
 
   /**
-   * Deletes the ticket (its comments, history and search words go with it, by foreign key) and records a DELETED event
+   * Deletes the ticket (its comments, history and search words go with it, by foreign key; its attachments by the
+   * deletion hooks) and records a DELETED event
    * carrying its last state, in one transaction. DELETED goes to its own routing key, never to the v1 binding.
    */
   @WithinRequestDeadline()
   async remove(id: string, ifMatch?: string): Promise<void> {
     const now = new Date();
     // The version check and the delete share the row lock, so no update can slip in between them.
-    await inTransaction(this.dataSource, async (transaction) => {
+    const afterCommit = await inTransaction(this.dataSource, async (transaction) => {
       const last = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, last);
       await this.tickets.delete(transaction.later, id);
+      const afterCommit = await this.deletionHooks.run(transaction, id);
       await this.outbox.record(transaction.later, ticketEvent('DELETED', last, now), routingKeyOf('DELETED'));
+      return afterCommit;
     });
     this.relay.kick();
+    await afterCommit();
   }
 
   private async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse> {

@@ -43,7 +43,17 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
         .messages()
         .all()
         .map((message) => message.name()),
-    ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED', 'SLA_WARNING', 'SLA_BREACHED', 'WEBHOOK_DISABLED']);
+    ).toEqual([
+      'CREATED',
+      'UPDATED',
+      'DELETED',
+      'COMMENT_ADDED',
+      'SLA_WARNING',
+      'SLA_BREACHED',
+      'WEBHOOK_DISABLED',
+      'ATTACHMENT_ADDED',
+      'ATTACHMENT_DELETED',
+    ]);
   });
 
   it('puts each later kind on a routing key of its own that the v1 binding does not match, and only CREATED and UPDATED on it', () => {
@@ -181,7 +191,17 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
           .messages()
           .all()
           .map((message) => message.name()),
-      ).toEqual(['CREATED', 'UPDATED', 'DELETED', 'COMMENT_ADDED', 'SLA_WARNING', 'SLA_BREACHED', 'WEBHOOK_DISABLED']);
+      ).toEqual([
+        'CREATED',
+        'UPDATED',
+        'DELETED',
+        'COMMENT_ADDED',
+        'SLA_WARNING',
+        'SLA_BREACHED',
+        'WEBHOOK_DISABLED',
+        'ATTACHMENT_ADDED',
+        'ATTACHMENT_DELETED',
+      ]);
     });
 
     it('is linked from the OpenAPI description, by links that lead to it from Swagger UI and from the document', async () => {

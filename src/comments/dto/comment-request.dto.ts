@@ -1,8 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEnumMember, IsJsonString, NotBlank, Size } from '../../common/validation/spring-constraints.js';
+import { IsEnumMember, IsIdList, IsJsonString, NotBlank, Size } from '../../common/validation/spring-constraints.js';
 import { CommentVisibility } from '../comment-visibility.enum.js';
 
 export const COMMENT_BODY_MAX_LENGTH = 10_000;
+
+/** How many attachments one comment may name. */
+export const COMMENT_ATTACHMENTS_MAX = 20;
 
 /** Body of a new comment; validated with the same constraints, codes and error shapes as a ticket. */
 export class CommentRequest {
@@ -36,4 +39,15 @@ export class CommentRequest {
   })
   @IsEnumMember(CommentVisibility, 'CommentVisibility')
   visibility?: CommentVisibility | null;
+
+  @ApiPropertyOptional({
+    description: 'Attachments of the same ticket the comment names (their ids); an unknown id or one of another ticket is a 400',
+    type: [Number],
+    maxItems: COMMENT_ATTACHMENTS_MAX,
+    uniqueItems: true,
+    nullable: true,
+    example: [5],
+  })
+  @IsIdList(COMMENT_ATTACHMENTS_MAX)
+  attachmentIds?: number[] | null;
 }

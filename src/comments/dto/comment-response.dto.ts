@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CommentVisibility } from '../comment-visibility.enum.js';
 
 /** The wire representation of a comment (also what a COMMENT_ADDED event carries). */
@@ -20,4 +20,12 @@ export class CommentResponse {
 
   @ApiProperty({ description: 'UTC, with milliseconds', type: String, format: 'date-time', example: '2026-11-22T20:37:14.123Z' })
   createdAt: Date;
+
+  @ApiPropertyOptional({
+    description: 'The attachments the comment names; absent when it names none',
+    type: 'array',
+    items: { type: 'integer', format: 'int64' },
+    example: [5],
+  })
+  attachmentIds?: number[];
 }

@@ -32,11 +32,13 @@ export function jsonBodyProblem(body: unknown, maxDepth: number): string | undef
 
 /**
  * Express's JSON body parser for the given media types and size limit, which then refuses bodies that parse but
- * cannot be taken (see jsonBodyProblem) with a 400, as malformed JSON.
+ * cannot be taken (see jsonBodyProblem) with a 400, as malformed JSON. POSTs to `except` are left alone.
  */
-export function jsonBody(options: { limit: number; type: string[] }): RequestHandler {
-  const parse = json(options);
+export function jsonBody(options: { limit: number; type: string[]; except?: RegExp }): RequestHandler {
+  const parse = json({ limit: options.limit, type: options.type });
   return (req, res, next) => {
+    // POSTs to `except` paths keep their body unread, for their route to stream.
+    if (req.method === 'POST' && options.except?.test(req.path)) return next();
     parse(req, res, (error?: unknown) => {
       if (error) return next(error);
       const problem = jsonBodyProblem(req.body, REQUEST_LIMITS.jsonDepth);

@@ -97,3 +97,19 @@ export function isEmail(value: string): boolean {
   const domain = value.slice(at + 1);
   return local.length <= 64 && domain.length <= 255 && LOCAL_PART.test(local) && DOMAIN.test(domain);
 }
+
+/** The JSON value must be a list of at most `max` distinct ids (positive 64-bit integers that JSON numbers hold exactly), or absent/null. */
+export const IsIdList = (max: number) =>
+  springConstraint(
+    'typeMismatch',
+    { javaType: 'java.util.List', attributes: [] },
+    (value) =>
+      value === undefined ||
+      value === null ||
+      (Array.isArray(value) &&
+        value.length <= max &&
+        new Set(value).size === value.length &&
+        value.every((id) => Number.isSafeInteger(id) && (id as number) >= 1)),
+    undefined,
+    `Failed to convert value to required type 'java.util.List'; a list of at most ${max} distinct ids`,
+  );

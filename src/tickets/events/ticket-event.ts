@@ -5,7 +5,7 @@ import type { TicketResponse } from '../dto/ticket-response.dto.js';
 export type TicketEventType = 'CREATED' | 'UPDATED';
 
 /** Kinds added later; each has a routing key of its own that the v1 binding does not match (decision 26). */
-export type LaterTicketEventType = 'DELETED' | 'COMMENT_ADDED';
+export type LaterTicketEventType = 'DELETED' | 'COMMENT_ADDED' | 'ATTACHMENT_ADDED' | 'ATTACHMENT_DELETED';
 
 export type AnyTicketEventType = TicketEventType | LaterTicketEventType;
 
@@ -16,6 +16,8 @@ export type AnyTicketEventType = TicketEventType | LaterTicketEventType;
 export const TICKET_EVENT_ROUTING_KEYS: Readonly<Record<LaterTicketEventType, string>> = {
   DELETED: 'ticket.deleted',
   COMMENT_ADDED: 'ticket.comment.added',
+  ATTACHMENT_ADDED: 'ticket.attachment.added',
+  ATTACHMENT_DELETED: 'ticket.attachment.deleted',
 };
 
 interface EventEnvelope<T extends AnyTicketEventType> {
@@ -35,12 +37,26 @@ export interface CommentEvent extends EventEnvelope<'COMMENT_ADDED'> {
   comment: object;
 }
 
+/** An attachment added or deleted: its metadata as the API answers it, never its bytes. */
+export interface AttachmentEvent extends EventEnvelope<'ATTACHMENT_ADDED' | 'ATTACHMENT_DELETED'> {
+  attachment: object;
+}
+
 export function ticketEvent(eventType: TicketEventType | 'DELETED', ticket: TicketResponse, occurredAt: Date): TicketEvent {
   return { eventId: randomUUID(), eventType, occurredAt, ticketId: ticket.id, ticket };
 }
 
 export function commentAddedEvent(ticketId: number, comment: object, occurredAt: Date): CommentEvent {
   return { eventId: randomUUID(), eventType: 'COMMENT_ADDED', occurredAt, ticketId, comment };
+}
+
+export function attachmentEvent(
+  eventType: 'ATTACHMENT_ADDED' | 'ATTACHMENT_DELETED',
+  ticketId: number,
+  attachment: object,
+  occurredAt: Date,
+): AttachmentEvent {
+  return { eventId: randomUUID(), eventType, occurredAt, ticketId, attachment };
 }
 
 /** The routing key an event is recorded with; null means the configured RABBITMQ_ROUTING_KEY. */

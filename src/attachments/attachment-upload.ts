@@ -1,0 +1,114 @@
+import { PassThrough, type Readable } from 'node:stream';
+import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
+import busboy from 'busboy';
+import type { Request } from 'express';
+import typeIs from 'type-is';
+import { filenameFromDisposition } from './attachment-filename.js';
+
+/** The upload routes: their bodies are streamed into storage, never parsed by the JSON body parser. */
+export const ATTACHMENT_UPLOAD_PATH = /^\/api(?:\/v2)?\/tickets\/[^/]+\/attachments\/?$/i;
+
+/** The form field that carries the file in a multipart upload. */
+export const FILE_FIELD = 'file';
+
+/** Room for a multipart body's boundaries and part headers on top of the file itself, when judging Content-Length. */
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+
+/** A file arriving in a request: its bytes as a stream, and what the client said about it. */
+export interface IncomingFile {
+  filename: string | undefined;
+  declaredType: string | undefined;
+  content: Readable;
+}
+
+export function tooLarge(maxFileSize: number): PayloadTooLargeException {
+  return new PayloadTooLargeException(`Attachment is larger than ${maxFileSize} bytes (ATTACHMENTS_MAX_FILE_SIZE)`);
+}
+
+/**
+ * Refuses at once what can be refused before a byte of the body is read: a body declared larger than the limit
+ * (413), or content encoded for transport (415: the bytes are stored as they come, so they must be the file's).
+ */
+export function checkUploadHeaders(request: Request, maxFileSize: number): void {
+  const encoding = request.headers['content-encoding'];
+  if (encoding && encoding.toLowerCase() !== 'identity') {
+    throw new UnsupportedMediaTypeException(`Content-Encoding ${JSON.stringify(encoding)} is not supported for uploads`);
+  }
+  const length = Number(request.headers['content-length'] ?? 0);
+  const overhead = typeIs(request, ['multipart/form-data']) ? MULTIPART_OVERHEAD_BYTES : 0;
+  if (length > maxFileSize + overhead) throw tooLarge(maxFileSize);
+}
+
+/**
+ * The file of an upload: the `file` part of a multipart/form-data body, or else the raw body with its Content-Type and
+ * the filename of its Content-Disposition. The bytes are read only as the caller consumes `content`.
+ */
+export function incomingFile(request: Request): Promise<IncomingFile> {
+  if (typeIs(request, ['multipart/form-data'])) return multipartFile(request);
+  const content = new PassThrough();
+  forwardAbort(request, content);
+  request.pipe(content);
+  return Promise.resolve({
+    filename: filenameFromDisposition(request.headers['content-disposition']),
+    declaredType: request.headers['content-type'],
+    content,
+  });
+}
+
+/**
+ * A request the client gave up (closed its connection) before its body ended fails the stream it feeds, so the upload
+ * stops and rolls back; otherwise the stream would wait for bytes that never come.
+ */
+function forwardAbort(request: Request, content: Readable): void {
+  // The stream may fail before the upload reads it (while its row is inserted): the reader meets the error then, from
+  // the stream's state; meanwhile it must not count as unhandled.
+  content.on('error', () => undefined);
+  const abort = () => {
+    if (!request.complete) content.destroy(new BadRequestException('The client closed the connection before the upload ended'));
+  };
+  request.once('close', abort);
+  request.once('error', abort);
+  // Gone while the upload waited for its turn (ATTACHMENTS_MAX_CONCURRENT_UPLOADS): no event will come any more.
+  if (request.destroyed) abort();
+}
+
+function multipartFile(request: Request): Promise<IncomingFile> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: request.headers,
+        defParamCharset: 'utf8',
+        preservePath: true,
+        limits: { files: 1, fields: 20, parts: 25 },
+      });
+    } catch (error) {
+      return reject(new BadRequestException(`Malformed multipart/form-data: ${(error as Error).message}`));
+    }
+    let found: Readable | undefined;
+    parser.on('file', (field, stream, info) => {
+      if (field !== FILE_FIELD || found) return stream.resume();
+      found = stream;
+      forwardAbort(request, stream);
+      resolve({ filename: info.filename, declaredType: info.mimeType, content: stream });
+    });
+    parser.on('error', (error: Error) => {
+      const failure = new BadRequestException(`Malformed multipart/form-data: ${error.message}`);
+      if (found) found.destroy(failure);
+      else reject(failure);
+    });
+    parser.on('close', () => {
+      if (!found) reject(new BadRequestException(`The multipart/form-data body has no file part named "${FILE_FIELD}"`));
+    });
+    request.pipe(parser);
+  });
+}
+
+/**
+ * After an upload that stopped early (413, a failure), the rest of the body is read and dropped, so the client, which
+ * may still be sending, gets the answer instead of a reset connection.
+ */
+export function discardRest(request: Request): void {
+  request.unpipe();
+  if (!request.complete) request.resume();
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { OutboxModule } from '../outbox/outbox.module.js';
+import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
+import { TicketsModule } from '../tickets/tickets.module.js';
+import { AttachmentsController } from './attachments.controller.js';
+import { AttachmentsRepository } from './attachments.repository.js';
+import { AttachmentsService } from './attachments.service.js';
+import { AttachmentStorages } from './storage/attachment-storages.js';
+import { OrphanSweeper } from './storage/orphan-sweeper.js';
+import { AttachmentsV2Controller } from './v2/attachments-v2.controller.js';
+
+@Module({
+  imports: [OutboxModule, IdempotencyModule, TicketsModule],
+  controllers: [AttachmentsController, AttachmentsV2Controller],
+  providers: [AttachmentsService, AttachmentsRepository, AttachmentStorages, OrphanSweeper, TicketHistoryRepository],
+  exports: [AttachmentsRepository],
+})
+export class AttachmentsModule {}

@@ -1,0 +1,73 @@
+import { Controller, Delete, Get, HttpCode, Param, Post, Req, Res, UseInterceptors } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { IdempotencyInterceptor } from '../../idempotency/idempotency.interceptor.js';
+import { parseKeysetPage } from '../../common/paging/keyset-page.js';
+import { IdPipe } from '../../common/http/id.pipe.js';
+import { setPageHeaders } from '../../common/paging/page-headers.js';
+import { writeContext } from '../../common/context/write-context.js';
+import { attachmentsApi } from '../attachments.openapi.js';
+import { download, metadata, upload } from '../attachments-http.js';
+import { AttachmentsService } from '../attachments.service.js';
+import type { AttachmentPageResponse } from '../dto/attachment-page-response.dto.js';
+import type { AttachmentResponse } from '../dto/attachment-response.dto.js';
+
+const api = attachmentsApi('v2');
+const collection = (id: string) => `/api/v2/tickets/${id}/attachments`;
+
+/** v2: a ticket's attachments; the list is a page envelope (50 by default); problem+json errors. */
+@Controller('api/v2/tickets/:id/attachments')
+@api.controller()
+export class AttachmentsV2Controller {
+  constructor(private readonly attachments: AttachmentsService) {}
+
+  @Post()
+  @api.add()
+  @UseInterceptors(IdempotencyInterceptor)
+  addAttachment(
+    @Param('id', IdPipe) id: string,
+    @Req() http: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<AttachmentResponse> {
+    return upload(this.attachments, collection(id), id, http, response);
+  }
+
+  @Get()
+  @api.list()
+  async listAttachments(
+    @Param('id', IdPipe) id: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<AttachmentPageResponse> {
+    const page = await this.attachments.list(id, parseKeysetPage(request.query, 'v2', `attachments:${id}`, 'pageQuery'));
+    setPageHeaders(response, collection(id), request.originalUrl, { ...page, total: null });
+    return page;
+  }
+
+  @Get(':attachmentId')
+  @api.get()
+  getAttachment(@Param('id', IdPipe) id: string, @Param('attachmentId', IdPipe) attachmentId: string): Promise<AttachmentResponse> {
+    return metadata(this.attachments, id, attachmentId);
+  }
+
+  @Get(':attachmentId/content')
+  @api.content()
+  getContent(
+    @Param('id', IdPipe) id: string,
+    @Param('attachmentId', IdPipe) attachmentId: string,
+    @Req() http: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    return download(this.attachments, id, attachmentId, http, response);
+  }
+
+  @Delete(':attachmentId')
+  @api.remove()
+  @HttpCode(204)
+  deleteAttachment(
+    @Param('id', IdPipe) id: string,
+    @Param('attachmentId', IdPipe) attachmentId: string,
+    @Req() http: Request,
+  ): Promise<void> {
+    return this.attachments.remove(id, attachmentId, writeContext(http));
+  }
+}

@@ -1,0 +1,251 @@
+import { type IncomingMessage, request as httpRequest } from 'node:http';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { listen } from '../support/http-client.js';
+import { createTestApp } from '../support/test-app.js';
+import { createTicket } from '../support/ticket-factory.js';
+import {
+  abortedUpload,
+  attachmentRowCounts,
+  binaryBytes,
+  download,
+  eventually,
+  MiB,
+  sha256,
+  uploadMultipart,
+  uploadInProgress,
+  uploadRaw,
+} from '../support/attachment-uploads.js';
+
+const MAX = 25 * MiB;
+
+describe('Attachments: upload, download, list, delete (database storage)', () => {
+  let app: INestApplication;
+  let http: ReturnType<typeof request>;
+  let port: number;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    port = await listen(app);
+    http = request(app.getHttpServer());
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  async function newTicket(collection = '/api/tickets'): Promise<number> {
+    return (await createTicket(http, {}, collection)).body.id;
+  }
+
+  describe.each([
+    ['multipart', uploadMultipart],
+    ['raw', uploadRaw],
+  ])('a %s upload', (_kind, upload) => {
+    it.each([
+      ['1 byte', 1],
+      ['1 MiB', MiB],
+      ['1 MiB + 1 byte', MiB + 1],
+      ['25 MiB', MAX],
+    ])('round-trips %s byte for byte', async (_label, size) => {
+      const id = await newTicket();
+      const bytes = binaryBytes(size);
+      const created = await upload(http, `/api/tickets/${id}/attachments`, bytes, 'dump.bin').expect(201);
+      expect(created.body).toEqual({
+        id: expect.any(Number),
+        ticketId: id,
+        filename: 'dump.bin',
+        contentType: 'application/octet-stream',
+        size,
+        sha256: sha256(bytes),
+        createdAt: expect.stringMatching(/Z$/),
+        createdBy: null,
+      });
+      expect(created.headers.location).toBe(`/api/tickets/${id}/attachments/${created.body.id}`);
+      const content = await download(http, `${created.headers.location}/content`).then((r) => r.bytes);
+      expect(content.length).toBe(size);
+      expect(sha256(content)).toBe(sha256(bytes));
+    });
+
+    it('answers 400 for an empty file and stores nothing', async () => {
+      const id = await newTicket();
+      const before = await attachmentRowCounts(app);
+      const response = await upload(http, `/api/tickets/${id}/attachments`, Buffer.alloc(0)).expect(400);
+      expect(response.body).toMatchObject({ status: 400, message: 'The attachment is empty' });
+      expect(await attachmentRowCounts(app)).toEqual(before);
+    });
+
+    it('answers 413 for 25 MiB + 1 byte and stores nothing', async () => {
+      const id = await newTicket();
+      const before = await attachmentRowCounts(app);
+      const response = await upload(http, `/api/tickets/${id}/attachments`, binaryBytes(MAX + 1));
+      expect(response.status).toBe(413);
+      expect(response.body.message).toBe(`Attachment is larger than ${MAX} bytes (ATTACHMENTS_MAX_FILE_SIZE)`);
+      await eventually(
+        'the upload rolled back',
+        () => uploadInProgress(app, id),
+        (busy) => !busy,
+      );
+      expect(await attachmentRowCounts(app)).toEqual(before);
+    });
+  });
+
+  it('answers 413 at once for a raw body whose Content-Length is too large, without waiting for it', async () => {
+    const id = await newTicket();
+    const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/api/v2/tickets/${id}/attachments`,
+        headers: { 'content-type': 'application/octet-stream', 'content-length': MAX + 1 },
+      });
+      req.on('response', (res: IncomingMessage) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => {
+          resolve({ status: res.statusCode!, body });
+          req.destroy();
+        });
+      });
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.body)).toMatchObject({ status: 413, title: 'Payload Too Large' });
+  });
+
+  it('keeps the filename the client gave, cleaned for headers, and records what the bytes are', async () => {
+    const id = await newTicket();
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), binaryBytes(100)]);
+    const created = await uploadRaw(http, `/api/tickets/${id}/attachments`, png, '../../Bildschirm\u202efoto 1.txt', 'text/plain').expect(
+      201,
+    );
+    expect(created.body).toMatchObject({ filename: '.._.._Bildschirmfoto 1.txt', contentType: 'image/png' });
+    const text = await uploadMultipart(http, `/api/tickets/${id}/attachments`, Buffer.from('Fehler: ü\n'), 'log.png', 'image/png').expect(
+      201,
+    );
+    expect(text.body).toMatchObject({ filename: 'log.png', contentType: 'text/plain' });
+  });
+
+  it("answers 404 for an unknown ticket before reading the body, in each version's shape", async () => {
+    const v1 = await uploadRaw(http, '/api/tickets/999999999/attachments', binaryBytes(10)).expect(404);
+    expect(v1.body).toMatchObject({
+      status: 404,
+      message: 'Ticket not found with id: 999999999',
+      path: '/api/tickets/999999999/attachments',
+    });
+    const v2 = await uploadMultipart(http, '/api/v2/tickets/999999999/attachments', binaryBytes(10)).expect(404);
+    expect(v2.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(v2.body).toMatchObject({ status: 404, detail: 'Ticket not found with id: 999999999' });
+  });
+
+  it('answers 400 for a multipart body without a file part', async () => {
+    const id = await newTicket();
+    const response = await http.post(`/api/tickets/${id}/attachments`).field('note', 'no file').expect(400);
+    expect(response.body.message).toBe('The multipart/form-data body has no file part named "file"');
+  });
+
+  it('lists (paged like the comments), reads metadata and deletes, in both versions', async () => {
+    const id = await newTicket();
+    const ids: number[] = [];
+    for (const name of ['a.bin', 'b.bin', 'c.bin'])
+      ids.push((await uploadRaw(http, `/api/v2/tickets/${id}/attachments`, binaryBytes(5), name).expect(201)).body.id);
+    const all = await http.get(`/api/tickets/${id}/attachments`).expect(200);
+    expect(all.body.map((a: { id: number }) => a.id)).toEqual(ids);
+    const page = await http.get(`/api/v2/tickets/${id}/attachments?limit=2`).expect(200);
+    expect(page.body.items.map((a: { filename: string }) => a.filename)).toEqual(['a.bin', 'b.bin']);
+    const next = await http.get(`/api/v2/tickets/${id}/attachments?limit=2&cursor=${page.body.nextCursor}`).expect(200);
+    expect(next.body).toEqual({ items: [expect.objectContaining({ id: ids[2] })], nextCursor: null });
+    const one = await http.get(`/api/v2/tickets/${id}/attachments/${ids[1]}`).expect(200);
+    expect(one.body).toMatchObject({ id: ids[1], ticketId: id, filename: 'b.bin', size: 5 });
+
+    await http.delete(`/api/tickets/${id}/attachments/${ids[1]}`).expect(204);
+    await http.get(`/api/tickets/${id}/attachments/${ids[1]}`).expect(404);
+    const missing = await http.get(`/api/v2/tickets/${id}/attachments/${ids[1]}/content`).expect(404);
+    expect(missing.body.detail).toBe(`Attachment not found with id: ${ids[1]}`);
+    await http.delete(`/api/v2/tickets/${id}/attachments/${ids[1]}`).expect(404);
+    expect((await http.get(`/api/tickets/${id}/attachments`).expect(200)).body).toHaveLength(2);
+    await http.get('/api/tickets/999999999/attachments').expect(404);
+  });
+
+  it('leaves no rows when the client disconnects mid-upload (the transaction rolls back)', async () => {
+    const id = await newTicket();
+    const before = await attachmentRowCounts(app);
+    await abortedUpload(port, `/api/tickets/${id}/attachments`, 10 * MiB, 3 * MiB, () =>
+      eventually(
+        'the upload under way',
+        () => uploadInProgress(app, id),
+        (busy) => busy,
+      ),
+    );
+    await eventually(
+      'the upload rolled back',
+      () => uploadInProgress(app, id),
+      (busy) => !busy,
+    );
+    expect(await attachmentRowCounts(app)).toEqual(before);
+    expect((await http.get(`/api/tickets/${id}/attachments`).expect(200)).body).toEqual([]);
+  });
+
+  it('records history entries for attachments added and deleted', async () => {
+    const id = await newTicket();
+    const created = await uploadRaw(http, `/api/tickets/${id}/attachments`, binaryBytes(3)).expect(201);
+    await http.delete(`/api/tickets/${id}/attachments/${created.body.id}`).expect(204);
+    const history = await http.get(`/api/tickets/${id}/history`).expect(200);
+    expect(history.body.map((entry: { action: string; changes: unknown }) => [entry.action, entry.changes])).toEqual(
+      expect.arrayContaining([
+        ['ATTACHED', { attachment: { from: null, to: created.body.id } }],
+        ['DETACHED', { attachment: { from: created.body.id, to: null } }],
+      ]),
+    );
+  });
+});
+
+describe('Attachments: uploads past ATTACHMENTS_MAX_CONCURRENT_UPLOADS wait their turn', () => {
+  let app: INestApplication;
+  let http: ReturnType<typeof request>;
+  let port: number;
+
+  beforeAll(async () => {
+    app = await createTestApp({ env: { ATTACHMENTS_MAX_CONCURRENT_UPLOADS: '1' } });
+    port = await listen(app);
+    http = request(app.getHttpServer());
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('starts a second upload only once the first has ended', async () => {
+    const [first, second] = [(await createTicket(http)).body.id, (await createTicket(http)).body.id];
+    let abortedAt = 0;
+    let waiting: Promise<request.Response> | undefined;
+    await abortedUpload(port, `/api/tickets/${first}/attachments`, 10 * MiB, MiB, async () => {
+      await eventually(
+        'the first upload under way',
+        () => uploadInProgress(app, first),
+        (busy) => busy,
+      );
+      waiting = uploadRaw(http, `/api/tickets/${second}/attachments`, binaryBytes(100)).then((response) => response);
+      abortedAt = Date.now();
+    });
+    const created = await waiting!;
+    expect(created.status).toBe(201);
+    expect(new Date(created.body.createdAt).getTime()).toBeGreaterThanOrEqual(abortedAt);
+  });
+
+  it('fails an upload whose client left while it waited, and frees its turn', async () => {
+    const [first, second] = [(await createTicket(http)).body.id, (await createTicket(http)).body.id];
+    await abortedUpload(port, `/api/tickets/${first}/attachments`, 10 * MiB, MiB, async () => {
+      await eventually(
+        'the first upload under way',
+        () => uploadInProgress(app, first),
+        (busy) => busy,
+      );
+      await abortedUpload(port, `/api/tickets/${second}/attachments`, 100, 50, async () => undefined);
+    });
+    await uploadRaw(http, `/api/tickets/${second}/attachments`, binaryBytes(100)).expect(201);
+    expect((await http.get(`/api/tickets/${second}/attachments`).expect(200)).body).toHaveLength(1);
+  });
+});
