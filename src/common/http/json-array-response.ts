@@ -30,12 +30,17 @@ export function sendJsonArray<T>(request: Request, response: Response, items: Re
   let pending = '[';
   let first = true;
   let failed = false;
+  const resume = () => items.resume();
+  // After each chunk the list gives way for a turn of the event loop (or until the socket drains): the rows of a
+  // fast source and a fast client would otherwise be read, written and read again within one turn, megabytes
+  // at a time, while every other request waits for the next.
   const flush = () => {
     const chunk = pending;
     pending = '';
-    if (!response.write(chunk)) items.pause();
+    items.pause();
+    if (response.write(chunk)) setImmediate(resume);
   };
-  response.on('drain', () => items.resume());
+  response.on('drain', resume);
   response.once('close', () => {
     if (!response.writableFinished) items.destroy();
   });
