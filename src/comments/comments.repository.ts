@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { PooledStatement } from '../database/pooled-statement.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Queryable } from '../database/statement-batch.js';
@@ -23,7 +25,10 @@ const COMMENT_COLUMNS = 'id, ticket_id, body, author, visibility, created_at';
 /** `ticket_comments` in plain SQL like the tickets, mapped once from rows to the wire shape. */
 @Injectable()
 export class CommentsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly statement: PooledStatement,
+  ) {}
 
   /** Inserts the comment in the caller's transaction; answers its id. */
   async insert(transaction: Queryable, ticketId: string, fields: CommentFields, now: Date): Promise<number> {
@@ -44,6 +49,15 @@ export class CommentsRepository {
     return rows.map(commentFromRow);
   }
 
+  /** Every comment of the ticket (an unpaged `page`), oldest first, as a stream of rows (commentJson writes each). */
+  stream(ticketId: string, page: KeysetPageRequest): Promise<Readable> {
+    const range = keysetSql(page);
+    return this.statement.stream(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ?${range.sql}`, [
+      ticketId,
+      ...range.params,
+    ]);
+  }
+
   async findOne(ticketId: string, commentId: string): Promise<CommentResponse | undefined> {
     const [row]: CommentRow[] = await this.dataSource.query(
       `SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ? AND id = ?`,
@@ -51,6 +65,11 @@ export class CommentsRepository {
     );
     return row && commentFromRow(row);
   }
+}
+
+/** A comment's JSON, as res.json writes it in an array (the unpaged list is streamed, see sendJsonArray). */
+export function commentJson(row: CommentRow): string {
+  return JSON.stringify(commentFromRow(row));
 }
 
 function commentFromRow(row: CommentRow): CommentResponse {

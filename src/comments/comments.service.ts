@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -14,7 +15,7 @@ import { CommentVisibility } from './comment-visibility.enum.js';
 import { CommentsRepository } from './comments.repository.js';
 import type { CommentRequest } from './dto/comment-request.dto.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
-import { WithinRequestDeadline } from '../database/request-deadline.js';
+import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
 import { inTransaction } from '../database/transaction.js';
 
 /** A ticket's conversation; its SQL is CommentsRepository's. */
@@ -58,6 +59,16 @@ export class CommentsService {
     });
     this.relay.kick();
     return comment;
+  }
+
+  /**
+   * Every comment (v1 without `limit`) as a stream of rows, opened at the first (see PooledStatement.stream). Opened
+   * at its end instead, it holds no row: only then is the ticket looked up, for its 404.
+   */
+  async stream(ticketId: string, page: KeysetPageRequest): Promise<Readable> {
+    const rows = await this.comments.stream(ticketId, page);
+    if (rows.readableLength === 0) await withinRequestDeadline(() => assertTicketExists(this.dataSource, ticketId));
+    return rows;
   }
 
   @WithinRequestDeadline()

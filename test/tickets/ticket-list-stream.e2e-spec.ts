@@ -12,6 +12,9 @@ import { TcpProxy } from '../support/tcp-proxy.js';
 import { createTestApp } from '../support/test-app.js';
 import { createTicket } from '../support/ticket-factory.js';
 import { TicketsService } from '../../src/tickets/tickets.service.js';
+import { CommentsService } from '../../src/comments/comments.service.js';
+import { HistoryService } from '../../src/history/history.service.js';
+import { parseKeysetPage } from '../../src/common/paging/keyset-page.js';
 import { parseTicketQuery } from '../../src/tickets/query/ticket-query.js';
 
 /*
@@ -141,6 +144,32 @@ describe('Streamed ticket list (GET /api/tickets, unpaged)', () => {
     await waitUntil(async () => (await runningLists()).length === 0, 10_000, 'no list statement left running');
     const next = await client.send({ method: 'GET', path: `/api/tickets?requesterEmail=${tag}-1@example.com` });
     expect(JSON.parse(next.body)).toHaveLength(SEEDED / 50);
+  });
+
+  it("streams a ticket's comments and history unpaged as well: the bytes of the list built whole, [] or 404", async () => {
+    const http = supertest(app.getHttpServer());
+    const ticket = (await createTicket(http, { requesterEmail: `sub-${tag}@example.com` })).body as { id: number };
+    const bare = (await createTicket(http, { requesterEmail: `sub-${tag}@example.com` })).body as { id: number };
+    for (const body of ['First "reply" \\ 🎫', 'Line\nbreak \u2028', 'x'.repeat(2_000)]) {
+      await http.post(`/api/tickets/${ticket.id}/comments`).send({ body, author: null }).expect(201);
+    }
+    await http.patch(`/api/tickets/${ticket.id}`).send({ status: 'IN_PROGRESS', assignedTo: null }).expect(200);
+    const builtWhole = {
+      comments: async (id: number) =>
+        JSON.stringify((await app.get(CommentsService).list(String(id), parseKeysetPage({}, 'v1', `comments:${id}`, 'pageQuery'))).items),
+      history: async (id: number) =>
+        JSON.stringify((await app.get(HistoryService).list(String(id), parseKeysetPage({}, 'v1', `history:${id}`, 'pageQuery'))).items),
+    };
+    for (const list of ['comments', 'history'] as const) {
+      const streamed = await client.send({ method: 'GET', path: `/api/tickets/${ticket.id}/${list}` });
+      expect(streamed.status).toBe(200);
+      expect(streamed.headers['transfer-encoding']).toBe('chunked');
+      expect(streamed.body).toBe(await builtWhole[list](ticket.id));
+      expect(JSON.parse(streamed.body).length).toBeGreaterThanOrEqual(list === 'comments' ? 3 : 2);
+      const missing = await client.send({ method: 'GET', path: `/api/tickets/999999999/${list}` });
+      expectSpringError(missing, 404, `/api/tickets/999999999/${list}`);
+    }
+    expect((await client.send({ method: 'GET', path: `/api/tickets/${bare.id}/comments` })).body).toBe('[]');
   });
 
   describe('through a TCP proxy to the database', () => {
