@@ -20,6 +20,8 @@ export async function constantRate({ url, rate, seconds = Infinity, until, next 
   const { hostname, port } = new URL(url);
   let total = Math.round(rate * seconds);
   const latencies = [];
+  /** The latencies of each method, to tell which kind of request makes the tail. */
+  const byMethod = new Map();
   let non2xx = 0;
   let errors = 0;
   let inFlight = 0;
@@ -52,7 +54,10 @@ export async function constantRate({ url, rate, seconds = Infinity, until, next 
           response.resume();
           response.on('end', () => {
             inFlight--;
-            latencies.push(performance.now() - due);
+            const latency = performance.now() - due;
+            latencies.push(latency);
+            if (!byMethod.has(method)) byMethod.set(method, []);
+            byMethod.get(method).push(latency);
             if (response.statusCode < 200 || response.statusCode > 299) non2xx++;
             finish();
           });
@@ -74,17 +79,14 @@ export async function constantRate({ url, rate, seconds = Infinity, until, next 
   });
   await done;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1));
-  return {
-    rate,
-    seconds: Number(((performance.now() - start) / 1000).toFixed(1)),
-    requests: total,
-    p50: at(0.5),
-    p99: at(0.99),
-    p999: at(0.999),
-    max: at(1),
-    non2xx,
-    errors,
+  const percentiles = (values) => {
+    values.sort((a, b) => a - b);
+    const at = (q) => Number((values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? 0).toFixed(1));
+    return { p50: at(0.5), p99: at(0.99), p999: at(0.999), max: at(1) };
   };
+  const methods = Object.fromEntries(
+    [...byMethod].map(([method, values]) => [method, { requests: values.length, ...percentiles(values) }]),
+  );
+  const took = Number(((performance.now() - start) / 1000).toFixed(1));
+  return { rate, seconds: took, requests: total, ...percentiles(latencies), non2xx, errors, methods };
 }

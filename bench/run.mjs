@@ -67,10 +67,11 @@ const SERVICE_PORT = 18080;
 const REFERENCE_PORT = 18081;
 const DIRECT_PORT = 18082;
 const CEILING_PORT = 18085;
+const RAW_PORT = 18087;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 async function main() {
-  for (const port of [SERVICE_PORT, REFERENCE_PORT, DIRECT_PORT, CEILING_PORT]) await assertPortFree(port);
+  for (const port of [SERVICE_PORT, REFERENCE_PORT, DIRECT_PORT, CEILING_PORT, RAW_PORT]) await assertPortFree(port);
   const admin = await adminConnection();
   if (QUERIES_ONLY) {
     try {
@@ -119,7 +120,7 @@ async function main() {
       for (const [index, scenario] of scenarios(SEEDED).entries()) {
         if (chosen(scenario.name)) results.push(await compare(service, reference, scenario, index));
       }
-      if (chosen('GET by id') && !AGAINST) results.push(await compareCeiling(service));
+      if (chosen('GET by id') && !AGAINST) results.push(await compareCeiling(service), await compareRaw(service));
       printTable(results);
     }
     const mixed = results.find((row) => row.scenario.startsWith('mixed'));
@@ -240,6 +241,8 @@ async function fixedLoadSection(service, reference, rate) {
     console.log(
       `${target.name}: p50 ${result.p50} ms, p99 ${result.p99} ms, p99.9 ${result.p999} ms, max ${result.max} ms (${result.requests} requests, ${result.non2xx + result.errors} failed)`,
     );
+    for (const [method, m] of Object.entries(result.methods))
+      console.log(`  ${method}: ${m.requests} requests, p50 ${m.p50} ms, p99 ${m.p99} ms, p99.9 ${m.p999} ms`);
     rows.push({ side: target.name, ...result });
   }
   return rows;
@@ -252,6 +255,21 @@ async function scaleSection(admin, service, reference) {
   const sides = [];
   for (const target of [service, reference]) sides.push(await scaleSide(target, SCALE_ROWS));
   return { rows: SCALE_ROWS, sides };
+}
+
+/** GET by id on the service against node:http and mysql2 alone (bench/raw-reference.mjs). */
+async function compareRaw(service) {
+  const raw = await startProcess('raw node:http', ['bench/raw-reference.mjs'], {
+    cwd: root,
+    port: RAW_PORT,
+    env: { DB_DATABASE: REFERENCE_DB },
+  });
+  try {
+    const [getById] = scenarios(SEEDED);
+    return await compare(service, raw, { ...getById, name: 'GET by id vs raw node:http + mysql2' }, 0);
+  } finally {
+    await raw.stop();
+  }
 }
 
 /** Sustained creates on the service, then on the same build publishing straight after commit, with no outbox. */
