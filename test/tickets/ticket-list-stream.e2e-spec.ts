@@ -125,11 +125,14 @@ describe('Streamed ticket list (GET /api/tickets, unpaged)', () => {
     expect(all.filter((ticket) => ticket.requesterEmail.startsWith(`${tag}-`))).toHaveLength(SEEDED);
   });
 
-  it('answers HEAD with the headers alone', async () => {
+  it('answers HEAD with the headers alone, and If-None-Match: * with 304, as res.json did', async () => {
     const response = await client.send({ method: 'HEAD', path: '/api/tickets' });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(response.body).toBe('');
+    const conditional = await client.send({ method: 'GET', path: '/api/tickets', headers: { 'if-none-match': '*' } });
+    expect(conditional.status).toBe(304);
+    expect(conditional.body).toBe('');
   });
 
   it('stops the statement when the client goes away mid-stream, and the pool serves on', async () => {

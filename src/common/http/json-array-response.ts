@@ -8,6 +8,32 @@ const logger = new Logger('Lists');
 const CHUNK_CHARS = 64 * 1024;
 
 /**
+ * The lists being written take turns: one chunk of one list per turn of the event loop, whatever their number.
+ * The rows of a fast source for a fast client would otherwise be read, written and read again within one turn,
+ * megabytes at a time, and four lists at once four times that, while every other request waits for the next turn.
+ */
+class Turns {
+  private readonly waiting: Array<() => void> = [];
+  private scheduled = false;
+
+  wait(next: () => void): void {
+    this.waiting.push(next);
+    if (!this.scheduled) this.schedule();
+  }
+
+  private schedule(): void {
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.waiting.shift()?.();
+      if (this.waiting.length > 0 && !this.scheduled) this.schedule();
+    });
+  }
+}
+
+const turns = new Turns();
+
+/**
  * Answers 200 with `items` (a stream, its first item already arrived) as a JSON array, written as the items come,
  * each as `json(item)`: the same bytes as res.json(array) of the same objects, since JSON.stringify of an array of
  * plain objects is `[`, their JSON joined by `,`, and `]`, which is all the framing written here (by hand: a JSON
@@ -31,16 +57,14 @@ export function sendJsonArray<T>(request: Request, response: Response, items: Re
   let first = true;
   let failed = false;
   const resume = () => items.resume();
-  // After each chunk the list gives way for a turn of the event loop (or until the socket drains): the rows of a
-  // fast source and a fast client would otherwise be read, written and read again within one turn, megabytes
-  // at a time, while every other request waits for the next.
+  // After each chunk the list waits for its turn (and, while the socket's buffer is full, for it to drain).
   const flush = () => {
     const chunk = pending;
     pending = '';
     items.pause();
-    if (response.write(chunk)) setImmediate(resume);
+    if (response.write(chunk)) turns.wait(resume);
   };
-  response.on('drain', resume);
+  response.on('drain', () => turns.wait(resume));
   response.once('close', () => {
     if (!response.writableFinished) items.destroy();
   });
