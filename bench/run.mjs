@@ -125,7 +125,7 @@ async function main() {
     }
     const mixed = results.find((row) => row.scenario.startsWith('mixed'));
     const fixedRate = FIXED_RATE || (mixed ? Math.round(mixed.reference.rps / 2) : 0);
-    const fixedLoad = fixedRate > 0 ? await fixedLoadSection(service, reference, fixedRate) : undefined;
+    const fixedLoad = fixedRate > 0 ? await fixedLoadSection(admin, service, reference, fixedRate) : undefined;
     if (ONLY) return;
     const machine = machineLine();
     const growth = [];
@@ -231,8 +231,14 @@ async function compareCeiling(service) {
  * The mixed scenario at a fixed offered load (constant-rate.mjs: latency from each request's due time), on one side
  * and then the other, after a short warm-up at the same rate: p99 and p99.9 of each.
  */
-async function fixedLoadSection(service, reference, rate) {
+async function fixedLoadSection(admin, service, reference, rate) {
   console.log(`\nFixed load: mixed 70/20/10 at ${rate} req/s (half the conventional service's maximum), ${FIXED_SECONDS} s per side:`);
+  // The scenarios before left the service's relay events to publish: it starts with none, as the other side.
+  for (let waited = 0; waited < 60_000; waited += 250) {
+    const [[{ pending }]] = await admin.query(`SELECT COUNT(*) AS pending FROM \`${SERVICE_DB}\`.outbox`);
+    if (Number(pending) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
   const rows = [];
   for (const target of [service, reference]) {
     const load = (seconds) => constantRate({ url: target.url, rate, seconds, next: () => mixedRequest(SEEDED) });
