@@ -12,7 +12,7 @@ const CHUNK_CHARS = 64 * 1024;
  * The rows of a fast source for a fast client would otherwise be read, written and read again within one turn,
  * megabytes at a time, and four lists at once four times that, while every other request waits for the next turn.
  */
-class Turns {
+export class Turns {
   private readonly waiting: Array<() => void> = [];
   private scheduled = false;
 
