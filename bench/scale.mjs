@@ -16,15 +16,18 @@ const BY_ID_RATE = 50;
 const RSS_SAMPLE_MS = 20;
 const CHUNK = 100_000;
 
-/** `rows` tickets by bulk SQL (MariaDB's SEQUENCE engine), one in ten OPEN, in `database`, then copied to each of `copies`. */
+/**
+ * `rows` tickets by bulk SQL (MariaDB's SEQUENCE engine), one in ten OPEN, in `database`, then copied to each of
+ * `copies`. Their ids are given (1..rows): a bulk insert's auto-increment leaves gaps, and GET by id picks ids in that range.
+ */
 export async function seedScale(admin, database, copies, rows) {
   const started = Date.now();
   for (const db of [database, ...copies]) await seedTickets(admin, db, 0);
   for (let from = 1; from <= rows; from += CHUNK) {
     const to = Math.min(rows, from + CHUNK - 1);
     await admin.query(`
-      INSERT INTO \`${database}\`.tickets (title, description, status, priority, requester_email, assigned_to, created_at, updated_at)
-      SELECT CONCAT('Ticket ', seq, ': printer on floor ', seq % 12, ' jams'),
+      INSERT INTO \`${database}\`.tickets (id, title, description, status, priority, requester_email, assigned_to, created_at, updated_at)
+      SELECT seq, CONCAT('Ticket ', seq, ': printer on floor ', seq % 12, ' jams'),
              CONCAT('Paper is stuck in tray ', seq % 4, '; the printer shows error E', seq % 97, '. Reported from desk ', seq, '.'),
              IF(seq % 10 = 0, 'OPEN', ELT(1 + seq % 4, 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED')),
              ELT(1 + seq % 4, 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL'),
@@ -78,29 +81,30 @@ export async function scaleSide(target, rows) {
   return result;
 }
 
-/** The whole answer read as fast as the client can: status, time to its first body byte, to its end, and bytes. */
+/**
+ * The whole answer read as fast as the client can: status, time to its first body byte, to its end, and bytes. A
+ * request that fails (the connection closed, the process gone) is answered as status 'failed', not thrown.
+ */
 function fetchAll(url) {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const started = performance.now();
     let firstByteMs;
     let bytes = 0;
+    const failed = (error) =>
+      resolve({ status: `failed (${error.code ?? error.message})`, firstByteMs, totalMs: Math.round(performance.now() - started), bytes });
     const request = http.get(url, { agent: false }, (response) => {
       response.on('data', (chunk) => {
         firstByteMs ??= Math.round(performance.now() - started);
         bytes += chunk.length;
       });
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode,
-          firstByteMs,
-          totalMs: Math.round(performance.now() - started),
-          bytes,
-          complete: response.complete,
-        }),
-      );
-      response.on('error', reject);
+      response.on('end', () => {
+        if (!response.complete) return failed(new Error('incomplete'));
+        resolve({ status: response.statusCode, firstByteMs, totalMs: Math.round(performance.now() - started), bytes });
+      });
+      response.on('error', failed);
+      response.on('close', () => response.complete || failed(new Error('closed before its end')));
     });
-    request.on('error', reject);
+    request.on('error', failed);
   });
 }
 
