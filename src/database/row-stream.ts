@@ -1,12 +1,6 @@
-import { Logger } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { DatabasePool } from './database-pool.js';
 import { databaseTimeout, requestDeadline } from './request-deadline.js';
-
-const logger = new Logger('Database');
-
-/** MariaDB's and MySQL's ER_NO_SUCH_THREAD: the statement to stop had already ended with its connection. */
-const NO_SUCH_THREAD = 1094;
 
 export interface RowStreamOptions {
   dateStrings?: boolean;
@@ -16,13 +10,14 @@ export interface RowStreamOptions {
 
 /**
  * Opens `sql` as a stream of its rows (mysql2's query stream): resolves once the first row has arrived (or the
- * statement ended without one), with the stream holding it. The request's deadline covers only that: past it
- * the statement is stopped and the promise rejects with the 503; once open, the rows flow as fast as the
- * stream is read, with back-pressure down to the server (mysql2 stops reading the socket while the stream is
- * full). The connection goes back to the pool when the last row has arrived. Destroying the stream before
- * its end, or an error, stops the statement: its connection is destroyed (mysql2 would otherwise read the rest
- * of the result to free it) and the server is told to KILL QUERY, as a server only notices a closed connection
- * once it has rows to send (a sort, say, runs on until then).
+ * statement ended without one), with the stream holding it. The request's deadline covers only that: past it the
+ * promise rejects with the 503; once open, the rows flow as fast as the stream is read, with back-pressure down to
+ * the server (mysql2 stops reading the socket while the stream is full). The connection goes back to the pool when
+ * the last row has arrived. Destroying the stream before its end, an error, or the deadline destroys the connection
+ * (mysql2 would otherwise read the rest of the result to free it): a server sending rows stops at its next write.
+ * Neither the server's time limit (it would bound the whole stream, however long the client takes to read) nor
+ * KILL QUERY (behind a proxy or on Galera the id may be another node's connection) is used, so a statement
+ * abandoned before its first row (a long sort) runs until that row, and stops there.
  */
 export function openRowStream(pool: DatabasePool, sql: string, values: unknown[], options: RowStreamOptions = {}): Promise<Readable> {
   const deadline = requestDeadline();
@@ -47,7 +42,6 @@ export function openRowStream(pool: DatabasePool, sql: string, values: unknown[]
         if (!held) return;
         held = false;
         pool.destroy(connection);
-        killQuery(pool, connection.threadId);
       };
       const open = () => {
         if (!waiting) return;
@@ -72,19 +66,6 @@ export function openRowStream(pool: DatabasePool, sql: string, values: unknown[]
       });
       // Destroyed before its end: by the reader (a client gone), or by mysql2 on an error.
       rows.once('close', () => stop?.());
-    });
-  });
-}
-
-/** Tells the server to stop the statement of the connection `threadId` (already destroyed here), on another connection. */
-function killQuery(pool: DatabasePool, threadId: number | null): void {
-  if (threadId === null) return;
-  pool.getConnection((connectError, connection) => {
-    if (connectError) return logger.warn(`Could not stop an abandoned statement (thread ${threadId}): ${connectError.message}`);
-    connection.query('KILL QUERY ?', [threadId], (error) => {
-      connection.release();
-      if (error && error.errno !== NO_SUCH_THREAD)
-        logger.warn(`Could not stop an abandoned statement (thread ${threadId}): ${error.message}`);
     });
   });
 }

@@ -15,6 +15,7 @@ import { TicketsService } from '../../src/tickets/tickets.service.js';
 import { CommentsService } from '../../src/comments/comments.service.js';
 import { HistoryService } from '../../src/history/history.service.js';
 import { parseKeysetPage } from '../../src/common/paging/keyset-page.js';
+import { DatabasePool } from '../../src/database/database-pool.js';
 import { parseTicketQuery } from '../../src/tickets/query/ticket-query.js';
 
 /*
@@ -224,29 +225,57 @@ describe('Streamed ticket list (GET /api/tickets, unpaged)', () => {
       }
     });
 
-    it('answers 503 in the Spring shape when no first row comes within the deadline, and stops the statement', async () => {
-      // Every read of tickets now computes for hours before its first row, like a heavy sort, which notices no
-      // closed connection: only KILL stops it.
-      await db.query('RENAME TABLE tickets TO tickets_stored');
-      await db.query("CREATE VIEW tickets AS SELECT * FROM tickets_stored WHERE BENCHMARK(10000000000, SHA2('x', 256)) = 0");
-      const slowLists = async () =>
-        (
-          await db.query("SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE 'SELECT id, title%'")
-        )[0] as Array<{
-          id: number;
-        }>;
+    it('answers 503 in the Spring shape when no first row comes within the deadline, and gives up the connection', async () => {
+      const destroyed = jest.spyOn(DatabasePool.prototype, 'destroy');
       try {
+        // A pooled connection open before the replies are held, so that the statement goes out.
+        await warm(proxiedPort);
+        proxy.holdReplies();
+        const sent = proxy.untilClientSends('FROM tickets ORDER BY');
         const response = await new HttpClient(proxiedPort).send({ method: 'GET', path: '/api/tickets' });
+        await sent;
         expectSpringError(response, 503, '/api/tickets');
-        await waitUntil(async () => (await slowLists()).length === 0, 10_000, 'no list statement left running');
+        await waitUntil(() => destroyed.mock.calls.length > 0, 10_000, 'the connection destroyed');
       } finally {
-        for (const { id } of await slowLists()) await db.query('KILL QUERY ?', [id]);
-        await db.query('DROP VIEW tickets');
-        await db.query('RENAME TABLE tickets_stored TO tickets');
+        proxy.releaseReplies();
+        destroyed.mockRestore();
+      }
+      await waitUntil(async () => (await runningLists()).length === 0, 10_000, 'no list statement left running');
+      const next = await new HttpClient(proxiedPort).send({ method: 'GET', path: `/api/tickets?requesterEmail=${tag}-2@example.com` });
+      expect(JSON.parse(next.body)).toHaveLength(SEEDED / 50);
+    });
+
+    it('gives up the statement of a client that went away before the first row, once that row comes', async () => {
+      const patient = await createTestApp({ env: { DB_PORT: String(proxy.port), DB_QUERY_TIMEOUT_MS: '30000' } });
+      const destroyed = jest.spyOn(DatabasePool.prototype, 'destroy');
+      try {
+        const patientPort = await listen(patient);
+        await warm(patientPort);
+        proxy.holdReplies();
+        const sent = proxy.untilClientSends('FROM tickets ORDER BY');
+        const request = get({ host: '127.0.0.1', port: patientPort, path: '/api/tickets' });
+        request.on('error', () => undefined);
+        await sent;
+        request.destroy();
+        expect(destroyed).not.toHaveBeenCalled();
+        proxy.releaseReplies();
+        await waitUntil(() => destroyed.mock.calls.length > 0, 10_000, 'the connection destroyed');
+        await waitUntil(async () => (await runningLists()).length === 0, 10_000, 'no list statement left running');
+      } finally {
+        proxy.releaseReplies();
+        destroyed.mockRestore();
+        await patient.close();
       }
     });
   });
 });
+
+/** A list answered, so that the app's pool holds an open connection. */
+async function warm(port: number): Promise<void> {
+  expect((await new HttpClient(port).send({ method: 'GET', path: `/api/tickets?requesterEmail=warm-${tag}@example.com` })).status).toBe(
+    200,
+  );
+}
 
 function dbConnection(): Promise<Connection> {
   return createConnection({

@@ -44,6 +44,11 @@ const turns = new Turns();
  * its closing `]` and a chunked body without its last chunk, never a shorter array it could take for the whole.
  */
 export function sendJsonArray<T>(request: Request, response: Response, items: Readable, json: (item: T) => string): void {
+  // The client went away while the first row was awaited: nobody to write to.
+  if (response.destroyed) {
+    items.destroy();
+    return;
+  }
   // As res.json would: a GET with `If-None-Match: *` is answered 304, a HEAD without the body (nor reading it).
   if (request.fresh || request.method === 'HEAD') {
     items.destroy();
