@@ -1,16 +1,19 @@
 // `npm run bench:profile -- [scenario] [seconds]`: runs one benchmark scenario against the built service under
 // --cpu-prof and prints where its CPU time went, by package and by function (self time). Finds hot spots
-// before a change; the benchmark says whether the change paid off.
+// before a change; the benchmark says whether the change paid off. With a third argument, `npm run bench:profile --
+// "mixed" 20 400`, the load is that many requests per second at a constant rate (constant-rate.mjs) instead of
+// autocannon's saturation, and the latency percentiles by method are printed: what the tail is made of.
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { removeBrokerObjects } from './broker.mjs';
 import { scenarios } from './scenarios.mjs';
+import { constantRate } from './constant-rate.mjs';
 import { adminConnection, dropDatabases, seedTickets } from './seed.mjs';
 import { assertPortFree, startProcess } from './process.mjs';
 
-const [name = 'GET by id', seconds = '10'] = process.argv.slice(2);
+const [name = 'GET by id', seconds = '10', rate] = process.argv.slice(2);
 const SEEDED = 10_000;
 const PORT = 18083;
 const DB = 'tickets_profile';
@@ -42,13 +45,23 @@ const service = await startProcess('service', ['--cpu-prof', `--cpu-prof-dir=${p
 });
 try {
   await seedTickets(admin, DB, SEEDED);
-  const result = await autocannon({
-    url: service.url,
-    connections: scenario.connections,
-    duration: Number(seconds),
-    requests: scenario.requests,
-  });
-  console.log(`${scenario.name}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, non-2xx ${result.non2xx}\n`);
+  if (rate) {
+    const [plan] = scenario.requests;
+    const next = () => (plan.setupRequest ? plan.setupRequest({}) : plan);
+    const result = await constantRate({ url: service.url, rate: Number(rate), seconds: Number(seconds), next });
+    console.log(`${scenario.name} at ${rate}/s: p50 ${result.p50} ms, p99 ${result.p99} ms, p99.9 ${result.p999} ms, max ${result.max} ms`);
+    for (const [method, m] of Object.entries(result.methods))
+      console.log(`  ${method}: p50 ${m.p50} ms, p99 ${m.p99} ms, p99.9 ${m.p999} ms`);
+    console.log();
+  } else {
+    const result = await autocannon({
+      url: service.url,
+      connections: scenario.connections,
+      duration: Number(seconds),
+      requests: scenario.requests,
+    });
+    console.log(`${scenario.name}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, non-2xx ${result.non2xx}\n`);
+  }
 } finally {
   await service.stop();
   await dropDatabases(admin, [DB]);

@@ -1,4 +1,5 @@
 // Turns autocannon results into the benchmark's numbers, samples a process's memory and CPU time, and prints the table.
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 
 const RSS_SAMPLE_MS = 50;
@@ -20,15 +21,20 @@ export async function measure(target, sampleMemory, load) {
     : undefined;
   let result;
   const cpuBefore = await cpuMs(target.pid);
+  const databaseCpuBefore = DATABASE_PID ? await cpuMs(DATABASE_PID) : 0;
   try {
     result = await load();
   } finally {
     clearInterval(timer);
   }
-  const cpuUsPerRequest = Math.round((((await cpuMs(target.pid)) - cpuBefore) * 1000) / Math.max(1, result.requests.total));
+  const perRequest = (ms) => Math.round((ms * 1000) / Math.max(1, result.requests.total));
+  const cpuUsPerRequest = perRequest((await cpuMs(target.pid)) - cpuBefore);
+  // The database's CPU over the same time: only one side is loaded at a time, so it is that side's cost there.
+  const databaseCpuUsPerRequest = DATABASE_PID ? perRequest((await cpuMs(DATABASE_PID)) - databaseCpuBefore) : undefined;
   return {
     rps: roundRps(result.requests.total / result.duration),
     cpuUsPerRequest,
+    databaseCpuUsPerRequest,
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
@@ -37,6 +43,15 @@ export async function measure(target, sampleMemory, load) {
     ...(sampleMemory ? { peakRssMb: Math.round(peakRss / 2 ** 20) } : {}),
   };
 }
+
+/** The local database server's process (MariaDB or MySQL), when there is one on this machine. */
+const DATABASE_PID = (() => {
+  try {
+    return Number(execFileSync('pidof', ['-s', 'mariadbd', 'mysqld'], { encoding: 'utf8' }).trim().split(' ')[0]) || undefined;
+  } catch {
+    return undefined;
+  }
+})();
 
 /** CPU time (user + system, all threads) the process has used so far, from /proc/<pid>/stat, in ms. */
 async function cpuMs(pid) {
@@ -56,6 +71,7 @@ export function combine(rounds) {
     rps: roundRps(rounds.reduce((total, r) => total + r.rps, 0) / rounds.length),
     p50: Math.round(sum('p50') / rounds.length),
     cpuUsPerRequest: Math.round(sum('cpuUsPerRequest') / rounds.length),
+    databaseCpuUsPerRequest: Math.round(sum('databaseCpuUsPerRequest') / rounds.length),
     p99: Math.max(...rounds.map((r) => r.p99)),
     requests: sum('requests'),
     non2xx: sum('non2xx'),
@@ -84,6 +100,7 @@ export function printTable(results) {
     'reference p50/p99 ms': `${r.reference.p50}/${r.reference.p99}`,
     ratio: r.ratio,
     'CPU µs/req (svc/ref)': `${r.service.cpuUsPerRequest}/${r.reference.cpuUsPerRequest}`,
+    'DB CPU µs/req (svc/ref)': `${r.service.databaseCpuUsPerRequest}/${r.reference.databaseCpuUsPerRequest}`,
     'peak RSS MB (svc/ref)': r.service.peakRssMb === undefined ? '' : `${r.service.peakRssMb}/${r.reference.peakRssMb}`,
     'non-2xx/errors (svc/ref)': `${r.service.non2xx + r.service.errors}/${r.reference.non2xx + r.reference.errors}`,
   }));

@@ -10,7 +10,10 @@
 // --queries (also the list queries on 1,000,000 tickets, see bench/queries.mjs; minutes of seeding), --queries-only,
 // --only=<scenario name prefixes> (those scenarios alone, e.g. --only='GET by id,POST', without the outbox section),
 // --against=<main.js> (another build of the service, e.g. one of an earlier commit built into .earlier-build/ at the root,
-// in place of the conventional service: whether a change pays off, measured alternating in one run).
+// in place of the conventional service: whether a change pays off, measured alternating in one run),
+// --fixed-rate=<req/s> (the rate of the fixed-load section; default half the conventional service's mixed req/s),
+// --fixed-seconds=<s> (default 20), --scale-only (the scale section alone), --no-scale (without it).
+// The scale section (bench/scale.mjs) runs last, on BENCH_SCALE_ROWS tickets (default 1,000,000).
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +22,9 @@ import { removeBrokerObjects, removeQueue } from './broker.mjs';
 import { combine, measure, printTable, ratio } from './report.mjs';
 import { sustainedCreates } from './outbox.mjs';
 import { queryBench } from './queries.mjs';
-import { fullListScenario, scenarios } from './scenarios.mjs';
+import { fullListScenario, mixedRequest, scenarios } from './scenarios.mjs';
+import { constantRate } from './constant-rate.mjs';
+import { SCALE_ROWS, scaleSide, seedScale } from './scale.mjs';
 import { adminConnection, cloneSchema, dropDatabases, seedTickets } from './seed.mjs';
 import { assertPortFree, startProcess } from './process.mjs';
 
@@ -44,6 +49,10 @@ const ONLY = process.argv
   ?.split(',');
 const chosen = (name) => !ONLY || ONLY.some((prefix) => name.startsWith(prefix));
 const AGAINST = process.argv.find((a) => a.startsWith('--against='))?.split('=')[1];
+const FIXED_RATE = arg('fixed-rate', 0);
+const FIXED_SECONDS = arg('fixed-seconds', 20);
+const SCALE_ONLY = process.argv.includes('--scale-only');
+const SCALE = !process.argv.includes('--no-scale') && !AGAINST;
 
 const SERVICE_DB = 'tickets_bench';
 const REFERENCE_DB = 'tickets_bench_conventional';
@@ -58,10 +67,11 @@ const SERVICE_PORT = 18080;
 const REFERENCE_PORT = 18081;
 const DIRECT_PORT = 18082;
 const CEILING_PORT = 18085;
+const RAW_PORT = 18087;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 async function main() {
-  for (const port of [SERVICE_PORT, REFERENCE_PORT, DIRECT_PORT, CEILING_PORT]) await assertPortFree(port);
+  for (const port of [SERVICE_PORT, REFERENCE_PORT, DIRECT_PORT, CEILING_PORT, RAW_PORT]) await assertPortFree(port);
   const admin = await adminConnection();
   if (QUERIES_ONLY) {
     try {
@@ -97,14 +107,25 @@ async function main() {
     for (const db of [SERVICE_DB, REFERENCE_DB]) await seedTickets(admin, db, SEEDED);
     console.log(`Seeded ${SEEDED} tickets in each database; ${WARMUP_S} s warm-up and ${DURATION_S} s measured per target and scenario.\n`);
 
+    if (SCALE_ONLY) {
+      const scale = await scaleSection(admin, service, reference);
+      await writeFile(
+        new URL('results-scale.json', import.meta.url),
+        JSON.stringify({ date: new Date().toISOString(), machine: machineLine(), scale }, null, 2),
+      );
+      return;
+    }
     const results = [];
     if (!OUTBOX_ONLY) {
       for (const [index, scenario] of scenarios(SEEDED).entries()) {
         if (chosen(scenario.name)) results.push(await compare(service, reference, scenario, index));
       }
-      if (chosen('GET by id') && !AGAINST) results.push(await compareCeiling(service));
+      if (chosen('GET by id') && !AGAINST) results.push(await compareCeiling(service), await compareRaw(service));
       printTable(results);
     }
+    const mixed = results.find((row) => row.scenario.startsWith('mixed'));
+    const fixedRate = FIXED_RATE || (mixed ? Math.round(mixed.reference.rps / 2) : 0);
+    const fixedLoad = fixedRate > 0 ? await fixedLoadSection(admin, service, reference, fixedRate) : undefined;
     if (ONLY) return;
     const machine = machineLine();
     const growth = [];
@@ -119,6 +140,7 @@ async function main() {
     }
     const outbox = await compareOutbox(service, admin);
     const queries = QUERIES ? await queryBench({ admin, root }) : undefined;
+    const scale = SCALE ? await scaleSection(admin, service, reference) : undefined;
     const report = {
       date: new Date().toISOString(),
       machine,
@@ -127,8 +149,10 @@ async function main() {
       rounds: ROUNDS,
       results,
       growth,
+      fixedLoad,
       outbox,
       queries,
+      scale,
     };
     await writeFile(new URL('results.json', import.meta.url), JSON.stringify(report, null, 2));
     console.log(`\n${machine}\nWritten to bench/results.json`);
@@ -200,6 +224,57 @@ async function compareCeiling(service) {
     return await compare(service, ceiling, { ...getById, name: 'GET by id vs the ceiling (bare Nest + mysql2)' }, 0);
   } finally {
     await ceiling.stop();
+  }
+}
+
+/**
+ * The mixed scenario at a fixed offered load (constant-rate.mjs: latency from each request's due time), on one side
+ * and then the other, after a short warm-up at the same rate: p99 and p99.9 of each.
+ */
+async function fixedLoadSection(admin, service, reference, rate) {
+  console.log(`\nFixed load: mixed 70/20/10 at ${rate} req/s (half the conventional service's maximum), ${FIXED_SECONDS} s per side:`);
+  // The scenarios before left the service's relay events to publish: it starts with none, as the other side.
+  for (let waited = 0; waited < 60_000; waited += 250) {
+    const [[{ pending }]] = await admin.query(`SELECT COUNT(*) AS pending FROM \`${SERVICE_DB}\`.outbox`);
+    if (Number(pending) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const rows = [];
+  for (const target of [service, reference]) {
+    const load = (seconds) => constantRate({ url: target.url, rate, seconds, next: () => mixedRequest(SEEDED) });
+    await load(WARMUP_S);
+    const result = await load(FIXED_SECONDS);
+    console.log(
+      `${target.name}: p50 ${result.p50} ms, p99 ${result.p99} ms, p99.9 ${result.p999} ms, max ${result.max} ms (${result.requests} requests, ${result.non2xx + result.errors} failed)`,
+    );
+    for (const [method, m] of Object.entries(result.methods))
+      console.log(`  ${method}: ${m.requests} requests, p50 ${m.p50} ms, p99 ${m.p99} ms, p99.9 ${m.p999} ms`);
+    rows.push({ side: target.name, ...result });
+  }
+  return rows;
+}
+
+/** The unpaged list on SCALE_ROWS tickets, the same rows in both databases: the service, then the conventional service. */
+async function scaleSection(admin, service, reference) {
+  console.log(`\nScale: GET /api/tickets on ${SCALE_ROWS} tickets, the service and then the conventional service:`);
+  await seedScale(admin, SERVICE_DB, [REFERENCE_DB], SCALE_ROWS);
+  const sides = [];
+  for (const target of [service, reference]) sides.push(await scaleSide(target, SCALE_ROWS));
+  return { rows: SCALE_ROWS, sides };
+}
+
+/** GET by id on the service against node:http and mysql2 alone (bench/raw-reference.mjs). */
+async function compareRaw(service) {
+  const raw = await startProcess('raw node:http', ['bench/raw-reference.mjs'], {
+    cwd: root,
+    port: RAW_PORT,
+    env: { DB_DATABASE: REFERENCE_DB },
+  });
+  try {
+    const [getById] = scenarios(SEEDED);
+    return await compare(service, raw, { ...getById, name: 'GET by id vs raw node:http + mysql2' }, 0);
+  } finally {
+    await raw.stop();
   }
 }
 

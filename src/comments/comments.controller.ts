@@ -8,6 +8,8 @@ import { setPageHeaders } from '../common/paging/page-headers.js';
 import { writeContext } from '../common/context/write-context.js';
 import { commentsApi } from './comments.openapi.js';
 import { CommentsService } from './comments.service.js';
+import { commentJson } from './comments.repository.js';
+import { sendJsonArray } from '../common/http/json-array-response.js';
 import { CommentRequest } from './dto/comment-request.dto.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
 
@@ -34,16 +36,15 @@ export class CommentsController {
     return comment;
   }
 
+  /** Without `limit`, streamed as the database returns it (decision 36). */
   @Get()
   @api.list()
-  async listComments(
-    @Param('id', IdPipe) id: string,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
-  ): Promise<CommentResponse[]> {
-    const page = await this.comments.list(id, parseKeysetPage(request.query, 'v1', `comments:${id}`, 'pageQuery'));
-    setPageHeaders(response, `/api/tickets/${id}/comments`, request.originalUrl, { ...page, total: null });
-    return page.items;
+  async listComments(@Param('id', IdPipe) id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    const page = parseKeysetPage(request.query, 'v1', `comments:${id}`, 'pageQuery');
+    if (page.limit === undefined) return sendJsonArray(request, response, await this.comments.stream(id, page), commentJson);
+    const listed = await this.comments.list(id, page);
+    setPageHeaders(response, `/api/tickets/${id}/comments`, request.originalUrl, { ...listed, total: null });
+    response.json(listed.items);
   }
 
   @Get(':commentId')

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { PooledStatement } from '../database/pooled-statement.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Queryable } from '../database/statement-batch.js';
@@ -13,6 +15,8 @@ interface CommentRow {
   author: string | null;
   visibility: CommentVisibility;
   created_at: Date;
+  /** Only in streamed rows: the attachments the comment names, "3,7", or null. */
+  attachment_ids?: string | null;
 }
 
 /** What a new comment stores besides its ticket and its time. */
@@ -23,7 +27,10 @@ const COMMENT_COLUMNS = 'id, ticket_id, body, author, visibility, created_at';
 /** `ticket_comments` in plain SQL like the tickets, mapped once from rows to the wire shape. */
 @Injectable()
 export class CommentsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly statement: PooledStatement,
+  ) {}
 
   /** Inserts the comment in the caller's transaction; answers its id. */
   async insert(transaction: Queryable, ticketId: string, fields: CommentFields, now: Date): Promise<number> {
@@ -44,6 +51,18 @@ export class CommentsRepository {
     return rows.map(commentFromRow);
   }
 
+  /** Every comment of the ticket (an unpaged `page`), oldest first, as a stream of rows (commentJson writes each). */
+  stream(ticketId: string, page: KeysetPageRequest): Promise<Readable> {
+    const range = keysetSql(page);
+    // A streamed row carries its comment's attachments itself: there is no page to look them up for afterwards.
+    const attachments =
+      '(SELECT GROUP_CONCAT(attachment_id ORDER BY attachment_id) FROM comment_attachments WHERE comment_id = ticket_comments.id)';
+    return this.statement.stream(
+      `SELECT ${COMMENT_COLUMNS}, ${attachments} AS attachment_ids FROM ticket_comments WHERE ticket_id = ?${range.sql}`,
+      [ticketId, ...range.params],
+    );
+  }
+
   async findOne(ticketId: string, commentId: string): Promise<CommentResponse | undefined> {
     const [row]: CommentRow[] = await this.dataSource.query(
       `SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ? AND id = ?`,
@@ -51,6 +70,13 @@ export class CommentsRepository {
     );
     return row && commentFromRow(row);
   }
+}
+
+/** A comment's JSON, as res.json writes it in an array (the unpaged list is streamed, see sendJsonArray). */
+export function commentJson(row: CommentRow): string {
+  const comment = commentFromRow(row);
+  // As the paged list: attachmentIds only on comments that name attachments, so the others keep their old bytes.
+  return JSON.stringify(row.attachment_ids ? { ...comment, attachmentIds: row.attachment_ids.split(',').map(Number) } : comment);
 }
 
 function commentFromRow(row: CommentRow): CommentResponse {

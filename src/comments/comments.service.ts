@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -16,7 +17,7 @@ import { CommentsRepository } from './comments.repository.js';
 import { AttachmentsRepository } from '../attachments/attachments.repository.js';
 import type { CommentRequest } from './dto/comment-request.dto.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
-import { WithinRequestDeadline } from '../database/request-deadline.js';
+import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
 import { inTransaction } from '../database/transaction.js';
 import type { Queryable } from '../database/statement-batch.js';
 
@@ -91,6 +92,16 @@ export class CommentsService {
   private async withAttachments(comments: CommentResponse[]): Promise<CommentResponse[]> {
     const named = await this.attachments.ofComments(comments.map((comment) => comment.id));
     return comments.map((comment) => (named.has(comment.id) ? { ...comment, attachmentIds: named.get(comment.id) } : comment));
+  }
+
+  /**
+   * Every comment (v1 without `limit`) as a stream of rows, opened at the first (see PooledStatement.stream). Opened
+   * at its end instead, it holds no row: only then is the ticket looked up, for its 404.
+   */
+  async stream(ticketId: string, page: KeysetPageRequest): Promise<Readable> {
+    const rows = await this.comments.stream(ticketId, page);
+    if (rows.readableLength === 0) await withinRequestDeadline(() => assertTicketExists(this.dataSource, ticketId));
+    return rows;
   }
 
   @WithinRequestDeadline()

@@ -3,7 +3,9 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
+import type { Readable } from 'node:stream';
 import { DatabasePool } from './database-pool.js';
+import { openRowStream, type RowStreamOptions } from './row-stream.js';
 import { assertDeadlineNotPassed, statementTimedOut, statementTimeLimitMs } from './request-deadline.js';
 import { type DatabaseServer, databaseServer, isServerTimeLimit, withServerTimeLimit } from './statement-time-limit.js';
 
@@ -49,5 +51,14 @@ export class PooledStatement implements OnModuleInit {
         });
       });
     });
+  }
+
+  /**
+   * The rows of `sql` as a stream, opened once the first has arrived (see openRowStream): the request's deadline
+   * bounds the wait for it, not the whole result, so neither DB_QUERY_TIMEOUT_MS nor the server's time limit applies.
+   */
+  stream(sql: string, values: unknown[], options: RowStreamOptions = {}): Promise<Readable> {
+    assertDeadlineNotPassed();
+    return openRowStream(this.pool, sql, values, options);
   }
 }

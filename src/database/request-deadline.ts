@@ -21,9 +21,8 @@ export function setRequestDeadlineBudget(ms: number): void {
  * but while a COMMIT is out (see untilCommitted), the answer waits for it.
  */
 export function withinRequestDeadline<T>(work: () => Promise<T>): Promise<T> {
-  const context = currentRequestContext();
-  if (budgetMs <= 0 || !context) return work();
-  const deadline = (context.deadline ??= { at: Date.now() + budgetMs, budgetMs });
+  const deadline = requestDeadline();
+  if (!deadline) return work();
   const remaining = deadline.at - Date.now();
   if (remaining <= 0) return Promise.reject(databaseTimeout(deadline.budgetMs));
   return new Promise<T>((resolve, reject) => {
@@ -41,6 +40,13 @@ export function withinRequestDeadline<T>(work: () => Promise<T>): Promise<T> {
       },
     );
   });
+}
+
+/** The request's deadline, started now if its database work starts now; none outside a request or when off. */
+export function requestDeadline(): Deadline | undefined {
+  const context = currentRequestContext();
+  if (budgetMs <= 0 || !context) return undefined;
+  return (context.deadline ??= { at: Date.now() + budgetMs, budgetMs });
 }
 
 /**

@@ -3,7 +3,8 @@ import type { Request, Response } from 'express';
 import { parseKeysetPage } from '../common/paging/keyset-page.js';
 import { IdPipe } from '../common/http/id.pipe.js';
 import { setPageHeaders } from '../common/paging/page-headers.js';
-import type { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
+import { sendJsonArray } from '../common/http/json-array-response.js';
+import { historyJson } from './history.repository.js';
 import { historyApi } from './history.openapi.js';
 import { HistoryService } from './history.service.js';
 
@@ -15,15 +16,14 @@ const api = historyApi('v1');
 export class HistoryController {
   constructor(private readonly history: HistoryService) {}
 
+  /** Without `limit`, streamed as the database returns it (decision 36). */
   @Get()
   @api.list()
-  async listHistory(
-    @Param('id', IdPipe) id: string,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
-  ): Promise<HistoryEntryResponse[]> {
-    const page = await this.history.list(id, parseKeysetPage(request.query, 'v1', `history:${id}`, 'pageQuery'));
-    setPageHeaders(response, `/api/tickets/${id}/history`, request.originalUrl, { ...page, total: null });
-    return page.items;
+  async listHistory(@Param('id', IdPipe) id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    const page = parseKeysetPage(request.query, 'v1', `history:${id}`, 'pageQuery');
+    if (page.limit === undefined) return sendJsonArray(request, response, await this.history.stream(id, page), historyJson);
+    const listed = await this.history.list(id, page);
+    setPageHeaders(response, `/api/tickets/${id}/history`, request.originalUrl, { ...listed, total: null });
+    response.json(listed.items);
   }
 }

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { PooledStatement } from '../database/pooled-statement.js';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { HistoryAction } from '../tickets/history-action.js';
@@ -15,20 +17,33 @@ interface HistoryRow {
   changes: string;
 }
 
+const SELECT_HISTORY = 'SELECT id, ticket_id, occurred_at, actor, action, changes FROM ticket_history WHERE ticket_id = ?';
+
 /** `ticket_history`, a ticket's audit trail, read oldest first (the writes it describes record it: TicketHistoryRepository). */
 @Injectable()
 export class HistoryRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly statement: PooledStatement,
+  ) {}
 
   /** The ticket's entries of the page's id range (one more than its limit, see keysetSql). */
   async page(ticketId: string, page: KeysetPageRequest): Promise<HistoryEntryResponse[]> {
     const range = keysetSql(page);
-    const rows: HistoryRow[] = await this.dataSource.query(
-      `SELECT id, ticket_id, occurred_at, actor, action, changes FROM ticket_history WHERE ticket_id = ?${range.sql}`,
-      [ticketId, ...range.params],
-    );
+    const rows: HistoryRow[] = await this.dataSource.query(`${SELECT_HISTORY}${range.sql}`, [ticketId, ...range.params]);
     return rows.map(historyFromRow);
   }
+
+  /** Every entry of the ticket (an unpaged `page`), oldest first, as a stream of rows (historyJson writes each). */
+  stream(ticketId: string, page: KeysetPageRequest): Promise<Readable> {
+    const range = keysetSql(page);
+    return this.statement.stream(`${SELECT_HISTORY}${range.sql}`, [ticketId, ...range.params]);
+  }
+}
+
+/** An entry's JSON, as res.json writes it in an array (the unpaged list is streamed, see sendJsonArray). */
+export function historyJson(row: HistoryRow): string {
+  return JSON.stringify(historyFromRow(row));
 }
 
 function historyFromRow(row: HistoryRow): HistoryEntryResponse {

@@ -60,6 +60,11 @@ export function listedTicketFromRow(row: TicketTextRow & { sla_due_at?: string }
   return ticket;
 }
 
+/** A listed ticket's JSON, as res.json writes it in an array (the list is streamed, see sendJsonArray). */
+export function listedTicketJson(row: TicketTextRow): string {
+  return JSON.stringify(listedTicketFromRow(row));
+}
+
 function wireShape<In, Out>(row: Row<In>, instant: (value: In) => Out): Wire<Out> {
   return {
     id: Number(row.id),

@@ -25,7 +25,8 @@ import { parseTicketQuery } from './query/ticket-query.js';
 import { IdPipe } from '../common/http/id.pipe.js';
 import { setPageHeaders } from '../common/paging/page-headers.js';
 import { TicketsService } from './tickets.service.js';
-import type { ListedTicket } from './ticket-row.js';
+import { listedTicketJson } from './ticket-row.js';
+import { sendJsonArray } from '../common/http/json-array-response.js';
 import { ticketsApi } from './tickets.openapi.js';
 import { writeContext } from '../common/context/write-context.js';
 import { withEtag } from './ticket-etag.js';
@@ -53,13 +54,18 @@ export class TicketsController {
     return withEtag(response, ticket);
   }
 
-  /** A plain array as ever; with `limit`, one page of it, with Link and X-Total-Count headers. */
+  /**
+   * A plain array as ever, streamed as the database returns it (decision 36); with `limit`, one page of it, with
+   * Link and X-Total-Count headers.
+   */
   @Get()
   @api.list()
-  async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<ListedTicket[]> {
-    const page = await this.tickets.list(parseTicketQuery(request.query, 'v1'));
+  async findAll(@Req() request: Request, @Res() response: Response): Promise<void> {
+    const query = parseTicketQuery(request.query, 'v1');
+    if (!query.page) return sendJsonArray(request, response, await this.tickets.stream(query), listedTicketJson);
+    const page = await this.tickets.list(query);
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
-    return page.items;
+    response.json(page.items);
   }
 
   @Get(':id')

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
 import { BatchedLookup } from '../database/batched-lookup.js';
 import { PooledStatement } from '../database/pooled-statement.js';
 import type { Queryable } from '../database/statement-batch.js';
@@ -49,6 +50,12 @@ export class TicketsRepository {
     const listing = ticketListSql(query);
     const rows = await this.statement.rows<TicketTextRow>(listing.sql, listing.params, { dateStrings: true });
     return rows.map(listedTicketFromRow);
+  }
+
+  /** Every ticket an unpaged query selects, as a stream of rows with date strings (listedTicketJson writes each). */
+  stream(query: TicketQuery): Promise<Readable> {
+    const listing = ticketListSql(query);
+    return this.statement.stream(listing.sql, listing.params, { dateStrings: true, highWaterMark: 1024 });
   }
 
   /** How many tickets match the query's filters. */

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -24,7 +25,7 @@ import { anonymousWrite, type WriteContext } from '../common/context/write-conte
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { assertPrefixesBounded } from './query/search-prefix-bound.js';
-import { WithinRequestDeadline } from '../database/request-deadline.js';
+import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
 import { inTransaction } from '../database/transaction.js';
 import type { Queryable } from '../database/statement-batch.js';
 import { BatchedWrites } from '../database/batched-writes.js';
@@ -110,6 +111,16 @@ export class TicketsService {
     if (!query.page || tickets.length <= query.page.limit) return { items: tickets, nextCursor: null, total };
     const items = tickets.slice(0, query.page.limit);
     return { items, nextCursor: encodeCursor(query.fingerprint, query.sort, items.at(-1)!), total };
+  }
+
+  /**
+   * Every ticket an unpaged query selects, as a stream of rows opened at the first (see PooledStatement.stream):
+   * the request's deadline bounds the prefix check and the wait for the first row, not the rest.
+   */
+  async stream(query: TicketQuery): Promise<Readable> {
+    const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
+    if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await withinRequestDeadline(() => prefixCounts));
+    return this.tickets.stream(query);
   }
 
   /** By id, read in batches with the reads of other requests (see BatchedLookup). */
