@@ -14,7 +14,9 @@ import {
   UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
+import type { AppConfig } from '../config/app-config.js';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
 import { TicketPatch } from './dto/ticket-patch.dto.js';
@@ -36,7 +38,14 @@ const api = ticketsApi('v1');
 @Controller('api/tickets')
 @api.tickets()
 export class TicketsController {
-  constructor(private readonly tickets: TicketsService) {}
+  private readonly sla: boolean;
+
+  constructor(
+    private readonly tickets: TicketsService,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.sla = config.get('sla.enabled', { infer: true });
+  }
 
   @Post()
   @api.create()
@@ -57,7 +66,7 @@ export class TicketsController {
   @Get()
   @api.list()
   async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<ListedTicket[]> {
-    const page = await this.tickets.list(parseTicketQuery(request.query, 'v1'));
+    const page = await this.tickets.list(parseTicketQuery(request.query, 'v1', this.sla));
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
     return page.items;
   }

@@ -193,4 +193,23 @@ describe('SLA clocks off (the default)', () => {
     expect([row.sla_due_at.toISOString(), Number(row.sla_breached)]).toEqual(['9999-12-31T23:59:59.999Z', 0]);
     expect((await testApp.http.get('/actuator/prometheus').expect(200)).text).not.toContain('tickets_sla_');
   });
+
+  it('lists as before SLA existed: v1 ignores its parameters, v2 refuses them, and slaDueAt is no sort field', async () => {
+    const ticket = (await testApp.http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
+    const v1 = await testApp.http.get(`/api/tickets?slaBreached=true&slaDueBefore=2000-01-01T00:00:00Z&limit=1000`).expect(200);
+    expect(v1.body.map((t: Json) => t.id)).toContain(ticket.id);
+    const accepted =
+      'status, priority, requesterEmail, assignedTo, createdAfter, createdBefore, updatedAfter, updatedBefore, q, sort, limit, cursor, total';
+    for (const name of ['slaBreached', 'slaDueBefore']) {
+      const v2 = await testApp.http.get(`/api/v2/tickets?${name}=x`).expect(400);
+      expect(JSON.stringify(v2.body)).toContain(accepted);
+      expect(JSON.stringify(v2.body)).not.toMatch(/accepted: [^"]*sla/);
+    }
+    const fields =
+      'Unknown sort field; accepted: id, createdAt, updatedAt, priority, status, each optionally prefixed with - for descending order';
+    const sortV1 = await testApp.http.get('/api/tickets?sort=slaDueAt').expect(400);
+    expect(sortV1.text).toContain(fields);
+    const sortV2 = await testApp.http.get('/api/v2/tickets?sort=-slaDueAt').expect(400);
+    expect(sortV2.text).toContain(fields);
+  });
 });

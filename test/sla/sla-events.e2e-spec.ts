@@ -5,6 +5,7 @@ import { slaEventsOf, untilHandled } from '../support/sla-events.js';
 import { useTestApp } from '../support/test-app.js';
 import { parseScrape, valueOf } from '../support/prometheus-scrape.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
+import { SlaRepository } from '../../src/sla/sla.repository.js';
 
 type Json = Record<string, any>;
 
@@ -104,6 +105,67 @@ describe('SLA events', () => {
     expect(events.map((e) => [e.eventType, e.sla])).toEqual([
       ['SLA_BREACHED', { metric: 'resolution', cycle: 1, breachTime: raised.updatedAt }],
     ]);
+  });
+
+  it('goes on sending the other events while one of them keeps failing, and sends that one once it can', async () => {
+    const failing = await create({ priority: 'CRITICAL', status: 'IN_PROGRESS' });
+    // The database refuses to record this ticket's events: each attempt's transaction fails and rolls back.
+    await db.query(`CREATE TRIGGER sla_events_refused BEFORE INSERT ON ticket_sla_events FOR EACH ROW
+      BEGIN IF NEW.ticket_id = ${Number(failing.id)} THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END`);
+    try {
+      // Due after the failing one, so a detector that stops at the first failure would never reach it.
+      const other = await create({ priority: 'CRITICAL', status: 'IN_PROGRESS' });
+      await consumer.waitFor(() => slaEventsOf(consumer, other.id).some((e) => e.eventType === 'SLA_BREACHED'), 20_000);
+      expect(slaEventsOf(consumer, failing.id)).toEqual([]);
+      const [{ pending }] = await db.query(
+        `SELECT breach_due_at IS NOT NULL AS pending FROM ticket_sla_clocks WHERE ticket_id = ? AND metric = 'resolution'`,
+        [failing.id],
+      );
+      expect(Number(pending)).toBe(1);
+    } finally {
+      await db.query('DROP TRIGGER IF EXISTS sla_events_refused');
+    }
+    await consumer.waitFor(() => slaEventsOf(consumer, failing.id).some((e) => e.eventType === 'SLA_BREACHED'), 20_000);
+  });
+
+  it('locks the ticket row before the clock, as writes do, so the detector and a write wait for each other instead of deadlocking', async () => {
+    const ticket = await create({ priority: 'MEDIUM' });
+    const [{ breach_due_at: dueAt }] = await db.query(
+      `SELECT breach_due_at FROM ticket_sla_clocks WHERE ticket_id = ? AND metric = 'firstResponse'`,
+      [ticket.id],
+    );
+    const writer = db.createQueryRunner();
+    const detector = db.createQueryRunner();
+    try {
+      await writer.startTransaction();
+      await detector.startTransaction();
+      await writer.query('SELECT id FROM tickets WHERE id = ? FOR UPDATE', [ticket.id]);
+      const detectorId = Number((await detector.query('SELECT CONNECTION_ID() AS id'))[0].id);
+      const locked = testApp.app
+        .get(SlaRepository)
+        .lockDue(detector, { ticketId: ticket.id, metric: 'firstResponse', cycle: 1, kind: 'BREACHED', dueAt });
+      // Wait (bounded) until the detector's statement waits for a lock.
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const waiting = await db.query(
+          `SELECT 1 FROM information_schema.innodb_trx WHERE trx_mysql_thread_id = ? AND trx_state = 'LOCK WAIT'`,
+          [detectorId],
+        );
+        if (waiting.length > 0) break;
+        if (Date.now() > deadline) throw new Error('the detector never waited for the ticket row');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The writer goes on to the clock rows: the detector must not be holding them.
+      await writer.query(`SELECT ticket_id FROM ticket_sla_clocks WHERE ticket_id = ? FOR UPDATE NOWAIT`, [ticket.id]);
+      await writer.commitTransaction();
+      expect(await locked).toMatchObject({ priority: 'MEDIUM' });
+      await detector.commitTransaction();
+    } finally {
+      if (writer.isTransactionActive) await writer.rollbackTransaction();
+      if (detector.isTransactionActive) await detector.rollbackTransaction();
+      await writer.release();
+      await detector.release();
+    }
   });
 
   it('sends nothing for a breach that stopped being one: responded in time, priority lowered, ticket deleted', async () => {

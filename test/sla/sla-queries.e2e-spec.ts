@@ -133,7 +133,7 @@ describe('SLA list queries', () => {
     }, 60_000);
 
     async function plan(raw: Record<string, string>, depth: number): Promise<{ explain: Json; analyze: Json }> {
-      const first = parseTicketQuery({ ...raw, limit: String(LIMIT) }, 'v2');
+      const first = parseTicketQuery({ ...raw, limit: String(LIMIT) }, 'v2', true);
       let query = first;
       if (depth > 0) {
         const [[row]] = await db.query<any[]>(
