@@ -31,10 +31,14 @@ const DONE = new Set(['RESOLVED', 'CLOSED']);
 
 export type Calendars = (name: string) => SlaCalendar;
 
-/** The policy's calendars by name, for clocks that name theirs. */
+/** The policy's calendars by name, for clocks that name theirs (start-up checks that every clock's is there, SlaService). */
 export function calendarsOf(policy: SlaPolicy): Calendars {
   const byName = new Map(Object.values(policy.priorities).map(({ calendar }) => [calendar.name, calendar]));
-  return (name) => byName.get(name) ?? policy.priorities.CRITICAL.calendar;
+  return (name) => {
+    const calendar = byName.get(name);
+    if (!calendar) throw new Error(`SLA calendar "${name}" is not used by any priority of ${policy.file}`);
+    return calendar;
+  };
 }
 
 export function isRunning(clock: SlaClock): boolean {

@@ -1,10 +1,11 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { OpenApiContract } from '../support/openapi-contract.js';
 import { expectProblem } from '../support/problem-json.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { expectSpringError } from '../support/spring-error.js';
 import { asHttpResponse } from '../support/supertest-response.js';
-import { type TestAppHandle, useTestApp } from '../support/test-app.js';
+import { createTestApp, type TestAppHandle, useTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 
 type Json = Record<string, any>;
@@ -211,5 +212,28 @@ describe('SLA clocks off (the default)', () => {
     expect(sortV1.text).toContain(fields);
     const sortV2 = await testApp.http.get('/api/v2/tickets?sort=-slaDueAt').expect(400);
     expect(sortV2.text).toContain(fields);
+  });
+});
+
+describe('SLA policy changed under running clocks', () => {
+  it('ends start-up, naming the calendar, when clocks not yet completed use a calendar the policy no longer has', async () => {
+    const env = slaPolicyEnv(GOALS);
+    const app = await createTestApp({ env });
+    try {
+      const created = await app.get(DataSource).query('SELECT COUNT(*) AS n FROM ticket_sla_clocks WHERE stopped_at IS NULL');
+      if (Number(created[0].n) === 0) {
+        // The database is this run's: make sure a clock runs, whatever ran before in it.
+        const { default: request } = await import('supertest');
+        await request(app.getHttpServer())
+          .post('/api/v2/tickets')
+          .send(buildTicketRequest({ priority: 'HIGH' }))
+          .expect(201);
+      }
+    } finally {
+      await app.close();
+    }
+    // The same policy with its calendar renamed.
+    writeFileSync(env.SLA_POLICY_FILE, readFileSync(env.SLA_POLICY_FILE, 'utf8').replaceAll('always', 'allday'));
+    await expect(createTestApp({ env })).rejects.toThrow(/clocks not yet completed use the calendar\(s\) always,? /);
   });
 });

@@ -14,7 +14,7 @@ const at = (text: string) => Date.parse(text);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * HIGH: first response due in 3 s, warned 2 s before; CRITICAL: resolution due in 2 s; MEDIUM and LOW: 30 min and 1 h. All
+ * HIGH: first response due in 3 s, warned 2 s before; CRITICAL: resolution due in 2 s; MEDIUM and LOW: 6 s and 1 h. All
  * 24x7. Waits are bounded polls for conditions; "nothing more" is shown by a marker: once the detector has nothing
  * left to send for a clock, an update of the ticket publishes UPDATED on the ticket's outbox partition, after any
  * SLA event recorded before it, so when the marker has arrived every SLA event of the ticket has too.
@@ -22,7 +22,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const GOALS = {
   HIGH: { firstResponse: 'PT3S', resolution: 'PT10H' },
   CRITICAL: { firstResponse: 'PT10H', resolution: 'PT2S' },
-  MEDIUM: { firstResponse: 'PT30M', resolution: 'PT10H' },
+  MEDIUM: { firstResponse: 'PT6S', resolution: 'PT10H' },
   LOW: { firstResponse: 'PT1H', resolution: 'PT10H' },
 };
 
@@ -129,7 +129,7 @@ describe('SLA events', () => {
   });
 
   it('locks the ticket row before the clock, as writes do, so the detector and a write wait for each other instead of deadlocking', async () => {
-    const ticket = await create({ priority: 'MEDIUM' });
+    const ticket = await create({ priority: 'LOW' });
     const [{ breach_due_at: dueAt }] = await db.query(
       `SELECT breach_due_at FROM ticket_sla_clocks WHERE ticket_id = ? AND metric = 'firstResponse'`,
       [ticket.id],
@@ -158,7 +158,7 @@ describe('SLA events', () => {
       // The writer goes on to the clock rows: the detector must not be holding them.
       await writer.query(`SELECT ticket_id FROM ticket_sla_clocks WHERE ticket_id = ? FOR UPDATE NOWAIT`, [ticket.id]);
       await writer.commitTransaction();
-      expect(await locked).toMatchObject({ priority: 'MEDIUM' });
+      expect(await locked).toMatchObject({ priority: 'LOW' });
       await detector.commitTransaction();
     } finally {
       if (writer.isTransactionActive) await writer.rollbackTransaction();
@@ -169,24 +169,33 @@ describe('SLA events', () => {
   });
 
   it('sends nothing for a breach that stopped being one: responded in time, priority lowered, ticket deleted', async () => {
-    // MEDIUM's first response is due in 30 minutes: every write below comes long before its time.
-    const responded = await create({ priority: 'MEDIUM' });
-    await testApp.http.post(`/api/tickets/${responded.id}/comments`).send({ body: 'Looking', author: 'agent@example.com' }).expect(201);
-    const lowered = await create({ priority: 'MEDIUM' });
-    await patch(lowered.id, { priority: 'LOW' });
-    const deleted = await create({ priority: 'MEDIUM' });
-    await testApp.http.delete(`/api/tickets/${deleted.id}`).expect(204);
-
+    // MEDIUM's first response is warned 4 s and due 6 s after the create. Writes that did not all land before the
+    // first warning (a very loaded machine) do not make the case: the three are made again, a bounded number of times.
+    let responded: Json, lowered: Json, deleted: Json;
+    for (let attempt = 1; ; attempt++) {
+      responded = await create({ priority: 'MEDIUM' });
+      await testApp.http.post(`/api/tickets/${responded.id}/comments`).send({ body: 'Looking', author: 'agent@example.com' }).expect(201);
+      lowered = await create({ priority: 'MEDIUM' });
+      await patch(lowered.id, { priority: 'LOW' });
+      deleted = await create({ priority: 'MEDIUM' });
+      await testApp.http.delete(`/api/tickets/${deleted.id}`).expect(204);
+      if (Date.now() < at(responded.createdAt) + 4000) break;
+      if (attempt === 5) throw new Error('five attempts could not write within 4 s of a create');
+    }
     const due = async (id: number) =>
       (
         await db.query(`SELECT warning_due_at, breach_due_at FROM ticket_sla_clocks WHERE ticket_id = ? AND metric = 'firstResponse'`, [id])
       )[0];
-    // Responded: nothing left to send. Lowered: due when LOW's hour is up, MEDIUM's half hour forgotten. Deleted: no clocks.
+    // Responded: nothing left to send. Lowered: due when LOW's hour is up, MEDIUM's 6 s forgotten. Deleted: no clocks.
     expect(await due(responded.id)).toEqual({ warning_due_at: null, breach_due_at: null });
     expect((await due(lowered.id)).breach_due_at.toISOString()).toBe(iso(at(lowered.createdAt) + 3_600_000));
     expect(await db.query('SELECT * FROM ticket_sla_clocks WHERE ticket_id = ?', [deleted.id])).toEqual([]);
+    // A ticket made after them breaches after their old due times: once its breach is out, the detector has been
+    // past those times, and anything it would have sent for them has been recorded.
+    const control = await create({ priority: 'MEDIUM' });
+    await consumer.waitFor(() => slaEventsOf(consumer, control.id).some((e) => e.eventType === 'SLA_BREACHED'), 30_000);
     expect(await settledEvents(responded.id, 'firstResponse')).toEqual([]);
     expect(await settledEvents(lowered.id)).toEqual([]);
     expect(slaEventsOf(consumer, deleted.id)).toEqual([]);
-  });
+  }, 60_000);
 });
