@@ -70,6 +70,13 @@ describe('SLA settings', () => {
     );
   });
 
+  it("refuses a goal longer than a year of its calendar's weekly hours", () => {
+    const file = policyFile(VALID.replace('resolution: PT40H', 'resolution: P300D'));
+    expect(() => loadSlaPolicy(file)).toThrow(
+      `SLA_POLICY_FILE ${file}: priorities.LOW.resolution: P300D is more than a year (52 weeks) of the hours of calendar office`,
+    );
+  });
+
   it('parses ISO-8601 durations of days, hours, minutes and seconds', () => {
     expect(['PT5S', 'PT1H30M', 'P1DT1S', 'PT0.5S', 'PT0S'].map(parseIsoDuration)).toEqual([5000, 5_400_000, 86_401_000, 500, 0]);
     expect(['P', 'PT', '1H', 'P1W', 'P1M', 'PT-5S', 'pt5s'].map(parseIsoDuration)).toEqual(Array(7).fill(undefined));

@@ -98,7 +98,15 @@ function parseSlaPolicy(document: unknown, file: string, fail: Fail): SlaPolicy 
     const calendar = calendars.get(String(node.calendar));
     if (!calendar) throw fail(`${key}.calendar`, `"${String(node.calendar)}" is not a calendar of calendars`);
     const goals = {} as Record<SlaMetricName, SlaGoal>;
-    for (const metric of SLA_METRICS) goals[metric] = goal(node[metric], `${key}.${metric}`, fail);
+    for (const metric of SLA_METRICS) {
+      goals[metric] = goal(node[metric], `${key}.${metric}`, fail);
+      // A deadline is searched for within three years (business-time.ts); a year of the weekly hours always fits.
+      if (!calendar.always) {
+        const yearMs = 52 * calendar.week.flat().reduce((sum, { start, end }) => sum + (end - start) * 60_000, 0);
+        if (goals[metric].ms > yearMs)
+          throw fail(`${key}.${metric}`, `${goals[metric].text} is more than a year (52 weeks) of the hours of calendar ${calendar.name}`);
+      }
+    }
     priorities[priority] = { calendar, goals };
   }
   const warningBefore = root.warningBefore === undefined ? { text: 'PT0S', ms: 0 } : goal(root.warningBefore, 'warningBefore', fail, true);

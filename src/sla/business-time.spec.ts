@@ -50,6 +50,34 @@ describe('business time across a DST change', () => {
   });
 });
 
+describe('business time at the edges of a DST gap', () => {
+  it('counts a Santiago Saturday whose midnight is skipped as 24 hours (west of UTC)', () => {
+    const saturdays = calendar('America/Santiago', { 6: ['00:00-24:00'] });
+    expect(businessTimeBetween(saturdays, at('2026-09-05T04:00:00Z'), at('2026-09-07T04:00:00Z'))).toBe(24 * H);
+    expect(iso(addBusinessTime(saturdays, at('2026-09-05T04:00:00Z'), 24 * H))).toBe('2026-09-06T04:00:00.000Z');
+  });
+
+  it('counts New York 00:00-02:30 on the day of the spring change as 150 minutes, the missing 02:30 being 03:30', () => {
+    const early = calendar('America/New_York', { 0: ['00:00-02:30'] });
+    // 00:00 EST = 05:00Z; 02:30 does not exist and is 03:30 EDT = 07:30Z.
+    expect(businessTimeBetween(early, at('2026-03-07T00:00:00Z'), at('2026-03-09T00:00:00Z'))).toBe(150 * 60_000);
+  });
+
+  it('counts an interval wholly inside the Berlin gap as nothing, and adds past it to the next week', () => {
+    const gap = calendar('Europe/Berlin', { 0: ['02:30-03:00', '04:00-05:00'] });
+    expect(businessTimeBetween(gap, at('2026-03-28T00:00:00Z'), at('2026-03-30T00:00:00Z'))).toBe(H);
+    // 10 minutes from Saturday: 04:00 CEST (02:00Z) on Sunday, plus 10 minutes.
+    expect(iso(addBusinessTime(gap, at('2026-03-28T12:00:00Z'), 10 * 60_000))).toBe('2026-03-29T02:10:00.000Z');
+  });
+});
+
+describe('business time over long spans', () => {
+  it('counts a span of more than three years (no day limit)', () => {
+    // 2023-01-02 is a Monday; 2026-06-29 too: 182 weeks less Christmas Day 2026 (after the span), of 40 hours each.
+    expect(businessTimeBetween(office, at('2023-01-02T00:00:00Z'), at('2026-06-29T00:00:00Z'))).toBe(182 * 40 * H);
+  });
+});
+
 describe('business time in office hours', () => {
   it('starts counting at the next opening for an instant at night', () => {
     // Tuesday 24 November 20:00 CET: one hour is Wednesday 09:00 CET.
@@ -92,6 +120,10 @@ describe('business time, as properties', () => {
     always,
     calendar('America/New_York', workdays('09:00-17:00')),
     allSundays('Europe/Berlin'),
+    // West of UTC, with gap edges: Santiago skips midnight, New York 02:00-03:00.
+    calendar('America/Santiago', { 0: ['00:00-24:00'], 6: ['00:00-24:00'] }),
+    calendar('America/New_York', { 0: ['00:00-02:30', '02:30-03:00', '03:00-09:00'], 1: ['01:00-02:15'] }),
+    calendar('Europe/Berlin', { 0: ['02:30-03:00', '04:00-05:00'], 3: ['09:00-10:00'] }),
     calendar('Asia/Kolkata', { 1: ['09:30-13:00', '14:00-18:30'], 6: ['10:00-12:00'] }),
   );
   const instants = fc.integer({ min: at('2026-01-01T00:00:00Z'), max: at('2027-12-31T00:00:00Z') });

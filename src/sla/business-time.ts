@@ -12,7 +12,10 @@ import type { SlaCalendar } from '../config/sla-config.js';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
-/** How far ahead a calendar is searched for open hours: any calendar with hours in its week has some within that. */
+/**
+ * How far ahead addBusinessTime searches: any calendar with hours in its week has some within that, and start-up
+ * refuses goals longer than a year of a calendar's weekly hours (sla-config.ts), which always fit.
+ */
 const SEARCH_DAYS = 3 * 366;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -44,12 +47,17 @@ export function zoneOffsetMs(timeZone: string, instant: number): number {
 }
 
 /**
- * The instant at which the zone's clocks show `wall` (a wall time written as if it were UTC). A wall time in the
- * gap of a spring-forward change does not exist; it maps to the same distance after the gap (02:30 → 03:30).
+ * The instant at which the zone's clocks show `wall` (a wall time written as if it were UTC). Of the offsets in
+ * force a day before and a day after, the one that maps back to `wall` is taken (the earlier instant where both do,
+ * in the repeated hour of a fall-back change). A wall time in the gap of a spring-forward change does not exist; it
+ * is read with the offset from before the gap, that is the same distance after it (02:30 → 03:30), in zones east and
+ * west of UTC alike.
  */
 export function instantOfWallTime(timeZone: string, wall: number): number {
-  const first = wall - zoneOffsetMs(timeZone, wall);
-  return wall - zoneOffsetMs(timeZone, first);
+  const before = wall - zoneOffsetMs(timeZone, wall - DAY_MS);
+  const after = wall - zoneOffsetMs(timeZone, wall + DAY_MS);
+  const exact = [before, after].filter((instant) => instant + zoneOffsetMs(timeZone, instant) === wall);
+  return exact.length > 0 ? Math.min(...exact) : before;
 }
 
 /** The local day (days since 1970-01-01 in the zone's wall time) that `instant` falls on. */
@@ -63,23 +71,30 @@ function dayIntervals(calendar: Extract<SlaCalendar, { always: false }>, day: nu
   if (calendar.holidays.has(new Date(midnight).toISOString().slice(0, 10))) return [];
   // 1970-01-01 was a Thursday: day 0 is weekday 4.
   const weekday = (((day + 4) % 7) + 7) % 7;
-  return calendar.week[weekday].map(({ start, end }) => [
+  const intervals = calendar.week[weekday].map(({ start, end }): [number, number] => [
     instantOfWallTime(calendar.timeZone, midnight + start * MINUTE_MS),
     instantOfWallTime(calendar.timeZone, midnight + end * MINUTE_MS),
   ]);
+  // An interval that lies wholly in a spring-forward gap starts and ends at the same instant: no open time.
+  return intervals.filter(([start, end]) => start < end);
 }
 
-/** The calendar's open time from `from` on, as [start, end) pieces in order (the first may start at `from`). */
-function* openFrom(calendar: SlaCalendar, from: number): Generator<[number, number]> {
+/**
+ * The calendar's open time from `from` on, as [start, end) pieces in order (the first may start at `from`), up to
+ * the local day `lastDay` when given, else as far as SEARCH_DAYS.
+ */
+function* openFrom(calendar: SlaCalendar, from: number, lastDay?: number): Generator<[number, number]> {
   if (calendar.always) {
     yield [from, Infinity];
     return;
   }
   // From the day before: harmless (its intervals end before `from`), and safe where a zone skips a midnight.
   const first = localDay(calendar.timeZone, from) - 1;
-  for (let day = first; day < first + SEARCH_DAYS + calendar.holidays.size; day++) {
+  const last = lastDay ?? first + SEARCH_DAYS + calendar.holidays.size;
+  for (let day = first; day <= last; day++) {
     for (const [start, end] of dayIntervals(calendar, day)) if (end > from) yield [Math.max(start, from), end];
   }
+  if (lastDay !== undefined) return;
   throw new Error(`Calendar ${calendar.name} has no open hours within ${SEARCH_DAYS} days of ${new Date(from).toISOString()}`);
 }
 
@@ -98,7 +113,9 @@ export function addBusinessTime(calendar: SlaCalendar, from: number, ms: number)
 export function businessTimeBetween(calendar: SlaCalendar, from: number, to: number): number {
   if (to <= from) return 0;
   let total = 0;
-  for (const [start, end] of openFrom(calendar, from)) {
+  // Counted up to `to` however far it is: no day limit (an old ticket's clock may have run for years).
+  const lastDay = calendar.always ? undefined : localDay(calendar.timeZone, to) + 1;
+  for (const [start, end] of openFrom(calendar, from, lastDay)) {
     if (start >= to) break;
     total += Math.min(end, to) - start;
     if (end >= to) break;

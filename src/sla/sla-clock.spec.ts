@@ -141,6 +141,53 @@ describe('SLA clocks', () => {
     expect([iso(resolution(late).warningDueAt), iso(resolution(late).breachDueAt)]).toEqual([iso(T + 105 * M), iso(T + 2 * H)]);
   });
 
+  it('keeps a breach already sent when a write stops the clock a moment before the breach time', () => {
+    const [, running] = clocksOfNewTicket(policy, { status: 'IN_PROGRESS', priority: 'HIGH' }, T);
+    // The detector sent the breach at T + 2 h (by its clock) and cleared breachDueAt; a write that read the time
+    // before waiting for the row lock now resolves the ticket "at" T + 2 h - 100 ms.
+    const sent = { ...running, warningDueAt: null, breachDueAt: null };
+    const resolved = apply(
+      [sent],
+      [{ status: 'IN_PROGRESS', priority: 'HIGH' }, { status: 'RESOLVED', priority: 'HIGH' }, T + 2 * H - 100],
+    );
+    expect(isBreached(resolution(resolved), T + 2 * H - 100, calendars)).toBe(true);
+    const unsent = apply(
+      [running],
+      [{ status: 'IN_PROGRESS', priority: 'HIGH' }, { status: 'RESOLVED', priority: 'HIGH' }, T + 2 * H - 100],
+    );
+    expect(isBreached(resolution(unsent), T + 2 * H - 100, calendars)).toBe(false);
+  });
+
+  it('keeps an event already due but not yet sent when a priority change re-times the clock', () => {
+    const clocks = clocksOfNewTicket(policy, { status: 'IN_PROGRESS', priority: 'HIGH' }, T);
+    // HIGH resolution breaches at T + 2 h; the detector has not got to it when the priority is lowered at T + 2 h + 1 s.
+    const lowered = apply(clocks, [
+      { status: 'IN_PROGRESS', priority: 'HIGH' },
+      { status: 'IN_PROGRESS', priority: 'LOW' },
+      T + 2 * H + 1000,
+    ]);
+    expect([iso(resolution(lowered).warningDueAt), iso(resolution(lowered).breachDueAt)]).toEqual([iso(T + 105 * M), iso(T + 2 * H)]);
+    // LOW's breach, still to come, is the one timed.
+    expect(iso(resolution(lowered).breachAt)).toBe(iso(T + 4 * H));
+  });
+
+  it('breaches a paused clock at once when a priority change makes its time spent exceed the new goal, and keeps it due on close', () => {
+    const clocks = clocksOfNewTicket(policy, { status: 'IN_PROGRESS', priority: 'LOW' }, T);
+    const waiting = { status: 'WAITING_ON_CUSTOMER', priority: 'LOW' };
+    const raised = apply(
+      clocks,
+      [{ status: 'IN_PROGRESS', priority: 'LOW' }, waiting, T + 90 * M],
+      [waiting, { status: 'WAITING_ON_CUSTOMER', priority: 'CRITICAL' }, T + 2 * H],
+    );
+    expect(resolution(raised)).toMatchObject({ runningSince: null, elapsedMs: 90 * M, breachDueAt: T + 2 * H });
+    const closed = apply(raised, [
+      { status: 'WAITING_ON_CUSTOMER', priority: 'CRITICAL' },
+      { status: 'CLOSED', priority: 'CRITICAL' },
+      T + 3 * H,
+    ]);
+    expect(resolution(closed)).toMatchObject({ stoppedAt: T + 3 * H, breachDueAt: T + 2 * H });
+  });
+
   it('records a ticket created RESOLVED as completed cycles and one created WAITING_ON_CUSTOMER as paused', () => {
     expect(clocksOfNewTicket(policy, { status: 'RESOLVED', priority: 'HIGH' }, T).map((clock) => clock.stoppedAt)).toEqual([T, T]);
     const waiting = clocksOfNewTicket(policy, { status: 'WAITING_ON_CUSTOMER', priority: 'HIGH' }, T);

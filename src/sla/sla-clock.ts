@@ -31,10 +31,14 @@ const DONE = new Set(['RESOLVED', 'CLOSED']);
 
 export type Calendars = (name: string) => SlaCalendar;
 
-/** The policy's calendars by name, for clocks that name theirs. */
+/** The policy's calendars by name, for clocks that name theirs (start-up checks that every clock's is there, SlaService). */
 export function calendarsOf(policy: SlaPolicy): Calendars {
   const byName = new Map(Object.values(policy.priorities).map(({ calendar }) => [calendar.name, calendar]));
-  return (name) => byName.get(name) ?? policy.priorities.CRITICAL.calendar;
+  return (name) => {
+    const calendar = byName.get(name);
+    if (!calendar) throw new Error(`SLA calendar "${name}" is not used by any priority of ${policy.file}`);
+    return calendar;
+  };
 }
 
 export function isRunning(clock: SlaClock): boolean {
@@ -131,12 +135,19 @@ function applyStatus(policy: SlaPolicy, clock: SlaClock, status: string, now: nu
   return isRunning(clock) ? clock : timed(policy, { ...clock, runningSince: now }, now);
 }
 
-/** Paused: the time spent is counted up to now (breachAt stays, the last one timed). An event whose time came while it ran is still sent; later ones are not. */
+/**
+ * Paused: the time spent is counted up to now (breachAt stays, the last one timed). An event whose time came while it
+ * ran is still sent; later ones are not. A breach already sent (a running clock's breachDueAt is cleared only by
+ * the detector) counts as spent in full, even when `now` is a little earlier than the detector's clock: a write
+ * that waited for the row lock, or another replica's clock, must not undo a breach the world was told about.
+ */
 function halt(clock: SlaClock, now: number, calendars: Calendars): SlaClock {
   const due = (at: number | null) => (at !== null && at <= now ? at : null);
+  const breachSent = isRunning(clock) && clock.breachDueAt === null && clock.breachAt !== null;
+  const elapsed = elapsedAt(clock, now, calendars);
   return {
     ...clock,
-    elapsedMs: elapsedAt(clock, now, calendars),
+    elapsedMs: breachSent ? Math.max(elapsed, clock.goal.ms) : elapsed,
     runningSince: null,
     warningDueAt: due(clock.warningDueAt),
     breachDueAt: due(clock.breachDueAt),
@@ -147,20 +158,27 @@ function stop(clock: SlaClock, now: number, calendars: Calendars): SlaClock {
   return { ...halt(clock, now, calendars), stoppedAt: now };
 }
 
-/** A running clock with the new priority's goal and calendar; the time spent so far is kept. */
+/**
+ * A clock with the new priority's goal and calendar; the time spent so far is kept. An event already due and not yet
+ * sent stays due at its time (it happened; the unique key of ticket_sla_events keeps it to one per cycle).
+ */
 function retimed(policy: SlaPolicy, clock: SlaClock, priority: SlaPriority, now: number): SlaClock {
   const { calendar, goals } = policy.priorities[priority];
   const calendars = calendarsOf(policy);
   const spent = isRunning(clock) ? { elapsedMs: elapsedAt(clock, now, calendars), runningSince: now } : {};
-  return timed(policy, { ...clock, ...spent, calendar: calendar.name, goal: goals[clock.metric] }, now);
+  const next = timed(policy, { ...clock, ...spent, calendar: calendar.name, goal: goals[clock.metric] }, now);
+  const kept = (old: number | null, fresh: number | null) => (old !== null && old <= now ? old : fresh);
+  return { ...next, warningDueAt: kept(clock.warningDueAt, next.warningDueAt), breachDueAt: kept(clock.breachDueAt, next.breachDueAt) };
 }
 
 /**
- * The breach and warning times of a running clock, from the time still left (a paused one has none). A goal
+ * The breach and warning times of a running clock, from the time still left (a paused one has none, unless its goal
+ * is already spent). A goal
  * already exceeded breaches now, with no warning first; a warning whose time has passed is due now.
  */
 function timed(policy: SlaPolicy, clock: SlaClock, now: number): SlaClock {
-  if (!isRunning(clock)) return clock;
+  // A paused clock whose new goal is already spent has breached: its breach is due now (docs/sla.md).
+  if (!isRunning(clock)) return clock.elapsedMs >= clock.goal.ms ? { ...clock, breachAt: now, breachDueAt: now } : clock;
   const calendar = calendarsOf(policy)(clock.calendar);
   const since = clock.runningSince!;
   const left = clock.goal.ms - clock.elapsedMs;

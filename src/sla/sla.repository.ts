@@ -167,6 +167,15 @@ export class SlaRepository {
     if (event.kind === 'BREACHED') await manager.query('UPDATE tickets SET sla_breached = 1 WHERE id = ?', [event.ticketId]);
   }
 
+  /** The calendars named by clocks not yet completed. */
+  async calendarsInUse(): Promise<string[]> {
+    const rows = await this.statement.rows<{ calendar: string }>(
+      'SELECT DISTINCT calendar FROM ticket_sla_clocks WHERE stopped_at IS NULL',
+      [],
+    );
+    return rows.map((row) => row.calendar);
+  }
+
   /** How many clocks run, per metric. */
   async runningCounts(): Promise<Array<{ metric: SlaMetricName; running: number }>> {
     const rows = await this.statement.rows<{ metric: SlaMetricName; running: string | number }>(

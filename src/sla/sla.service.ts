@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import type { SlaPolicy, SlaPriority } from '../config/sla-config.js';
@@ -21,7 +21,7 @@ export const SLA_OFF_MESSAGE = 'SLA clocks are not enabled on this service (SLA_
  * clocks as Jira shows them. Everything returns at once, without a statement, when SLA is off.
  */
 @Injectable()
-export class SlaService implements TicketClocks {
+export class SlaService implements TicketClocks, OnApplicationBootstrap {
   private readonly policy: SlaPolicy | null;
 
   constructor(
@@ -29,6 +29,21 @@ export class SlaService implements TicketClocks {
     config: ConfigService<AppConfig, true>,
   ) {
     this.policy = config.get('sla', { infer: true }).policy;
+  }
+
+  /**
+   * A clock not yet completed keeps the calendar it started with; a policy that no longer has that calendar (renamed
+   * or dropped) could not count its time, so start-up ends here instead of counting it by some other calendar.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.policy) return;
+    const known = new Set(Object.values(this.policy.priorities).map(({ calendar }) => calendar.name));
+    const missing = (await this.repository.calendarsInUse()).filter((name) => !known.has(name));
+    if (missing.length > 0) {
+      throw new Error(
+        `SLA_POLICY_FILE ${this.policy.file}: clocks not yet completed use the calendar(s) ${missing.join(', ')}, which no priority of the policy uses; keep them until those clocks complete`,
+      );
+    }
   }
 
   async created(manager: Queryable, ticket: TicketResponse, now: Date): Promise<void> {

@@ -14,7 +14,9 @@ import {
   UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
+import type { AppConfig } from '../config/app-config.js';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
 import { TicketPatch } from './dto/ticket-patch.dto.js';
@@ -37,7 +39,14 @@ const api = ticketsApi('v1');
 @Controller('api/tickets')
 @api.tickets()
 export class TicketsController {
-  constructor(private readonly tickets: TicketsService) {}
+  private readonly sla: boolean;
+
+  constructor(
+    private readonly tickets: TicketsService,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.sla = config.get('sla.enabled', { infer: true });
+  }
 
   @Post()
   @api.create()
@@ -61,7 +70,7 @@ export class TicketsController {
   @Get()
   @api.list()
   async findAll(@Req() request: Request, @Res() response: Response): Promise<void> {
-    const query = parseTicketQuery(request.query, 'v1');
+    const query = parseTicketQuery(request.query, 'v1', this.sla);
     if (!query.page) return sendJsonArray(request, response, await this.tickets.stream(query), listedTicketJson);
     const page = await this.tickets.list(query);
     setPageHeaders(response, COLLECTION, request.originalUrl, page);

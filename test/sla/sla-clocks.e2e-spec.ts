@@ -1,10 +1,11 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { OpenApiContract } from '../support/openapi-contract.js';
 import { expectProblem } from '../support/problem-json.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { expectSpringError } from '../support/spring-error.js';
 import { asHttpResponse } from '../support/supertest-response.js';
-import { type TestAppHandle, useTestApp } from '../support/test-app.js';
+import { createTestApp, type TestAppHandle, useTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 
 type Json = Record<string, any>;
@@ -192,5 +193,47 @@ describe('SLA clocks off (the default)', () => {
     const [row] = await db.query('SELECT sla_due_at, sla_breached FROM tickets WHERE id = ?', [ticket.id]);
     expect([row.sla_due_at.toISOString(), Number(row.sla_breached)]).toEqual(['9999-12-31T23:59:59.999Z', 0]);
     expect((await testApp.http.get('/actuator/prometheus').expect(200)).text).not.toContain('tickets_sla_');
+  });
+
+  it('lists as before SLA existed: v1 ignores its parameters, v2 refuses them, and slaDueAt is no sort field', async () => {
+    const ticket = (await testApp.http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
+    const v1 = await testApp.http.get(`/api/tickets?slaBreached=true&slaDueBefore=2000-01-01T00:00:00Z&limit=1000`).expect(200);
+    expect(v1.body.map((t: Json) => t.id)).toContain(ticket.id);
+    const accepted =
+      'status, priority, requesterEmail, assignedTo, createdAfter, createdBefore, updatedAfter, updatedBefore, q, sort, limit, cursor, total';
+    for (const name of ['slaBreached', 'slaDueBefore']) {
+      const v2 = await testApp.http.get(`/api/v2/tickets?${name}=x`).expect(400);
+      expect(JSON.stringify(v2.body)).toContain(accepted);
+      expect(JSON.stringify(v2.body)).not.toMatch(/accepted: [^"]*sla/);
+    }
+    const fields =
+      'Unknown sort field; accepted: id, createdAt, updatedAt, priority, status, each optionally prefixed with - for descending order';
+    const sortV1 = await testApp.http.get('/api/tickets?sort=slaDueAt').expect(400);
+    expect(sortV1.text).toContain(fields);
+    const sortV2 = await testApp.http.get('/api/v2/tickets?sort=-slaDueAt').expect(400);
+    expect(sortV2.text).toContain(fields);
+  });
+});
+
+describe('SLA policy changed under running clocks', () => {
+  it('ends start-up, naming the calendar, when clocks not yet completed use a calendar the policy no longer has', async () => {
+    const env = slaPolicyEnv(GOALS);
+    const app = await createTestApp({ env });
+    try {
+      const created = await app.get(DataSource).query('SELECT COUNT(*) AS n FROM ticket_sla_clocks WHERE stopped_at IS NULL');
+      if (Number(created[0].n) === 0) {
+        // The database is this run's: make sure a clock runs, whatever ran before in it.
+        const { default: request } = await import('supertest');
+        await request(app.getHttpServer())
+          .post('/api/v2/tickets')
+          .send(buildTicketRequest({ priority: 'HIGH' }))
+          .expect(201);
+      }
+    } finally {
+      await app.close();
+    }
+    // The same policy with its calendar renamed.
+    writeFileSync(env.SLA_POLICY_FILE, readFileSync(env.SLA_POLICY_FILE, 'utf8').replaceAll('always', 'allday'));
+    await expect(createTestApp({ env })).rejects.toThrow(/clocks not yet completed use the calendar\(s\) always,? /);
   });
 });

@@ -21,7 +21,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<INest
     .useValue(new ConfigService(config))
     .compile();
   const app = setupApp(moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] }));
-  await app.init();
+  try {
+    await app.init();
+  } catch (error) {
+    // A start-up a test expects to fail must not leave the connections it opened behind.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   return app;
 }
 

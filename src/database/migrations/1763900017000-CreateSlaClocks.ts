@@ -51,12 +51,16 @@ export class CreateSlaClocks1763900017000 implements MigrationInterface {
         ADD COLUMN sla_due_at datetime(3) NOT NULL DEFAULT '9999-12-31 23:59:59.999',
         ADD COLUMN sla_breached tinyint(1) NOT NULL DEFAULT 0,
         ADD INDEX idx_tickets_sla_due (sla_due_at),
-        ADD INDEX idx_tickets_sla_breached (sla_breached, sla_due_at)`);
+        ADD INDEX idx_tickets_sla_breached (sla_breached, sla_due_at),
+        ADD INDEX idx_tickets_sla_breached_id (sla_breached),
+        ADD INDEX idx_tickets_status_sla_due (status, sla_due_at),
+        ADD INDEX idx_tickets_assignee_sla_due (assigned_to, sla_due_at)`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(
-      'ALTER TABLE tickets DROP INDEX idx_tickets_sla_breached, DROP INDEX idx_tickets_sla_due, DROP COLUMN sla_breached, DROP COLUMN sla_due_at',
+      'ALTER TABLE tickets DROP INDEX idx_tickets_assignee_sla_due, DROP INDEX idx_tickets_status_sla_due, DROP INDEX idx_tickets_sla_breached_id, ' +
+        'DROP INDEX idx_tickets_sla_breached, DROP INDEX idx_tickets_sla_due, DROP COLUMN sla_breached, DROP COLUMN sla_due_at',
     );
     await queryRunner.query('DROP TABLE ticket_sla_events');
     await queryRunner.query('DROP TABLE ticket_sla_clocks');

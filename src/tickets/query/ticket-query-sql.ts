@@ -26,6 +26,10 @@ const QUEUE_INDEXES: ReadonlyArray<{ name: string; equal: ReadonlyArray<keyof Ti
   { name: 'idx_tickets_sla_due', equal: [], sort: ['slaDueAt'] },
   { name: 'idx_tickets_sla_due', equal: ['slaDueBefore'], sort: ['slaDueAt'] },
   { name: 'idx_tickets_sla_breached', equal: ['slaBreached'], sort: ['slaDueAt'] },
+  // (sla_breached) holds the id after it, as every InnoDB secondary index does: the breached ones by id.
+  { name: 'idx_tickets_sla_breached_id', equal: ['slaBreached'], sort: [] },
+  { name: 'idx_tickets_status_sla_due', equal: ['statuses'], sort: ['slaDueAt'] },
+  { name: 'idx_tickets_assignee_sla_due', equal: ['assignedTo'], sort: ['slaDueAt'] },
 ];
 
 /** The page (or, unpaged, every match) of a query, one row more than the limit to tell whether a next page exists. */

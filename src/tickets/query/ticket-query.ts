@@ -9,7 +9,7 @@ import { queryFingerprint } from '../../common/paging/cursor.js';
 import { readLimit } from '../../common/paging/page-limit.js';
 import { type CursorPosition, decodeCursor } from './ticket-cursor.js';
 import { type SearchTerm, searchTerms } from './ticket-search.js';
-import { DEFAULT_SORT, parseSort, SORT_FIELDS, type SortKey } from './ticket-sort.js';
+import { DEFAULT_SORT, parseSort, sortFields, type SortKey } from './ticket-sort.js';
 
 export interface TicketFilters {
   statuses: TicketStatus[];
@@ -49,6 +49,7 @@ export interface TicketQuery {
   searchText?: string;
 }
 
+/** The list parameters with SLA on; with it off, without SLA_PARAMETERS (v1 ignores them and v2 refuses them, as before SLA). */
 export const QUERY_PARAMETERS = [
   'status',
   'priority',
@@ -66,6 +67,7 @@ export const QUERY_PARAMETERS = [
   'cursor',
   'total',
 ] as const;
+const SLA_PARAMETERS: readonly string[] = ['slaBreached', 'slaDueBefore'];
 
 export const SEARCH_MAX_LENGTH = 200;
 /**
@@ -74,7 +76,7 @@ export const SEARCH_MAX_LENGTH = 200;
  * characters of `q` would otherwise allow 40.
  */
 export const SEARCH_MAX_PREFIXES = 8;
-const DATE_FILTERS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore', 'slaDueBefore'] as const;
+const DATE_FILTERS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore'] as const;
 
 /**
  * Parses a list request's query parameters. Every bad value is reported at once as a validation failure of
@@ -83,21 +85,22 @@ const DATE_FILTERS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedB
  * without `limit`); v2 takes several statuses and priorities, ANDs every filter, refuses unknown
  * parameters and always pages.
  */
-export function parseTicketQuery(raw: Record<string, unknown>, dialect: QueryDialect): TicketQuery {
+export function parseTicketQuery(raw: Record<string, unknown>, dialect: QueryDialect, sla = false): TicketQuery {
   // v1 answers an unknown status exactly as it always has, before anything else is looked at.
   if (dialect === 'v1') new TicketStatusFilterPipe().transform(raw.status);
-  const params = new QueryParameters(raw, dialect, QUERY_PARAMETERS);
-  const { filters, searchText } = readFilters(params);
+  const names = sla ? QUERY_PARAMETERS : QUERY_PARAMETERS.filter((name) => !SLA_PARAMETERS.includes(name));
+  const params = new QueryParameters(raw, dialect, names);
+  const { filters, searchText } = readFilters(params, sla);
   if (dialect === 'v1' && filters.statuses.length > 0) delete filters.requesterEmail;
   const sortText = params.list('sort').join(',');
-  const sort = sortText === '' ? [...DEFAULT_SORT] : readSort(params, sortText);
+  const sort = sortText === '' ? [...DEFAULT_SORT] : readSort(params, sortText, sla);
   const fingerprint = queryFingerprint({ filters: normalised(filters), sort });
   const page = readPage(params, fingerprint, sort);
   if (params.problems.length > 0) throw new ValidationFailedException('ticketQuery', params.fieldErrors());
   return { filters, sort, fingerprint, ...(page && { page }), ...(searchText !== undefined && { searchText }) };
 }
 
-function readFilters(params: QueryParameters): { filters: TicketFilters; searchText?: string } {
+function readFilters(params: QueryParameters, sla: boolean): { filters: TicketFilters; searchText?: string } {
   const filters: TicketFilters = {
     statuses: readEnums(params, 'status', TicketStatus, 'TicketStatus'),
     priorities: readEnums(params, 'priority', TicketPriority, 'TicketPriority'),
@@ -106,7 +109,7 @@ function readFilters(params: QueryParameters): { filters: TicketFilters; searchT
   if (requesterEmail !== undefined) filters.requesterEmail = requesterEmail;
   const assignedTo = params.single('assignedTo');
   if (assignedTo !== undefined) filters.assignedTo = assignedTo;
-  for (const name of DATE_FILTERS) {
+  for (const name of sla ? [...DATE_FILTERS, 'slaDueBefore' as const] : DATE_FILTERS) {
     const text = params.single(name);
     if (text === undefined) continue;
     const instant = parseInstant(text);
@@ -122,7 +125,7 @@ function readFilters(params: QueryParameters): { filters: TicketFilters; searchT
       filters[name] = instant;
     }
   }
-  const slaBreached = params.single('slaBreached');
+  const slaBreached = sla ? params.single('slaBreached') : undefined;
   if (slaBreached === 'true' || slaBreached === 'false') {
     filters.slaBreached = slaBreached === 'true';
   } else if (slaBreached !== undefined) {
@@ -174,12 +177,12 @@ function readEnums<T extends string>(params: QueryParameters, name: string, valu
   return accepted.filter((value) => items.includes(value));
 }
 
-function readSort(params: QueryParameters, text: string): SortKey[] {
-  const { keys, problems } = parseSort(text);
+function readSort(params: QueryParameters, text: string, sla: boolean): SortKey[] {
+  const { keys, problems } = parseSort(text, sla);
   for (const problem of problems) {
     const message =
       problem.kind === 'unknown'
-        ? `Unknown sort field; accepted: ${SORT_FIELDS.join(', ')}, each optionally prefixed with - for descending order`
+        ? `Unknown sort field; accepted: ${sortFields(sla).join(', ')}, each optionally prefixed with - for descending order`
         : `The sort field ${problem.field} is given more than once`;
     params.problem('sort', 'typeMismatch', 'java.lang.String', message, problem.kind === 'unknown' ? problem.token : text);
   }

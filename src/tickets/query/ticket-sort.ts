@@ -3,6 +3,8 @@ import { TicketStatus } from '../ticket-status.enum.js';
 
 export const SORT_FIELDS = ['id', 'createdAt', 'updatedAt', 'priority', 'status', 'slaDueAt'] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
+/** The fields a list accepts: slaDueAt only when SLA is on, so that with it off lists answer exactly as before it existed. */
+export const sortFields = (sla: boolean): readonly SortField[] => (sla ? SORT_FIELDS : SORT_FIELDS.filter((field) => field !== 'slaDueAt'));
 
 export interface SortKey {
   field: SortField;
@@ -36,13 +38,14 @@ export type SortProblem = { kind: 'unknown'; token: string } | { kind: 'repeated
  * `-updatedAt` is read as `updated_at DESC, id DESC`: one direction, which an index can serve by reading
  * backwards. Keys after `id` could never decide anything and are dropped.
  */
-export function parseSort(value: string): { keys: SortKey[]; problems: SortProblem[] } {
+export function parseSort(value: string, sla = false): { keys: SortKey[]; problems: SortProblem[] } {
+  const fields: readonly string[] = sortFields(sla);
   const keys: SortKey[] = [];
   const problems: SortProblem[] = [];
   for (const token of value.split(',')) {
     const descending = token.startsWith('-');
     const field = descending ? token.slice(1) : token;
-    if (!(SORT_FIELDS as readonly string[]).includes(field)) {
+    if (!fields.includes(field)) {
       problems.push({ kind: 'unknown', token });
     } else if (keys.some((key) => key.field === field)) {
       problems.push({ kind: 'repeated', field });

@@ -15,6 +15,8 @@ import {
   UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../../config/app-config.js';
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../../common/json-content-type.guard.js';
@@ -43,10 +45,15 @@ const api = ticketsApi('v2');
 @Controller('api/v2/tickets')
 @api.tickets()
 export class TicketsV2Controller {
+  private readonly sla: boolean;
+
   constructor(
     private readonly tickets: TicketsService,
     @Inject(TICKET_CLOCKS) private readonly clocks: TicketClocks,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.sla = config.get('sla.enabled', { infer: true });
+  }
 
   /** The tickets with their SLA summaries when SLA is on; as they are (no statement) when it is off. */
   private async withSla<T extends { id: number }>(tickets: T[]): Promise<Array<T & Pick<TicketV2Response, 'sla'>>> {
@@ -78,7 +85,7 @@ export class TicketsV2Controller {
   @Get()
   @api.list()
   async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<TicketPage> {
-    const page = await this.tickets.list(parseTicketQuery(request.query, 'v2'));
+    const page = await this.tickets.list(parseTicketQuery(request.query, 'v2', this.sla));
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
     return { ...page, items: await this.withSla(page.items) };
   }
