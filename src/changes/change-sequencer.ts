@@ -94,7 +94,7 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     try {
       await this.withRunner(async (runner) => {
         const now = Date.now();
-        if (this.epoch === null || now >= this.claimDueAt) await this.claim(runner, now);
+        if (now >= this.claimDueAt) await this.claim(runner, now);
         if (this.epoch === null) return;
         if (now >= this.renewDueAt || (await this.feed.anyUnsequenced(runner))) {
           while (!this.stopped && (await this.sequenceBatch(runner)));
@@ -129,8 +129,8 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     const state = await this.fenced(runner, async (state) => {
       const ids = await this.feed.unsequenced(runner, BATCH_SIZE);
       if (ids.length === 0) return state;
-      await this.feed.assign(runner, ids, state.lastSeq + 1);
       await this.leases.setLastSeq(runner, state.lastSeq + ids.length);
+      await this.feed.assign(runner, ids, state.lastSeq + 1);
       numbered = ids.length;
       return { ...state, lastSeq: state.lastSeq + ids.length };
     });
@@ -142,11 +142,11 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
   /** Deletes changes past retention, a batch per transaction, oldest first, while the lease holds. */
   private async pruneAll(runner: QueryRunner): Promise<boolean> {
     if (this.epoch === null) return false;
-    const cutoff = new Date(Date.now() - this.settings.retentionDays * 86_400_000);
+    const retentionMs = this.settings.retentionDays * 86_400_000;
     for (let more = true; more && !this.stopped;) {
       more = false;
       const state = await this.fenced(runner, async (state) => {
-        const through = expiredPrefix(await this.feed.oldest(runner, state.prunedThrough, PRUNE_BATCH_SIZE), cutoff);
+        const through = expiredPrefix(await this.feed.oldest(runner, state.prunedThrough, PRUNE_BATCH_SIZE, retentionMs));
         if (through === null) return state;
         await this.feed.deleteRange(runner, state.prunedThrough, through.seq);
         await this.leases.setPrunedThrough(runner, through.seq);
