@@ -99,9 +99,10 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
         if (now >= this.renewDueAt || (await this.feed.anyUnsequenced(runner))) {
           while (!this.stopped && (await this.sequenceBatch(runner)));
         }
+        // One batch per pass, so a large backlog of expired changes never holds up numbering; the next pass goes on.
         if (this.epoch !== null && now >= this.pruneDueAt) {
-          this.pruneDueAt = now + PRUNE_INTERVAL_MS;
-          await this.pruneAll(runner);
+          const more = await this.pruneBatch(runner);
+          this.pruneDueAt = more ? now : now + PRUNE_INTERVAL_MS;
         }
       });
       if (this.failing) this.logger.log('Numbering changes again');
@@ -139,23 +140,29 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     return numbered === BATCH_SIZE;
   }
 
-  /** Deletes changes past retention, a batch per transaction, oldest first, while the lease holds. */
+  /** Deletes every change past retention, a batch per transaction, oldest first, while the lease holds. */
   private async pruneAll(runner: QueryRunner): Promise<boolean> {
     if (this.epoch === null) return false;
-    const retentionMs = this.settings.retentionDays * 86_400_000;
     for (let more = true; more && !this.stopped;) {
-      more = false;
-      const state = await this.fenced(runner, async (state) => {
-        const through = expiredPrefix(await this.feed.oldest(runner, state.prunedThrough, PRUNE_BATCH_SIZE, retentionMs));
-        if (through === null) return state;
-        await this.feed.deleteRange(runner, state.prunedThrough, through.seq);
-        await this.leases.setPrunedThrough(runner, through.seq);
-        more = through.count === PRUNE_BATCH_SIZE;
-        return { ...state, prunedThrough: through.seq };
-      });
-      if (!state) return false;
+      more = await this.pruneBatch(runner);
+      if (this.epoch === null) return false;
     }
     return true;
+  }
+
+  /** Deletes the oldest batch of changes past retention in one fenced transaction; true when a full batch went, so more may wait. */
+  private async pruneBatch(runner: QueryRunner): Promise<boolean> {
+    const retentionMs = this.settings.retentionDays * 86_400_000;
+    let more = false;
+    await this.fenced(runner, async (state) => {
+      const through = expiredPrefix(await this.feed.oldest(runner, state.prunedThrough, PRUNE_BATCH_SIZE, retentionMs));
+      if (through === null) return state;
+      await this.feed.deleteRange(runner, state.prunedThrough, through.seq);
+      await this.leases.setPrunedThrough(runner, through.seq);
+      more = through.count === PRUNE_BATCH_SIZE;
+      return { ...state, prunedThrough: through.seq };
+    });
+    return more;
   }
 
   /**
