@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createConnection } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { decodeChangeCursor } from '../../src/changes/change-cursor.js';
@@ -288,6 +289,41 @@ describe('Change feed', () => {
     await other.close();
     expect((await waiting).items).toEqual([]);
     await stream.waitFor(() => stream.ended);
+  });
+
+  it('shuts down while a stream client has stopped reading', async () => {
+    const other = await createTestApp();
+    const port = await listen(other);
+    const walker = await fromNow();
+    // Enough changes (100 of ~100 kB) that the stream's writes fill the socket buffers of a client that reads nothing.
+    const ticket = await post('/api/tickets', buildTicketRequest());
+    const filler = 'x'.repeat(100_000);
+    const dataSource = other.get(DataSource);
+    for (let i = 0; i < 100; i++) {
+      const event = { eventId: randomUUID(), eventType: 'UPDATED', occurredAt: new Date().toISOString(), ticketId: ticket.id, filler };
+      await dataSource.query('INSERT INTO change_feed (event_id, event_type, ticket_id, occurred_at, payload) VALUES (?, ?, ?, ?, ?)', [
+        event.eventId,
+        event.eventType,
+        event.ticketId,
+        new Date(event.occurredAt),
+        JSON.stringify(event),
+      ]);
+    }
+    const stalled = createConnection({ port, host: '127.0.0.1' });
+    let received = 0;
+    stalled.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > 0) stalled.pause();
+    });
+    stalled.on('error', () => undefined);
+    await walker.until(() => walker.items.filter((item) => item.data.filler !== undefined).length >= 100);
+    stalled.write(
+      `GET /api/v2/changes?since=${new Date(Date.now() - 3_600_000).toISOString()} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`,
+    );
+    await waitUntil(() => received > 0);
+    // The stream is cut off at shutdown rather than held until the client reads or the HTTP drain gives up on it.
+    await other.close();
+    stalled.destroy();
   });
 });
 
