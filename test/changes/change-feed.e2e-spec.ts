@@ -323,6 +323,7 @@ describe('Change feed', () => {
     await waitUntil(() => received > 0);
     // The stream is cut off at shutdown rather than held until the client reads or the HTTP drain gives up on it.
     await other.close();
+    expect((other.getHttpServer() as { listening: boolean }).listening).toBe(false);
     stalled.destroy();
   });
 });
