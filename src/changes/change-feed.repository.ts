@@ -69,13 +69,13 @@ export class ChangeFeedRepository {
   }
 
   /**
-   * The number just before the first sequenced change that occurred at or after `since` (by occurred_at, its
-   * index), or the highest number given when none did; with the state, from one snapshot.
+   * The number just before the first change numbered at or after `since` (by sequenced_at, which rises with seq,
+   * so every later number is too), or the highest number given when none was; with the state, from one snapshot.
    */
   async startAt(since: Date): Promise<FeedState & { afterSeq: number }> {
     const [row] = (await this.dataSource.query(
       `SELECT s.last_seq AS lastSeq, s.pruned_through AS prunedThrough,
-              (SELECT seq FROM change_feed WHERE occurred_at >= ? AND seq IS NOT NULL ORDER BY occurred_at, id LIMIT 1) AS firstSeq
+              (SELECT seq FROM change_feed WHERE sequenced_at >= ? ORDER BY sequenced_at, seq LIMIT 1) AS firstSeq
        FROM change_feed_sequencer s WHERE s.id = 1`,
       [since],
     )) as Array<{ lastSeq: string; prunedThrough: string; firstSeq: string | null }>;
@@ -102,21 +102,27 @@ export class ChangeFeedRepository {
   }
 
   /**
-   * Gives `ids` the numbers `firstSeq`, `firstSeq` + 1, … in order. The pairs go in as a derived table joined on
+   * Gives `ids` the numbers `firstSeq`, `firstSeq` + 1, … in order, stamped with the sequencer row's
+   * last_sequenced_at (set just before, in the same transaction). The pairs go in as a derived table joined on
    * the primary key, so the update locks those rows only (as OutboxRepository.delete, for the same reason).
    */
   async assign(runner: Queryable, ids: string[], firstSeq: number): Promise<void> {
     const derived = ids.map(() => 'SELECT ? AS id, ? AS seq').join(' UNION ALL ');
     const params = ids.flatMap((id, index) => [id, firstSeq + index]);
-    await runner.query(`UPDATE change_feed c JOIN (${derived}) numbered ON c.id = numbered.id SET c.seq = numbered.seq`, params);
+    await runner.query(
+      `UPDATE change_feed c JOIN (${derived}) numbered ON c.id = numbered.id SET c.seq = numbered.seq,
+         c.sequenced_at = (SELECT last_sequenced_at FROM change_feed_sequencer WHERE id = 1)`,
+      params,
+    );
   }
 
-  /** The oldest sequenced changes after `afterSeq`: their numbers and when they occurred. */
-  async oldest(runner: Queryable, afterSeq: number, limit: number): Promise<Array<{ seq: number; occurredAt: Date }>> {
-    const rows = (await runner.query(`SELECT seq, occurred_at AS occurredAt FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ${limit}`, [
-      afterSeq,
-    ])) as Array<{ seq: string; occurredAt: Date }>;
-    return rows.map((row) => ({ seq: Number(row.seq), occurredAt: new Date(row.occurredAt) }));
+  /** The oldest sequenced changes after `afterSeq`: their numbers and whether the database's clock says they are older than `retentionMs`. */
+  async oldest(runner: Queryable, afterSeq: number, limit: number, retentionMs: number): Promise<Array<{ seq: number; expired: boolean }>> {
+    const rows = (await runner.query(
+      `SELECT seq, sequenced_at < NOW(3) - INTERVAL ? MICROSECOND AS expired FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ${limit}`,
+      [retentionMs * 1000, afterSeq],
+    )) as Array<{ seq: string; expired: number | string }>;
+    return rows.map((row) => ({ seq: Number(row.seq), expired: Number(row.expired) === 1 }));
   }
 
   /** Deletes the changes numbered after `afterSeq` up to `throughSeq`: a range of uq_change_feed_seq. */

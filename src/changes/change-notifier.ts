@@ -23,11 +23,17 @@ export class ChangeNotifier implements OnModuleDestroy {
   private known = 0;
   private polling?: NodeJS.Timeout;
   private closed = false;
+  private readonly closing = new AbortController();
 
   constructor(private readonly feed: ChangeFeedRepository) {}
 
   get stopping(): boolean {
     return this.closed;
+  }
+
+  /** Aborts on shutdown: a write waiting for a slow client races it. */
+  get stopSignal(): AbortSignal {
+    return this.closing.signal;
   }
 
   /** The numbering reached `lastSeq`: wakes those waiting for less. */
@@ -62,6 +68,7 @@ export class ChangeNotifier implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.closed = true;
+    this.closing.abort();
     clearTimeout(this.polling);
     for (const waiter of this.waiters) waiter.wake();
   }

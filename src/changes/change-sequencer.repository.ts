@@ -49,8 +49,12 @@ export class ChangeSequencerRepository {
     return { lastSeq: Number(row.last_seq), prunedThrough: Number(row.pruned_through) };
   }
 
+  /** Moves the high mark, and the stamp of this numbering: the database's clock, but never below the stamp before. */
   async setLastSeq(runner: Queryable, lastSeq: number): Promise<void> {
-    await runner.query('UPDATE change_feed_sequencer SET last_seq = ? WHERE id = 1', [lastSeq]);
+    await runner.query(
+      'UPDATE change_feed_sequencer SET last_seq = ?, last_sequenced_at = GREATEST(NOW(3), COALESCE(last_sequenced_at, NOW(3))) WHERE id = 1',
+      [lastSeq],
+    );
   }
 
   async setPrunedThrough(runner: Queryable, prunedThrough: number): Promise<void> {

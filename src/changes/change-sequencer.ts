@@ -94,14 +94,15 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     try {
       await this.withRunner(async (runner) => {
         const now = Date.now();
-        if (this.epoch === null || now >= this.claimDueAt) await this.claim(runner, now);
+        if (now >= this.claimDueAt) await this.claim(runner, now);
         if (this.epoch === null) return;
         if (now >= this.renewDueAt || (await this.feed.anyUnsequenced(runner))) {
           while (!this.stopped && (await this.sequenceBatch(runner)));
         }
+        // One batch per pass, so a large backlog of expired changes never holds up numbering; the next pass goes on.
         if (this.epoch !== null && now >= this.pruneDueAt) {
-          this.pruneDueAt = now + PRUNE_INTERVAL_MS;
-          await this.pruneAll(runner);
+          const more = await this.pruneBatch(runner);
+          this.pruneDueAt = more ? now : now + PRUNE_INTERVAL_MS;
         }
       });
       if (this.failing) this.logger.log('Numbering changes again');
@@ -129,8 +130,8 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     const state = await this.fenced(runner, async (state) => {
       const ids = await this.feed.unsequenced(runner, BATCH_SIZE);
       if (ids.length === 0) return state;
-      await this.feed.assign(runner, ids, state.lastSeq + 1);
       await this.leases.setLastSeq(runner, state.lastSeq + ids.length);
+      await this.feed.assign(runner, ids, state.lastSeq + 1);
       numbered = ids.length;
       return { ...state, lastSeq: state.lastSeq + ids.length };
     });
@@ -139,23 +140,29 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     return numbered === BATCH_SIZE;
   }
 
-  /** Deletes changes past retention, a batch per transaction, oldest first, while the lease holds. */
+  /** Deletes every change past retention, a batch per transaction, oldest first, while the lease holds. */
   private async pruneAll(runner: QueryRunner): Promise<boolean> {
     if (this.epoch === null) return false;
-    const cutoff = new Date(Date.now() - this.settings.retentionDays * 86_400_000);
     for (let more = true; more && !this.stopped;) {
-      more = false;
-      const state = await this.fenced(runner, async (state) => {
-        const through = expiredPrefix(await this.feed.oldest(runner, state.prunedThrough, PRUNE_BATCH_SIZE), cutoff);
-        if (through === null) return state;
-        await this.feed.deleteRange(runner, state.prunedThrough, through.seq);
-        await this.leases.setPrunedThrough(runner, through.seq);
-        more = through.count === PRUNE_BATCH_SIZE;
-        return { ...state, prunedThrough: through.seq };
-      });
-      if (!state) return false;
+      more = await this.pruneBatch(runner);
+      if (this.epoch === null) return false;
     }
     return true;
+  }
+
+  /** Deletes the oldest batch of changes past retention in one fenced transaction; true when a full batch went, so more may wait. */
+  private async pruneBatch(runner: QueryRunner): Promise<boolean> {
+    const retentionMs = this.settings.retentionDays * 86_400_000;
+    let more = false;
+    await this.fenced(runner, async (state) => {
+      const through = expiredPrefix(await this.feed.oldest(runner, state.prunedThrough, PRUNE_BATCH_SIZE, retentionMs));
+      if (through === null) return state;
+      await this.feed.deleteRange(runner, state.prunedThrough, through.seq);
+      await this.leases.setPrunedThrough(runner, through.seq);
+      more = through.count === PRUNE_BATCH_SIZE;
+      return { ...state, prunedThrough: through.seq };
+    });
+    return more;
   }
 
   /**

@@ -17,14 +17,15 @@ describe('parseChangesQuery', () => {
     expect(parseChangesQuery({})).toEqual({ start: { fromOldest: true }, limit: 100, waitSeconds: 0 });
   });
 
-  it('continues after a cursor, or after Last-Event-ID when after is absent', () => {
+  it('continues after a cursor, or after Last-Event-ID, which overrides after and since (EventSource reconnects to its first URL)', () => {
     expect(parseChangesQuery({ after: encodeChangeCursor(41), limit: '1000', waitSeconds: '30' })).toEqual({
       start: { afterSeq: 41 },
       limit: 1000,
       waitSeconds: 30,
     });
     expect(parseChangesQuery({}, encodeChangeCursor(9)).start).toEqual({ afterSeq: 9 });
-    expect(parseChangesQuery({ after: encodeChangeCursor(3) }, encodeChangeCursor(9)).start).toEqual({ afterSeq: 3 });
+    expect(parseChangesQuery({ after: encodeChangeCursor(3) }, encodeChangeCursor(9)).start).toEqual({ afterSeq: 9 });
+    expect(parseChangesQuery({ since: '2026-11-22T20:37:14Z' }, encodeChangeCursor(9)).start).toEqual({ afterSeq: 9 });
   });
 
   it('starts at an ISO-8601 instant with since', () => {

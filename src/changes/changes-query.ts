@@ -21,12 +21,14 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}
 /**
  * The feed's query, strict as every v2 list's: unknown or repeated parameters, a cursor this service did not issue
  * (or one that was altered), both `after` and `since`, and values out of range are one 400 naming them all.
- * `lastEventId` (SSE's Last-Event-ID header) stands for `after` when `after` is absent.
+ * `lastEventId` (SSE's Last-Event-ID header), when present, overrides both `after` and `since`: EventSource
+ * reconnects to the URL it was first given, so the header is the client's real position.
  */
 export function parseChangesQuery(raw: Record<string, unknown>, lastEventId?: string): ChangesQuery {
   const params = new QueryParameters(raw, 'v2', PARAMETERS, 'changesQuery');
-  const after = params.single('after') ?? (lastEventId?.trim() || undefined);
-  const since = params.single('since');
+  const resumeFrom = lastEventId?.trim() || undefined;
+  const after = resumeFrom ?? params.single('after');
+  const since = resumeFrom === undefined ? params.single('since') : undefined;
   const limit = integer(params, 'limit', CHANGES_LIMIT.min, CHANGES_LIMIT.max, CHANGES_LIMIT.default);
   const waitSeconds = integer(params, 'waitSeconds', 0, MAX_WAIT_SECONDS, 0);
   let start: ChangesStart = { fromOldest: true };

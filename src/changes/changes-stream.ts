@@ -9,6 +9,10 @@ import type { ChangeItemResponse } from './dto/change-item-response.dto.js';
 const STREAM_BATCH = 500;
 const logger = new Logger('ChangesStream');
 
+function aborted(signal: AbortSignal): Promise<unknown> {
+  return signal.aborted ? Promise.resolve() : once(signal, 'abort');
+}
+
 /** Whether the client asked for Server-Sent Events rather than JSON. */
 export function wantsEventStream(request: Request): boolean {
   return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(request.headers.accept ?? '');
@@ -44,7 +48,8 @@ export async function streamChanges(
   let lastWriteAt = Date.now();
   const write = async (text: string) => {
     lastWriteAt = Date.now();
-    if (!response.write(text)) await Promise.race([once(response, 'drain'), once(gone.signal, 'abort')]);
+    if (gone.signal.aborted || notifier.stopping) return;
+    if (!response.write(text)) await Promise.race([once(response, 'drain'), aborted(gone.signal), aborted(notifier.stopSignal)]);
   };
   try {
     while (!gone.signal.aborted && !notifier.stopping) {
@@ -58,5 +63,7 @@ export async function streamChanges(
   } catch (error) {
     logger.warn(`Change stream ended by a failed read: ${(error as Error).message}`);
   }
-  response.end();
+  // A client that stopped reading would hold the shutdown until it read what is buffered: it is cut off instead.
+  if (notifier.stopping && response.writableNeedDrain) response.destroy();
+  else response.end();
 }

@@ -32,10 +32,9 @@ export class ChangesController {
     const lastEventId = stream ? request.header('last-event-id') : undefined;
     const query = parseChangesQuery(request.query, lastEventId);
     if (stream) {
-      const afterSeq = await this.changes.startSeq(query.start);
       // The first read checks the position (410 past retention) while an error can still be an HTTP status.
-      await this.changes.read(afterSeq, 1);
-      return streamChanges(response, this.changes, this.notifier, afterSeq, this.heartbeatMs);
+      const { startSeq } = await this.changes.first(query.start, 1);
+      return streamChanges(response, this.changes, this.notifier, startSeq, this.heartbeatMs);
     }
     const gone = new AbortController();
     response.on('close', () => gone.abort());

@@ -17,6 +17,8 @@ export interface ChangesRead {
   items: ChangeItemResponse[];
   nextSeq: number;
   endOfStream: boolean;
+  /** The position the read started after. */
+  startSeq: number;
 }
 
 /**
@@ -37,8 +39,7 @@ export class ChangesService {
 
   /** One page of the feed as the JSON form answers it; with `waitSeconds`, a long-poll. */
   async page(query: ChangesQuery, signal?: AbortSignal): Promise<ChangePageResponse> {
-    const afterSeq = await this.startSeq(query.start);
-    let read = await this.read(afterSeq, query.limit);
+    let read = await this.first(query.start, query.limit);
     const until = Date.now() + query.waitSeconds * 1000;
     while (read.items.length === 0 && Date.now() < until && !this.notifier.stopping && !signal?.aborted) {
       await this.notifier.wait(read.nextSeq, until - Date.now(), signal);
@@ -47,10 +48,18 @@ export class ChangesService {
     return { items: read.items, nextCursor: encodeChangeCursor(read.nextSeq), endOfStream: read.endOfStream };
   }
 
-  /** The position a read starts after: a cursor's (checked by the first read), since's, or before the oldest change kept. */
-  async startSeq(start: ChangesStart): Promise<number> {
+  /**
+   * The first read of a request. Without a cursor it starts at the oldest change kept, in the read's own snapshot,
+   * so retention deleting changes meanwhile never makes it a 410.
+   */
+  async first(start: ChangesStart, limit: number): Promise<ChangesRead> {
+    if ('fromOldest' in start) return this.read(0, limit, true);
+    return this.read(await this.startSeq(start), limit);
+  }
+
+  /** The position a read starts after: a cursor's (checked by the read), or since's. */
+  private async startSeq(start: Exclude<ChangesStart, { fromOldest: true }>): Promise<number> {
     if ('afterSeq' in start) return start.afterSeq;
-    if ('fromOldest' in start) return (await this.fresh(() => this.feed.page(0, 0))).prunedThrough;
     const found = await this.fresh(() => this.feed.startAt(start.since));
     const cutoff = Date.now() - this.retentionDays * 86_400_000;
     if (found.prunedThrough > 0 && start.since.getTime() < cutoff)
@@ -59,17 +68,19 @@ export class ChangesService {
   }
 
   /**
-   * Up to `limit` changes after `afterSeq`; 410 when retention deleted changes after it, or when it is beyond any
-   * number given (a cursor of another database, or of one restored from an older backup).
+   * Up to `limit` changes after `afterSeq`; 410 when retention deleted changes after it (unless `fromOldest`: then
+   * the read starts after what was deleted), or when it is beyond any number given (a cursor of another database,
+   * or of one restored from an older backup).
    */
-  async read(afterSeq: number, limit: number): Promise<ChangesRead> {
+  async read(afterSeq: number, limit: number, fromOldest = false): Promise<ChangesRead> {
     const page: FeedPage = await this.fresh(() => this.feed.page(afterSeq, limit + 1));
+    if (fromOldest) afterSeq = Math.max(afterSeq, page.prunedThrough);
     if (afterSeq < page.prunedThrough)
       throw resyncRequired(`Changes after this cursor were deleted: only ${this.retentionDays} days are kept`);
     if (afterSeq > page.lastSeq) throw resyncRequired('This cursor is not of this change feed');
     const changes = page.changes.slice(0, limit);
     const nextSeq = changes.length > 0 ? changes.at(-1)!.seq : Math.max(afterSeq, page.lastSeq);
-    return { items: changes.map(changeItem), nextSeq, endOfStream: page.changes.length <= limit };
+    return { items: changes.map(changeItem), nextSeq, endOfStream: page.changes.length <= limit, startSeq: afterSeq };
   }
 
   /**

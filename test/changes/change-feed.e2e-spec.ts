@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { createConnection } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { decodeChangeCursor } from '../../src/changes/change-cursor.js';
@@ -98,7 +100,7 @@ describe('Change feed', () => {
     expect(await readFeed(baseUrl, { after: rest.cursor })).toEqual({ items: [], nextCursor: rest.cursor, endOfStream: true });
   });
 
-  it('starts a first read at the first change that occurred at or after since', async () => {
+  it('starts a first read at the first change numbered at or after since', async () => {
     const walker = await fromNow();
     const ticket = await post('/api/tickets', buildTicketRequest());
     await walker.until(() => walker.forTicket(ticket.id).length === 1);
@@ -106,9 +108,46 @@ describe('Change feed', () => {
 
     const page = await readFeed(baseUrl, { since: change.occurredAt, limit: 1000 });
     expect(page.items.map((item) => item.eventId)).toContain(change.eventId);
-    expect(page.items[0].occurredAt >= change.occurredAt).toBe(true);
     const later = await readFeed(baseUrl, { since: new Date(Date.parse(change.occurredAt) + 60_000).toISOString() });
     expect(later.items).toEqual([]);
+  });
+
+  it('numbers a change when it commits: one that commits after a later id comes after the cursor already handed out', async () => {
+    const walker = await fromNow();
+    const ticket = await post('/api/tickets', buildTicketRequest());
+    await walker.until(() => walker.forTicket(ticket.id).length === 1);
+    // A write's transaction that has inserted its change (taking the lower id) and not committed yet.
+    const held = app.get(DataSource).createQueryRunner();
+    await held.connect();
+    const late = { eventId: randomUUID(), eventType: 'UPDATED', occurredAt: new Date().toISOString(), ticketId: ticket.id, ticket };
+    let handedOut: string;
+    let other: Json;
+    try {
+      await held.startTransaction();
+      await held.query('INSERT INTO change_feed (event_id, event_type, ticket_id, occurred_at, payload) VALUES (?, ?, ?, ?, ?)', [
+        late.eventId,
+        late.eventType,
+        late.ticketId,
+        new Date(late.occurredAt),
+        JSON.stringify(late),
+      ]);
+      other = await post('/api/tickets', buildTicketRequest());
+      await walker.until(() => walker.forTicket(other.id).length === 1);
+      handedOut = walker.cursor!;
+      await held.commitTransaction();
+    } finally {
+      if (held.isTransactionActive) await held.rollbackTransaction();
+      await held.release();
+    }
+
+    await walker.until(() => walker.has([late.eventId]), 20_000);
+    const lateItem = walker.items.find((item) => item.eventId === late.eventId)!;
+    expect(decodeChangeCursor(lateItem.cursor)!).toBeGreaterThan(decodeChangeCursor(handedOut)!);
+    // since counts by numbering, not by occurredAt: the change that occurred later but was numbered first is not skipped.
+    const fromSince = await readFeed(baseUrl, { since: late.occurredAt, limit: 1000 });
+    expect(fromSince.items.map((item) => item.eventId)).toEqual(
+      expect.arrayContaining([late.eventId, walker.forTicket(other.id)[0].eventId]),
+    );
   });
 
   it('answers 400 problem+json for a malformed or foreign cursor and bad parameters', async () => {
@@ -129,6 +168,24 @@ describe('Change feed', () => {
     const both = expectProblem(await raw(`?after=${nextCursor}&since=2026-01-01T00:00:00Z`), 400);
     expect(both.errors[0]).toMatchObject({ field: 'since', code: 'InvalidCursor' });
     expectProblem(await raw('', { accept: 'text/event-stream', 'last-event-id': 'garbage' }), 400);
+  });
+
+  it('resumes a stream from Last-Event-ID, which overrides the after or since of the URL EventSource reconnects to', async () => {
+    const walker = await fromNow();
+    const start = walker.cursor!;
+    const first = await post('/api/tickets', buildTicketRequest());
+    const second = await post('/api/tickets', buildTicketRequest());
+    await walker.until(() => walker.forTicket(second.id).length === 1);
+    const resumeAfter = walker.forTicket(first.id)[0].cursor as string;
+    for (const query of [`?after=${start}`, `?since=${new Date(Date.now() - 3_600_000).toISOString()}`]) {
+      const stream = new SseClient(`${baseUrl}`, { 'last-event-id': resumeAfter }, query);
+      try {
+        await stream.waitFor(() => stream.events().some((message) => message.id === walker.forTicket(second.id)[0].cursor));
+        expect(decodeChangeCursor(stream.events()[0].id!)).toBe(decodeChangeCursor(resumeAfter)! + 1);
+      } finally {
+        stream.close();
+      }
+    }
   });
 
   it('long-poll answers when a change arrives, and at the end of the wait when none does', async () => {
@@ -206,7 +263,7 @@ describe('Change feed', () => {
 
     await app
       .get(DataSource)
-      .query('UPDATE change_feed SET occurred_at = NOW(3) - INTERVAL 8 DAY WHERE seq <= ?', [decodeChangeCursor(change.cursor)]);
+      .query('UPDATE change_feed SET sequenced_at = NOW(3) - INTERVAL 8 DAY WHERE seq <= ?', [decodeChangeCursor(change.cursor)]);
     await waitUntil(() => sequencer.isSequencer());
     expect(await sequencer.prune()).toBe(true);
 
@@ -232,6 +289,42 @@ describe('Change feed', () => {
     await other.close();
     expect((await waiting).items).toEqual([]);
     await stream.waitFor(() => stream.ended);
+  });
+
+  it('shuts down while a stream client has stopped reading', async () => {
+    const other = await createTestApp();
+    const port = await listen(other);
+    const walker = await fromNow();
+    // Enough changes (100 of ~100 kB) that the stream's writes fill the socket buffers of a client that reads nothing.
+    const ticket = await post('/api/tickets', buildTicketRequest());
+    const filler = 'x'.repeat(100_000);
+    const dataSource = other.get(DataSource);
+    for (let i = 0; i < 100; i++) {
+      const event = { eventId: randomUUID(), eventType: 'UPDATED', occurredAt: new Date().toISOString(), ticketId: ticket.id, filler };
+      await dataSource.query('INSERT INTO change_feed (event_id, event_type, ticket_id, occurred_at, payload) VALUES (?, ?, ?, ?, ?)', [
+        event.eventId,
+        event.eventType,
+        event.ticketId,
+        new Date(event.occurredAt),
+        JSON.stringify(event),
+      ]);
+    }
+    const stalled = createConnection({ port, host: '127.0.0.1' });
+    let received = 0;
+    stalled.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > 0) stalled.pause();
+    });
+    stalled.on('error', () => undefined);
+    await walker.until(() => walker.items.filter((item) => item.data.filler !== undefined).length >= 100);
+    stalled.write(
+      `GET /api/v2/changes?since=${new Date(Date.now() - 3_600_000).toISOString()} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`,
+    );
+    await waitUntil(() => received > 0);
+    // The stream is cut off at shutdown rather than held until the client reads or the HTTP drain gives up on it.
+    await other.close();
+    expect((other.getHttpServer() as { listening: boolean }).listening).toBe(false);
+    stalled.destroy();
   });
 });
 
