@@ -1,4 +1,4 @@
-import { PassThrough, type Readable } from 'node:stream';
+import { finished, PassThrough, type Readable } from 'node:stream';
 import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
 import busboy from 'busboy';
 import type { Request } from 'express';
@@ -55,21 +55,23 @@ export function incomingFile(request: Request): Promise<IncomingFile> {
   });
 }
 
+/** The failure of an upload whose client closed its connection before its body ended. */
+function clientGone(): BadRequestException {
+  return new BadRequestException('The client closed the connection before the upload ended');
+}
+
 /**
  * A request the client gave up (closed its connection) before its body ended fails the stream it feeds, so the upload
- * stops and rolls back; otherwise the stream would wait for bytes that never come.
+ * stops and rolls back; otherwise the stream would wait for bytes that never come. `finished` also reports a request
+ * that was already gone when this is called (while the upload waited for its turn or its connection).
  */
 function forwardAbort(request: Request, content: Readable): void {
   // The stream may fail before the upload reads it (while its row is inserted): the reader meets the error then, from
   // the stream's state; meanwhile it must not count as unhandled.
   content.on('error', () => undefined);
-  const abort = () => {
-    if (!request.complete) content.destroy(new BadRequestException('The client closed the connection before the upload ended'));
-  };
-  request.once('close', abort);
-  request.once('error', abort);
-  // Gone while the upload waited for its turn (ATTACHMENTS_MAX_CONCURRENT_UPLOADS): no event will come any more.
-  if (request.destroyed) abort();
+  finished(request, { writable: false }, (error) => {
+    if (error && !request.complete) content.destroy(clientGone());
+  });
 }
 
 function multipartFile(request: Request): Promise<IncomingFile> {
@@ -99,6 +101,14 @@ function multipartFile(request: Request): Promise<IncomingFile> {
     });
     parser.on('close', () => {
       if (!found) reject(new BadRequestException(`The multipart/form-data body has no file part named "${FILE_FIELD}"`));
+    });
+    if (request.destroyed || request.readableAborted) return reject(clientGone());
+    // A request cut off before its end (or before this) never ends the parser: it fails the upload instead of leaving
+    // it waiting forever. (Not pipeline: it would destroy the request on a malformed body, and the client get no 400.)
+    finished(request, { writable: false }, (error) => {
+      if (!error || request.complete) return;
+      if (found) found.destroy(clientGone());
+      else reject(clientGone());
     });
     request.pipe(parser);
   });

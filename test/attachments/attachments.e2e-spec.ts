@@ -5,12 +5,14 @@ import { listen } from '../support/http-client.js';
 import { createTestApp } from '../support/test-app.js';
 import { createTicket } from '../support/ticket-factory.js';
 import {
+  abortedMultipart,
   abortedUpload,
   attachmentRowCounts,
   binaryBytes,
   download,
   eventually,
   MiB,
+  openTransactions,
   sha256,
   uploadMultipart,
   uploadInProgress,
@@ -247,5 +249,29 @@ describe('Attachments: uploads past ATTACHMENTS_MAX_CONCURRENT_UPLOADS wait thei
     });
     await uploadRaw(http, `/api/tickets/${second}/attachments`, binaryBytes(100)).expect(201);
     expect((await http.get(`/api/tickets/${second}/attachments`).expect(200)).body).toHaveLength(1);
+  });
+
+  it.each([
+    ['multipart', abortedMultipart],
+    ['raw', (port: number, path: string, inProgress: () => Promise<unknown>) => abortedUpload(port, path, 100, 50, inProgress)],
+  ])('leaves no transaction open nor its turn taken when a %s client leaves before its upload starts', async (_kind, abort) => {
+    const [first, second] = [(await createTicket(http)).body.id, (await createTicket(http)).body.id];
+    await abortedUpload(port, `/api/tickets/${first}/attachments`, 10 * MiB, MiB, async () => {
+      await eventually(
+        'the first upload under way',
+        () => uploadInProgress(app, first),
+        (busy) => busy,
+      );
+      await abort(port, `/api/tickets/${second}/attachments`, async () => undefined);
+    });
+    await eventually(
+      'no transaction left open',
+      () => openTransactions(app),
+      (n) => n === 0,
+    );
+    const created = await uploadMultipart(http, `/api/tickets/${second}/attachments`, binaryBytes(100)).expect(201);
+    const responses = await Promise.all(Array.from({ length: 30 }, () => http.get(`/api/tickets/${second}/attachments`)));
+    expect(responses.map((response) => response.status)).toEqual(Array(30).fill(200));
+    expect(responses[0].body.map((a: { id: number }) => a.id)).toEqual([created.body.id]);
   });
 });

@@ -130,3 +130,35 @@ export async function eventually<T>(
   }
   throw new Error(`${what}: still ${JSON.stringify(last)}`);
 }
+
+/**
+ * Sends the head of a multipart upload and a field that is not the file (the file part never comes), waits for
+ * `inProgress`, then cuts the connection; resolves once the socket is gone.
+ */
+export function abortedMultipart(port: number, path: string, inProgress: () => Promise<unknown>): Promise<void> {
+  const boundary = 'cut-off-boundary';
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': 10 * MiB },
+    });
+    req.on('error', () => resolve());
+    req.on('close', () => resolve());
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nfirst\r\n`, () => {
+      inProgress().then(() => req.destroy(), reject);
+    });
+  });
+}
+
+/** Transactions open in the test's database, on connections other than the one asking. */
+export async function openTransactions(app: INestApplication): Promise<number> {
+  const dataSource = app.get<DataSource>(getDataSourceToken());
+  const [{ n }] = await dataSource.query(
+    `SELECT COUNT(*) AS n FROM information_schema.innodb_trx t JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
+      WHERE p.db = DATABASE() AND p.id <> CONNECTION_ID()`,
+  );
+  return Number(n);
+}
