@@ -97,7 +97,7 @@ export class AttachmentsService implements OnModuleInit {
               createdBy: context.actor,
             });
             writer = storage.writer(transaction, id);
-            const received = await receiveContent(file, writer, this.config.maxFileSize);
+            const received = await receiveContent(file, writer, this.config.maxFileSize, this.config.uploadIdleTimeoutMs);
             await writer.finish();
             const attachment: AttachmentResponse = {
               id,

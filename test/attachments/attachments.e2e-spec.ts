@@ -14,6 +14,7 @@ import {
   MiB,
   openTransactions,
   sha256,
+  trickledUpload,
   uploadMultipart,
   uploadInProgress,
   uploadRaw,
@@ -273,5 +274,34 @@ describe('Attachments: uploads past ATTACHMENTS_MAX_CONCURRENT_UPLOADS wait thei
     const responses = await Promise.all(Array.from({ length: 30 }, () => http.get(`/api/tickets/${second}/attachments`)));
     expect(responses.map((response) => response.status)).toEqual(Array(30).fill(200));
     expect(responses[0].body.map((a: { id: number }) => a.id)).toEqual([created.body.id]);
+  });
+});
+
+describe('Attachments: an upload that trickles in is cut off (ATTACHMENTS_UPLOAD_IDLE_TIMEOUT_MS)', () => {
+  let app: INestApplication;
+  let http: ReturnType<typeof request>;
+  let port: number;
+
+  beforeAll(async () => {
+    app = await createTestApp({ env: { ATTACHMENTS_UPLOAD_IDLE_TIMEOUT_MS: '500' } });
+    port = await listen(app);
+    http = request(app.getHttpServer());
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers 408 to a client sending a byte at a time, and frees its connection', async () => {
+    const id = (await createTicket(http)).body.id;
+    const before = await attachmentRowCounts(app);
+    expect(await trickledUpload(port, `/api/tickets/${id}/attachments`, 200, 50)).toBe(408);
+    await eventually(
+      'no transaction left open',
+      () => openTransactions(app),
+      (n) => n === 0,
+    );
+    expect(await attachmentRowCounts(app)).toEqual(before);
+    await uploadRaw(http, `/api/tickets/${id}/attachments`, binaryBytes(100)).expect(201);
   });
 });

@@ -162,3 +162,29 @@ export async function openTransactions(app: INestApplication): Promise<number> {
   );
   return Number(n);
 }
+
+/** A raw upload sent in chunks of 1 byte, one every `everyMs`, `bytes` in all; resolves with the status of the answer. */
+export function trickledUpload(port: number, path: string, bytes: number, everyMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/octet-stream' } });
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (req.destroyed) return clearInterval(timer);
+      if (sent++ < bytes) req.write(Buffer.from([sent % 256]));
+      else {
+        clearInterval(timer);
+        req.end();
+      }
+    }, everyMs);
+    req.on('response', (response) => {
+      clearInterval(timer);
+      response.resume();
+      resolve(response.statusCode ?? 0);
+      req.destroy();
+    });
+    req.on('error', (error) => {
+      clearInterval(timer);
+      reject(error);
+    });
+  });
+}
