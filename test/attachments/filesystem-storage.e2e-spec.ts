@@ -104,7 +104,7 @@ describe('Attachments in the filesystem storage', () => {
     expect(await attachmentRowCounts(app)).toEqual(rowsBefore);
   });
 
-  it('sweeps what a crash left: old partial files and files without an attachment go, a committed partial file is completed', async () => {
+  it('sweeps what a crash left: old partial files and old files without an attachment go, a committed partial file is completed at once', async () => {
     const ticketId = await newTicket();
     const bytes = binaryBytes(100);
     const kept = String((await uploadRaw(http, `/api/tickets/${ticketId}/attachments`, bytes).expect(201)).body.id);
@@ -113,13 +113,14 @@ describe('Attachments in the filesystem storage', () => {
     await writeFile(join(directory, '999999.bbbb.partial'), 'an upload that never committed');
     await writeFile(join(directory, '999998'), 'a deleted attachment');
     await writeFile(join(directory, '999997.cccc.partial'), 'an upload still running');
+    await writeFile(join(directory, '999996'), 'an attachment just committed, its row not yet seen (young)');
     const hourAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
-    for (const name of [`${kept}.aaaa.partial`, '999999.bbbb.partial']) await utimes(join(directory, name), hourAgo, hourAgo);
+    for (const name of ['999998', '999999.bbbb.partial']) await utimes(join(directory, name), hourAgo, hourAgo);
 
     const result = await app.get(OrphanSweeper).sweep();
     expect(result.completed).toEqual([`${kept}.aaaa.partial`]);
     expect(result.removed.sort()).toEqual(['999998', '999999.bbbb.partial']);
-    expect(await files()).toEqual(expect.arrayContaining([kept, '999997.cccc.partial']));
+    expect(await files()).toEqual(expect.arrayContaining([kept, '999997.cccc.partial', '999996']));
     const content = await download(http, `/api/tickets/${ticketId}/attachments/${kept}/content`);
     expect(content.bytes.equals(bytes)).toBe(true);
   });
