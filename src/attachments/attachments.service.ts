@@ -204,7 +204,16 @@ export class AttachmentsService implements OnModuleInit {
       return attachment;
     });
     this.relay.kick();
-    await this.storages.of(removed.storage).removed([removed.id]);
+    await this.removeBytes(removed.storage, [removed.id]);
+  }
+
+  /** After a committed delete: a failure to remove the bytes is logged, not answered; the sweeper removes them later. */
+  private async removeBytes(kind: StoredAttachment['storage'], ids: number[]): Promise<void> {
+    try {
+      await this.storages.of(kind).removed(ids);
+    } catch (error) {
+      this.logger.warn(`The bytes of deleted attachments ${ids.join(', ')} were not removed: ${String(error)}`);
+    }
   }
 
   /** A ticket's delete: its attachments' rows (and chunks) go in its transaction, their files after its commit. */
@@ -219,7 +228,7 @@ export class AttachmentsService implements OnModuleInit {
     return async () => {
       for (const kind of new Set(attachments.map((attachment) => attachment.storage))) {
         const ids = attachments.filter((attachment) => attachment.storage === kind).map((attachment) => attachment.id);
-        await this.storages.of(kind).removed(ids);
+        await this.removeBytes(kind, ids);
       }
     };
   }

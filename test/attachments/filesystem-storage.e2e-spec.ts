@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -76,6 +76,25 @@ describe('Attachments in the filesystem storage', () => {
     await http.delete(`/api/tickets/${ticketId}`).expect(204);
     expect(await files()).not.toContain(b);
     expect(await files()).not.toContain(c);
+  });
+
+  it('answers a committed delete with success even when the file cannot be removed (left for the sweeper)', async () => {
+    const ticketId = await newTicket();
+    const [a, b] = [
+      (await uploadRaw(http, `/api/tickets/${ticketId}/attachments`, binaryBytes(10)).expect(201)).body.id,
+      (await uploadRaw(http, `/api/tickets/${ticketId}/attachments`, binaryBytes(10)).expect(201)).body.id,
+    ].map(String);
+    // A non-empty directory in a file's place: removing it fails.
+    for (const id of [a, b]) {
+      await rm(join(directory, id));
+      await mkdir(join(directory, id));
+      await writeFile(join(directory, id, 'x'), 'x');
+    }
+    await http.delete(`/api/v2/tickets/${ticketId}/attachments/${a}`).expect(204);
+    await http.get(`/api/v2/tickets/${ticketId}/attachments/${a}`).expect(404);
+    await http.delete(`/api/v2/tickets/${ticketId}`).expect(204);
+    await http.get(`/api/v2/tickets/${ticketId}`).expect(404);
+    for (const id of [a, b]) await rm(join(directory, id), { recursive: true });
   });
 
   it('leaves no file and no row when an upload is too large or the client disconnects midway', async () => {
