@@ -80,7 +80,8 @@ export class AttachmentsService implements OnModuleInit {
   private async store(ticketId: string, open: () => Promise<IncomingFile>, context: WriteContext): Promise<AttachmentResponse> {
     const file = await open();
     const storage = this.storages.forNew();
-    const now = new Date();
+    // Until recordAdded gives the row the commit's time.
+    const started = new Date();
     const filename = cleanFilename(file.filename);
     let writer: ContentWriter | undefined;
     let attachment: AttachmentResponse;
@@ -93,7 +94,7 @@ export class AttachmentsService implements OnModuleInit {
               ticketId,
               filename,
               storage: storage.kind,
-              createdAt: now,
+              createdAt: started,
               createdBy: context.actor,
             });
             writer = storage.writer(transaction, id);
@@ -106,7 +107,7 @@ export class AttachmentsService implements OnModuleInit {
               contentType: recordedContentType(received.head, file.declaredType),
               size: received.size,
               sha256: received.sha256,
-              createdAt: now,
+              createdAt: started,
               createdBy: context.actor,
             };
             await this.recordAdded(transaction, attachment, context);
@@ -129,12 +130,14 @@ export class AttachmentsService implements OnModuleInit {
   /**
    * The end of an upload: the ticket's row lock orders the attachment with the ticket's updates and its delete (no
    * attachment commits for a ticket deleted meanwhile) and with other uploads to it, so the count, the transaction's
-   * first read, sees every attachment committed before and none can slip past the limit.
+   * first read, sees every attachment committed before and none can slip past the limit. Sets `createdAt`.
    */
   private async recordAdded(transaction: Transaction, attachment: AttachmentResponse, context: WriteContext): Promise<void> {
     const ticketId = String(attachment.ticketId);
     await assertTicketExists(transaction, ticketId, true);
     await this.assertRoom(transaction, ticketId, 1);
+    // Its time is the commit's, under the ticket's lock, so it orders with the ticket's other writes.
+    attachment.createdAt = new Date();
     await this.attachments.complete(transaction.later, attachment.id, attachment);
     await this.history.record(transaction.later, {
       ticketId: attachment.ticketId,
@@ -182,9 +185,9 @@ export class AttachmentsService implements OnModuleInit {
   /** Deletes the attachment with a DETACHED history entry and an ATTACHMENT_DELETED event; 409 while a comment names it. */
   @WithinRequestDeadline()
   async remove(ticketId: string, attachmentId: string, context: WriteContext = anonymousWrite()): Promise<void> {
-    const now = new Date();
     const removed = await inTransaction(this.dataSource, async (transaction) => {
       await assertTicketExists(transaction, ticketId, true);
+      const now = new Date();
       const attachment = await this.attachments.findOne(transaction, ticketId, attachmentId, true);
       if (!attachment) throw attachmentNotFound(attachmentId);
       const comments = await this.attachments.commentsNaming(transaction, attachment.id);

@@ -191,6 +191,49 @@ describe('Attachments: upload, download, list, delete (database storage)', () =>
     expect((await http.get(`/api/tickets/${id}/attachments`).expect(200)).body).toEqual([]);
   });
 
+  it("takes the attachment's time when it commits, not when its upload started", async () => {
+    const id = await newTicket();
+    let started = 0;
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/api/tickets/${id}/attachments`,
+        headers: { 'content-type': 'application/octet-stream', 'content-length': 200 },
+      });
+      req.on('response', resolve);
+      req.on('error', reject);
+      const finish = async () => {
+        await eventually(
+          'the upload under way',
+          () => uploadInProgress(app, id),
+          (busy) => busy,
+        );
+        started = Date.now();
+        // The clock moves on before the upload ends (a wait for the clock, not for the server).
+        while (Date.now() <= started + 5) await new Promise((tick) => setTimeout(tick, 5));
+        req.end(binaryBytes(100));
+      };
+      req.write(binaryBytes(100), () => {
+        finish().catch(reject);
+      });
+    });
+    const body = JSON.parse(
+      await new Promise<string>((resolve) => {
+        let text = '';
+        response.on('data', (piece: Buffer) => (text += piece.toString()));
+        response.on('end', () => resolve(text));
+      }),
+    );
+    expect(response.statusCode).toBe(201);
+    expect(new Date(body.createdAt).getTime()).toBeGreaterThan(started);
+    const stored = await http.get(`/api/tickets/${id}/attachments/${body.id}`).expect(200);
+    expect(stored.body.createdAt).toBe(body.createdAt);
+    const history = await http.get(`/api/tickets/${id}/history`).expect(200);
+    expect(JSON.stringify(history.body)).toContain(body.createdAt);
+  });
+
   it('records history entries for attachments added and deleted', async () => {
     const id = await newTicket();
     const created = await uploadRaw(http, `/api/tickets/${id}/attachments`, binaryBytes(3)).expect(201);
