@@ -118,6 +118,37 @@ describe('Attachments: upload, download, list, delete (database storage)', () =>
     expect(JSON.parse(response.body)).toMatchObject({ status: 413, title: 'Payload Too Large' });
   });
 
+  it('answers 413 to a chunked body once it passes the limit, before it ends, and closes the connection', async () => {
+    const id = await newTicket();
+    const before = await attachmentRowCounts(app);
+    const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/api/tickets/${id}/attachments`,
+        headers: { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+      });
+      let answered: { status: number; connection: string | undefined } | undefined;
+      req.on('response', (res: IncomingMessage) => {
+        answered = { status: res.statusCode!, connection: res.headers.connection };
+        res.resume();
+      });
+      // The server closes the connection: the body, never ended, is not waited for.
+      req.on('close', () => (answered ? resolve(answered) : reject(new Error('closed without an answer'))));
+      req.on('error', () => undefined);
+      let sent = 0;
+      const more = () => {
+        if (answered || req.destroyed || sent > MAX + MiB) return;
+        sent += MiB;
+        req.write(binaryBytes(MiB), more);
+      };
+      more();
+    });
+    expect(answer).toEqual({ status: 413, connection: 'close' });
+    expect(await attachmentRowCounts(app)).toEqual(before);
+  });
+
   it('keeps the filename the client gave, cleaned for headers, and records what the bytes are', async () => {
     const id = await newTicket();
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), binaryBytes(100)]);
