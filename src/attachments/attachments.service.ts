@@ -99,6 +99,7 @@ export class AttachmentsService implements OnModuleInit {
             });
             writer = storage.writer(transaction, id);
             const received = await receiveContent(file, writer, this.config.maxFileSize, this.config.uploadIdleTimeoutMs);
+            await file.ended;
             await writer.finish();
             const attachment: AttachmentResponse = {
               id,

@@ -174,6 +174,21 @@ describe('Attachments: upload, download, list, delete (database storage)', () =>
     expect(v2.body).toMatchObject({ status: 404, detail: 'Ticket not found with id: 999999999' });
   });
 
+  it.each([
+    ['a second file part', 'file'],
+    ['a file part under another name', 'other'],
+  ])('answers 400 for a multipart body with %s, and stores nothing', async (_label, second) => {
+    const id = await newTicket();
+    const before = await attachmentRowCounts(app);
+    const response = await http
+      .post(`/api/tickets/${id}/attachments`)
+      .attach('file', binaryBytes(100), 'a.bin')
+      .attach(second, binaryBytes(100), 'b.bin')
+      .expect(400);
+    expect(response.body.message).toBe('The multipart/form-data body may have one file part only, named "file"');
+    expect(await attachmentRowCounts(app)).toEqual(before);
+  });
+
   it('answers 400 for a multipart body without a file part', async () => {
     const id = await newTicket();
     const response = await http.post(`/api/tickets/${id}/attachments`).field('note', 'no file').expect(400);
