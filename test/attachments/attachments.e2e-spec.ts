@@ -366,13 +366,13 @@ describe('Attachments: uploads past ATTACHMENTS_MAX_CONCURRENT_UPLOADS wait thei
   });
 });
 
-describe('Attachments: an upload that trickles in is cut off (ATTACHMENTS_UPLOAD_IDLE_TIMEOUT_MS)', () => {
+describe('Attachments: a trickling upload is cut off (ATTACHMENTS_UPLOAD_IDLE_TIMEOUT_MS); ATTACHMENTS_MAX_PER_TICKET', () => {
   let app: INestApplication;
   let http: ReturnType<typeof request>;
   let port: number;
 
   beforeAll(async () => {
-    app = await createTestApp({ env: { ATTACHMENTS_UPLOAD_IDLE_TIMEOUT_MS: '500' } });
+    app = await createTestApp({ env: { ATTACHMENTS_UPLOAD_IDLE_TIMEOUT_MS: '500', ATTACHMENTS_MAX_PER_TICKET: '2' } });
     port = await listen(app);
     http = request(app.getHttpServer());
   });
@@ -392,5 +392,16 @@ describe('Attachments: an upload that trickles in is cut off (ATTACHMENTS_UPLOAD
     );
     expect(await attachmentRowCounts(app)).toEqual(before);
     await uploadRaw(http, `/api/tickets/${id}/attachments`, binaryBytes(100)).expect(201);
+  });
+
+  it('answers 409 to an upload past ATTACHMENTS_MAX_PER_TICKET, in each version, and stores nothing', async () => {
+    const id = (await createTicket(http)).body.id;
+    for (let i = 0; i < 2; i++) await uploadRaw(http, `/api/tickets/${id}/attachments`, binaryBytes(10)).expect(201);
+    const before = await attachmentRowCounts(app);
+    const v1 = await uploadRaw(http, `/api/tickets/${id}/attachments`, binaryBytes(10)).expect(409);
+    expect(v1.body).toMatchObject({ status: 409, message: `Ticket ${id} already has 2 attachments, the most it may have` });
+    const v2 = await uploadMultipart(http, `/api/v2/tickets/${id}/attachments`, binaryBytes(10)).expect(409);
+    expect(v2.body).toMatchObject({ status: 409, detail: `Ticket ${id} already has 2 attachments, the most it may have` });
+    expect(await attachmentRowCounts(app)).toEqual(before);
   });
 });
