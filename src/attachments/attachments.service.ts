@@ -152,7 +152,8 @@ export class AttachmentsService implements OnModuleInit {
       attachmentEvent('ATTACHMENT_ADDED', attachment.ticketId, attachment, attachment.createdAt),
       routingKeyOf('ATTACHMENT_ADDED'),
     );
-    await this.idempotency.finishCreated(transaction, context.idempotency, attachment, `"${attachment.sha256}"`);
+    // No ETag: the first answer has none either (a replay answers with the same headers).
+    await this.idempotency.finishCreated(transaction, context.idempotency, attachment, null);
   }
 
   /** `own`: the transaction's own new attachment, which its count includes. */

@@ -222,6 +222,7 @@ describe('Attachments: downloads, ranges, safe headers, comments, ticket deletes
     const replay = await uploadMultipart(http, `/api/v2/tickets/${ticketId}/attachments`, bytes).set('Idempotency-Key', key).expect(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.headers.location).toBe(first.headers.location);
+    expect(replay.headers.etag).toBe(first.headers.etag);
     expect(replay.body).toEqual(first.body);
     expect((await http.get(`/api/tickets/${ticketId}/attachments`).expect(200)).body).toHaveLength(1);
   });
