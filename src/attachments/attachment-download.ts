@@ -1,4 +1,5 @@
-import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { BadRequestException, HttpException, HttpStatus } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ifNoneMatchSatisfied } from '../common/http/conditional-get.js';
@@ -61,20 +62,20 @@ export function prepareDownload(request: Request, response: Response, attachment
 }
 
 /**
- * Writes the pieces to the response, waiting for it to drain whenever its buffer is full, so a slow client holds at
- * most a piece or two in memory. A failure midway (the attachment deleted meanwhile, the database gone) can no longer
- * change the status: the connection is cut, so the client sees a short body rather than a complete-looking one.
+ * Streams the pieces into the response with back-pressure (pipeline), so a slow client holds at most a piece or two in
+ * memory. The first piece is read before a byte is sent, so its failure still gets an error answer; a failure later (the
+ * attachment deleted meanwhile, the database gone) can no longer change the status: the connection is cut, so the
+ * client sees a short body rather than a complete-looking one.
  */
 export async function streamContent(response: Response, part: ContentPart, pieces: AsyncIterable<Buffer>): Promise<void> {
+  const iterator = pieces[Symbol.asyncIterator]();
+  const first = await iterator.next();
   response.setHeader('Content-Length', String(part.end - part.start + 1));
-  try {
-    for await (const piece of pieces) {
-      if (response.destroyed) return;
-      if (!response.write(piece)) await Promise.race([once(response, 'drain'), once(response, 'close')]);
-    }
-    response.end();
-  } catch (error) {
-    if (!response.headersSent) throw error;
-    response.destroy(error as Error);
+  async function* all(): AsyncGenerator<Buffer> {
+    if (first.done) return;
+    yield first.value;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
   }
+  // On a failure, pipeline has destroyed the response, which cuts the connection.
+  await pipeline(Readable.from(all()), response).catch(() => undefined);
 }

@@ -1,4 +1,4 @@
-import { PassThrough, type Readable } from 'node:stream';
+import { finished, PassThrough, type Readable } from 'node:stream';
 import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
 import busboy from 'busboy';
 import type { Request } from 'express';
@@ -19,6 +19,8 @@ export interface IncomingFile {
   filename: string | undefined;
   declaredType: string | undefined;
   content: Readable;
+  /** Settles once the whole body is read: fails when a multipart body turns out wrong after the file (another file part). */
+  ended: Promise<void>;
 }
 
 export function tooLarge(maxFileSize: number): PayloadTooLargeException {
@@ -52,24 +54,27 @@ export function incomingFile(request: Request): Promise<IncomingFile> {
     filename: filenameFromDisposition(request.headers['content-disposition']),
     declaredType: request.headers['content-type'],
     content,
+    ended: Promise.resolve(),
   });
+}
+
+/** The failure of an upload whose client closed its connection before its body ended. */
+function clientGone(): BadRequestException {
+  return new BadRequestException('The client closed the connection before the upload ended');
 }
 
 /**
  * A request the client gave up (closed its connection) before its body ended fails the stream it feeds, so the upload
- * stops and rolls back; otherwise the stream would wait for bytes that never come.
+ * stops and rolls back; otherwise the stream would wait for bytes that never come. `finished` also reports a request
+ * that was already gone when this is called (while the upload waited for its turn or its connection).
  */
 function forwardAbort(request: Request, content: Readable): void {
   // The stream may fail before the upload reads it (while its row is inserted): the reader meets the error then, from
   // the stream's state; meanwhile it must not count as unhandled.
   content.on('error', () => undefined);
-  const abort = () => {
-    if (!request.complete) content.destroy(new BadRequestException('The client closed the connection before the upload ended'));
-  };
-  request.once('close', abort);
-  request.once('error', abort);
-  // Gone while the upload waited for its turn (ATTACHMENTS_MAX_CONCURRENT_UPLOADS): no event will come any more.
-  if (request.destroyed) abort();
+  finished(request, { writable: false }, (error) => {
+    if (error && !request.complete) content.destroy(clientGone());
+  });
 }
 
 function multipartFile(request: Request): Promise<IncomingFile> {
@@ -80,25 +85,50 @@ function multipartFile(request: Request): Promise<IncomingFile> {
         headers: request.headers,
         defParamCharset: 'utf8',
         preservePath: true,
-        limits: { files: 1, fields: 20, parts: 25 },
+        // Fields other than the file are not used: short ones (longer are cut), few of them.
+        limits: { files: 1, fields: 20, parts: 25, fieldSize: 1024 },
       });
     } catch (error) {
       return reject(new BadRequestException(`Malformed multipart/form-data: ${(error as Error).message}`));
     }
     let found: Readable | undefined;
+    let endedOk: () => void = () => undefined;
+    let endedFailed: (error: Error) => void = () => undefined;
+    const ended = new Promise<void>((ok, failed) => {
+      endedOk = ok;
+      endedFailed = failed;
+    });
+    ended.catch(() => undefined);
+    const fail = (failure: Error) => {
+      found?.destroy(failure);
+      endedFailed(failure);
+      reject(failure);
+    };
     parser.on('file', (field, stream, info) => {
-      if (field !== FILE_FIELD || found) return stream.resume();
+      if (field !== FILE_FIELD) {
+        stream.resume();
+        return fail(new BadRequestException(`The multipart/form-data body may have one file part only, named "${FILE_FIELD}"`));
+      }
       found = stream;
       forwardAbort(request, stream);
-      resolve({ filename: info.filename, declaredType: info.mimeType, content: stream });
+      resolve({ filename: info.filename, declaredType: info.mimeType, content: stream, ended });
     });
-    parser.on('error', (error: Error) => {
-      const failure = new BadRequestException(`Malformed multipart/form-data: ${error.message}`);
-      if (found) found.destroy(failure);
-      else reject(failure);
-    });
+    parser.on('filesLimit', () =>
+      fail(new BadRequestException(`The multipart/form-data body may have one file part only, named "${FILE_FIELD}"`)),
+    );
+    const tooMany = () => fail(new BadRequestException('The multipart/form-data body has too many parts'));
+    parser.on('fieldsLimit', tooMany);
+    parser.on('partsLimit', tooMany);
+    parser.on('error', (error: Error) => fail(new BadRequestException(`Malformed multipart/form-data: ${error.message}`)));
     parser.on('close', () => {
+      endedOk();
       if (!found) reject(new BadRequestException(`The multipart/form-data body has no file part named "${FILE_FIELD}"`));
+    });
+    if (request.destroyed || request.readableAborted) return reject(clientGone());
+    // A request cut off before its end (or before this) never ends the parser: it fails the upload instead of leaving
+    // it waiting forever. (Not pipeline: it would destroy the request on a malformed body, and the client get no 400.)
+    finished(request, { writable: false }, (error) => {
+      if (error && !request.complete) fail(clientGone());
     });
     request.pipe(parser);
   });

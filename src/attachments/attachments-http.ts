@@ -23,6 +23,8 @@ export async function upload(
     response.setHeader('Location', `${collection}/${attachment.id}`);
     return attachment;
   } catch (error) {
+    // The connection ends with the answer: the rest of the body, however long or slow, is not waited for.
+    response.setHeader('Connection', 'close');
     discardRest(http);
     throw error;
   }

@@ -80,6 +80,11 @@ export function attachmentsApi(version: QueryDialect) {
           path: sub.path,
           message: 'Ticket 42 already has 100 attachments, the most it may have',
         }),
+        sub.errorResponse(408, 'Less than 64 KiB of the body arrived in ATTACHMENTS_UPLOAD_IDLE_TIMEOUT_MS (10 s by default)', {
+          summary: 'Too slow',
+          path: sub.path,
+          message: 'The upload sent less than 65536 bytes in 10000 ms',
+        }),
         sub.errorResponse(413, 'The file is larger than ATTACHMENTS_MAX_FILE_SIZE (25 MiB by default)', {
           summary: 'Too large',
           path: sub.path,

@@ -49,11 +49,16 @@ export class AttachmentsRepository {
     return Number(insertId);
   }
 
-  async complete(transaction: Queryable, id: number, fields: Pick<AttachmentResponse, 'contentType' | 'size' | 'sha256'>): Promise<void> {
-    await transaction.query('UPDATE ticket_attachments SET content_type = ?, size = ?, sha256 = ? WHERE id = ?', [
+  async complete(
+    transaction: Queryable,
+    id: number,
+    fields: Pick<AttachmentResponse, 'contentType' | 'size' | 'sha256' | 'createdAt'>,
+  ): Promise<void> {
+    await transaction.query('UPDATE ticket_attachments SET content_type = ?, size = ?, sha256 = ?, created_at = ? WHERE id = ?', [
       fields.contentType,
       fields.size,
       fields.sha256,
+      fields.createdAt,
       id,
     ]);
   }

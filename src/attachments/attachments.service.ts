@@ -80,7 +80,8 @@ export class AttachmentsService implements OnModuleInit {
   private async store(ticketId: string, open: () => Promise<IncomingFile>, context: WriteContext): Promise<AttachmentResponse> {
     const file = await open();
     const storage = this.storages.forNew();
-    const now = new Date();
+    // Until recordAdded gives the row the commit's time.
+    const started = new Date();
     const filename = cleanFilename(file.filename);
     let writer: ContentWriter | undefined;
     let attachment: AttachmentResponse;
@@ -93,11 +94,12 @@ export class AttachmentsService implements OnModuleInit {
               ticketId,
               filename,
               storage: storage.kind,
-              createdAt: now,
+              createdAt: started,
               createdBy: context.actor,
             });
             writer = storage.writer(transaction, id);
-            const received = await receiveContent(file, writer, this.config.maxFileSize);
+            const received = await receiveContent(file, writer, this.config.maxFileSize, this.config.uploadIdleTimeoutMs);
+            await file.ended;
             await writer.finish();
             const attachment: AttachmentResponse = {
               id,
@@ -106,7 +108,7 @@ export class AttachmentsService implements OnModuleInit {
               contentType: recordedContentType(received.head, file.declaredType),
               size: received.size,
               sha256: received.sha256,
-              createdAt: now,
+              createdAt: started,
               createdBy: context.actor,
             };
             await this.recordAdded(transaction, attachment, context);
@@ -129,12 +131,14 @@ export class AttachmentsService implements OnModuleInit {
   /**
    * The end of an upload: the ticket's row lock orders the attachment with the ticket's updates and its delete (no
    * attachment commits for a ticket deleted meanwhile) and with other uploads to it, so the count, the transaction's
-   * first read, sees every attachment committed before and none can slip past the limit.
+   * first read, sees every attachment committed before and none can slip past the limit. Sets `createdAt`.
    */
   private async recordAdded(transaction: Transaction, attachment: AttachmentResponse, context: WriteContext): Promise<void> {
     const ticketId = String(attachment.ticketId);
     await assertTicketExists(transaction, ticketId, true);
     await this.assertRoom(transaction, ticketId, 1);
+    // Its time is the commit's, under the ticket's lock, so it orders with the ticket's other writes.
+    attachment.createdAt = new Date();
     await this.attachments.complete(transaction.later, attachment.id, attachment);
     await this.history.record(transaction.later, {
       ticketId: attachment.ticketId,
@@ -148,7 +152,8 @@ export class AttachmentsService implements OnModuleInit {
       attachmentEvent('ATTACHMENT_ADDED', attachment.ticketId, attachment, attachment.createdAt),
       routingKeyOf('ATTACHMENT_ADDED'),
     );
-    await this.idempotency.finishCreated(transaction, context.idempotency, attachment, `"${attachment.sha256}"`);
+    // No ETag: the first answer has none either (a replay answers with the same headers).
+    await this.idempotency.finishCreated(transaction, context.idempotency, attachment, null);
   }
 
   /** `own`: the transaction's own new attachment, which its count includes. */
@@ -182,9 +187,9 @@ export class AttachmentsService implements OnModuleInit {
   /** Deletes the attachment with a DETACHED history entry and an ATTACHMENT_DELETED event; 409 while a comment names it. */
   @WithinRequestDeadline()
   async remove(ticketId: string, attachmentId: string, context: WriteContext = anonymousWrite()): Promise<void> {
-    const now = new Date();
     const removed = await inTransaction(this.dataSource, async (transaction) => {
       await assertTicketExists(transaction, ticketId, true);
+      const now = new Date();
       const attachment = await this.attachments.findOne(transaction, ticketId, attachmentId, true);
       if (!attachment) throw attachmentNotFound(attachmentId);
       const comments = await this.attachments.commentsNaming(transaction, attachment.id);
@@ -204,7 +209,16 @@ export class AttachmentsService implements OnModuleInit {
       return attachment;
     });
     this.relay.kick();
-    await this.storages.of(removed.storage).removed([removed.id]);
+    await this.removeBytes(removed.storage, [removed.id]);
+  }
+
+  /** After a committed delete: a failure to remove the bytes is logged, not answered; the sweeper removes them later. */
+  private async removeBytes(kind: StoredAttachment['storage'], ids: number[]): Promise<void> {
+    try {
+      await this.storages.of(kind).removed(ids);
+    } catch (error) {
+      this.logger.warn(`The bytes of deleted attachments ${ids.join(', ')} were not removed: ${String(error)}`);
+    }
   }
 
   /** A ticket's delete: its attachments' rows (and chunks) go in its transaction, their files after its commit. */
@@ -219,7 +233,7 @@ export class AttachmentsService implements OnModuleInit {
     return async () => {
       for (const kind of new Set(attachments.map((attachment) => attachment.storage))) {
         const ids = attachments.filter((attachment) => attachment.storage === kind).map((attachment) => attachment.id);
-        await this.storages.of(kind).removed(ids);
+        await this.removeBytes(kind, ids);
       }
     };
   }

@@ -9,6 +9,7 @@ describe('parseAttachmentsConfig', () => {
       maxFileSize: 25 * 1024 * 1024,
       maxPerTicket: 100,
       maxConcurrentUploads: 8,
+      uploadIdleTimeoutMs: 10_000,
       orphanAgeMs: 3_600_000,
     });
   });

@@ -10,8 +10,10 @@ export interface AttachmentsConfig {
   directory: string;
   maxFileSize: number;
   maxPerTicket: number;
-  /** Uploads that stream at once; each holds a database connection while it does, so this stays below the pool's 20. */
+  /** Uploads that stream at once; each holds a database connection while it does, so at most half the pool's 20. */
   maxConcurrentUploads: number;
+  /** An upload fails (408) when this long passes without another 64 KiB of its body arriving. */
+  uploadIdleTimeoutMs: number;
   /** The filesystem storage's sweeper removes temporary and unowned files older than this. */
   orphanAgeMs: number;
 }
@@ -27,7 +29,8 @@ export function parseAttachmentsConfig(read: EnvReader): AttachmentsConfig {
     directory,
     maxFileSize: read.intBetween('ATTACHMENTS_MAX_FILE_SIZE', 25 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     maxPerTicket: read.intBetween('ATTACHMENTS_MAX_PER_TICKET', 100, 1, 100_000),
-    maxConcurrentUploads: read.intBetween('ATTACHMENTS_MAX_CONCURRENT_UPLOADS', 8, 1, 1000),
+    maxConcurrentUploads: read.intBetween('ATTACHMENTS_MAX_CONCURRENT_UPLOADS', 8, 1, 10),
+    uploadIdleTimeoutMs: read.intBetween('ATTACHMENTS_UPLOAD_IDLE_TIMEOUT_MS', 10_000, 1, 10 * 60 * 1000),
     // Longer than any upload may take (SERVER_REQUEST_TIMEOUT_MS), so that an upload in progress is never swept.
     orphanAgeMs: read.intBetween('ATTACHMENTS_ORPHAN_AGE_MS', 60 * 60 * 1000, 1, 7 * 24 * 60 * 60 * 1000),
   };

@@ -5,13 +5,16 @@ import { listen } from '../support/http-client.js';
 import { createTestApp } from '../support/test-app.js';
 import { createTicket } from '../support/ticket-factory.js';
 import {
+  abortedMultipart,
   abortedUpload,
   attachmentRowCounts,
   binaryBytes,
   download,
   eventually,
   MiB,
+  openTransactions,
   sha256,
+  trickledUpload,
   uploadMultipart,
   uploadInProgress,
   uploadRaw,
@@ -115,6 +118,37 @@ describe('Attachments: upload, download, list, delete (database storage)', () =>
     expect(JSON.parse(response.body)).toMatchObject({ status: 413, title: 'Payload Too Large' });
   });
 
+  it('answers 413 to a chunked body once it passes the limit, before it ends, and closes the connection', async () => {
+    const id = await newTicket();
+    const before = await attachmentRowCounts(app);
+    const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/api/tickets/${id}/attachments`,
+        headers: { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+      });
+      let answered: { status: number; connection: string | undefined } | undefined;
+      req.on('response', (res: IncomingMessage) => {
+        answered = { status: res.statusCode!, connection: res.headers.connection };
+        res.resume();
+      });
+      // The server closes the connection: the body, never ended, is not waited for.
+      req.on('close', () => (answered ? resolve(answered) : reject(new Error('closed without an answer'))));
+      req.on('error', () => undefined);
+      let sent = 0;
+      const more = () => {
+        if (answered || req.destroyed || sent > MAX + MiB) return;
+        sent += MiB;
+        req.write(binaryBytes(MiB), more);
+      };
+      more();
+    });
+    expect(answer).toEqual({ status: 413, connection: 'close' });
+    expect(await attachmentRowCounts(app)).toEqual(before);
+  });
+
   it('keeps the filename the client gave, cleaned for headers, and records what the bytes are', async () => {
     const id = await newTicket();
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), binaryBytes(100)]);
@@ -138,6 +172,21 @@ describe('Attachments: upload, download, list, delete (database storage)', () =>
     const v2 = await uploadMultipart(http, '/api/v2/tickets/999999999/attachments', binaryBytes(10)).expect(404);
     expect(v2.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(v2.body).toMatchObject({ status: 404, detail: 'Ticket not found with id: 999999999' });
+  });
+
+  it.each([
+    ['a second file part', 'file'],
+    ['a file part under another name', 'other'],
+  ])('answers 400 for a multipart body with %s, and stores nothing', async (_label, second) => {
+    const id = await newTicket();
+    const before = await attachmentRowCounts(app);
+    const response = await http
+      .post(`/api/tickets/${id}/attachments`)
+      .attach('file', binaryBytes(100), 'a.bin')
+      .attach(second, binaryBytes(100), 'b.bin')
+      .expect(400);
+    expect(response.body.message).toBe('The multipart/form-data body may have one file part only, named "file"');
+    expect(await attachmentRowCounts(app)).toEqual(before);
   });
 
   it('answers 400 for a multipart body without a file part', async () => {
@@ -186,6 +235,49 @@ describe('Attachments: upload, download, list, delete (database storage)', () =>
     );
     expect(await attachmentRowCounts(app)).toEqual(before);
     expect((await http.get(`/api/tickets/${id}/attachments`).expect(200)).body).toEqual([]);
+  });
+
+  it("takes the attachment's time when it commits, not when its upload started", async () => {
+    const id = await newTicket();
+    let started = 0;
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/api/tickets/${id}/attachments`,
+        headers: { 'content-type': 'application/octet-stream', 'content-length': 200 },
+      });
+      req.on('response', resolve);
+      req.on('error', reject);
+      const finish = async () => {
+        await eventually(
+          'the upload under way',
+          () => uploadInProgress(app, id),
+          (busy) => busy,
+        );
+        started = Date.now();
+        // The clock moves on before the upload ends (a wait for the clock, not for the server).
+        while (Date.now() <= started + 5) await new Promise((tick) => setTimeout(tick, 5));
+        req.end(binaryBytes(100));
+      };
+      req.write(binaryBytes(100), () => {
+        finish().catch(reject);
+      });
+    });
+    const body = JSON.parse(
+      await new Promise<string>((resolve) => {
+        let text = '';
+        response.on('data', (piece: Buffer) => (text += piece.toString()));
+        response.on('end', () => resolve(text));
+      }),
+    );
+    expect(response.statusCode).toBe(201);
+    expect(new Date(body.createdAt).getTime()).toBeGreaterThan(started);
+    const stored = await http.get(`/api/tickets/${id}/attachments/${body.id}`).expect(200);
+    expect(stored.body.createdAt).toBe(body.createdAt);
+    const history = await http.get(`/api/tickets/${id}/history`).expect(200);
+    expect(JSON.stringify(history.body)).toContain(body.createdAt);
   });
 
   it('records history entries for attachments added and deleted', async () => {
@@ -247,5 +339,69 @@ describe('Attachments: uploads past ATTACHMENTS_MAX_CONCURRENT_UPLOADS wait thei
     });
     await uploadRaw(http, `/api/tickets/${second}/attachments`, binaryBytes(100)).expect(201);
     expect((await http.get(`/api/tickets/${second}/attachments`).expect(200)).body).toHaveLength(1);
+  });
+
+  it.each([
+    ['multipart', abortedMultipart],
+    ['raw', (port: number, path: string, inProgress: () => Promise<unknown>) => abortedUpload(port, path, 100, 50, inProgress)],
+  ])('leaves no transaction open nor its turn taken when a %s client leaves before its upload starts', async (_kind, abort) => {
+    const [first, second] = [(await createTicket(http)).body.id, (await createTicket(http)).body.id];
+    await abortedUpload(port, `/api/tickets/${first}/attachments`, 10 * MiB, MiB, async () => {
+      await eventually(
+        'the first upload under way',
+        () => uploadInProgress(app, first),
+        (busy) => busy,
+      );
+      await abort(port, `/api/tickets/${second}/attachments`, async () => undefined);
+    });
+    await eventually(
+      'no transaction left open',
+      () => openTransactions(app),
+      (n) => n === 0,
+    );
+    const created = await uploadMultipart(http, `/api/tickets/${second}/attachments`, binaryBytes(100)).expect(201);
+    const responses = await Promise.all(Array.from({ length: 30 }, () => http.get(`/api/tickets/${second}/attachments`)));
+    expect(responses.map((response) => response.status)).toEqual(Array(30).fill(200));
+    expect(responses[0].body.map((a: { id: number }) => a.id)).toEqual([created.body.id]);
+  });
+});
+
+describe('Attachments: a trickling upload is cut off (ATTACHMENTS_UPLOAD_IDLE_TIMEOUT_MS); ATTACHMENTS_MAX_PER_TICKET', () => {
+  let app: INestApplication;
+  let http: ReturnType<typeof request>;
+  let port: number;
+
+  beforeAll(async () => {
+    app = await createTestApp({ env: { ATTACHMENTS_UPLOAD_IDLE_TIMEOUT_MS: '500', ATTACHMENTS_MAX_PER_TICKET: '2' } });
+    port = await listen(app);
+    http = request(app.getHttpServer());
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers 408 to a client sending a byte at a time, and frees its connection', async () => {
+    const id = (await createTicket(http)).body.id;
+    const before = await attachmentRowCounts(app);
+    expect(await trickledUpload(port, `/api/tickets/${id}/attachments`, 200, 50)).toBe(408);
+    await eventually(
+      'no transaction left open',
+      () => openTransactions(app),
+      (n) => n === 0,
+    );
+    expect(await attachmentRowCounts(app)).toEqual(before);
+    await uploadRaw(http, `/api/tickets/${id}/attachments`, binaryBytes(100)).expect(201);
+  });
+
+  it('answers 409 to an upload past ATTACHMENTS_MAX_PER_TICKET, in each version, and stores nothing', async () => {
+    const id = (await createTicket(http)).body.id;
+    for (let i = 0; i < 2; i++) await uploadRaw(http, `/api/tickets/${id}/attachments`, binaryBytes(10)).expect(201);
+    const before = await attachmentRowCounts(app);
+    const v1 = await uploadRaw(http, `/api/tickets/${id}/attachments`, binaryBytes(10)).expect(409);
+    expect(v1.body).toMatchObject({ status: 409, message: `Ticket ${id} already has 2 attachments, the most it may have` });
+    const v2 = await uploadMultipart(http, `/api/v2/tickets/${id}/attachments`, binaryBytes(10)).expect(409);
+    expect(v2.body).toMatchObject({ status: 409, detail: `Ticket ${id} already has 2 attachments, the most it may have` });
+    expect(await attachmentRowCounts(app)).toEqual(before);
   });
 });

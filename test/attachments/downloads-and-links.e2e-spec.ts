@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { EventConsumer } from '../support/event-consumer.js';
@@ -31,6 +32,28 @@ describe('Attachments: downloads, ranges, safe headers, comments, ticket deletes
   async function attach(ticketId: number, bytes: Buffer, filename = 'file.bin', type = 'application/octet-stream') {
     return (await uploadRaw(http, `/api/tickets/${ticketId}/attachments`, bytes, filename, type).expect(201)).body;
   }
+
+  it('downloads a large attachment without piling up listeners on the response', async () => {
+    const ticketId = await newTicket();
+    const bytes = binaryBytes(15 * MiB + 1);
+    const id = (await attach(ticketId, bytes)).id;
+    const path = `/api/tickets/${ticketId}/attachments/${id}/content`;
+    const server = app.getHttpServer() as Server;
+    let most = 0;
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+      if (req.url === path) res.on('drain', () => (most = Math.max(most, res.listenerCount('error'))));
+    };
+    server.on('request', onRequest);
+    try {
+      const content = await download(http, path);
+      expect(sha256(content.bytes)).toBe(sha256(bytes));
+    } finally {
+      server.off('request', onRequest);
+    }
+    // 16 pieces of a MiB, each filling the response's buffer: a listener left per wait would pass the limit of 10.
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThan(10);
+  });
 
   describe('ranges and conditional requests', () => {
     let bytes: Buffer;
@@ -199,6 +222,7 @@ describe('Attachments: downloads, ranges, safe headers, comments, ticket deletes
     const replay = await uploadMultipart(http, `/api/v2/tickets/${ticketId}/attachments`, bytes).set('Idempotency-Key', key).expect(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.headers.location).toBe(first.headers.location);
+    expect(replay.headers.etag).toBe(first.headers.etag);
     expect(replay.body).toEqual(first.body);
     expect((await http.get(`/api/tickets/${ticketId}/attachments`).expect(200)).body).toHaveLength(1);
   });

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -78,6 +78,25 @@ describe('Attachments in the filesystem storage', () => {
     expect(await files()).not.toContain(c);
   });
 
+  it('answers a committed delete with success even when the file cannot be removed (left for the sweeper)', async () => {
+    const ticketId = await newTicket();
+    const [a, b] = [
+      (await uploadRaw(http, `/api/tickets/${ticketId}/attachments`, binaryBytes(10)).expect(201)).body.id,
+      (await uploadRaw(http, `/api/tickets/${ticketId}/attachments`, binaryBytes(10)).expect(201)).body.id,
+    ].map(String);
+    // A non-empty directory in a file's place: removing it fails.
+    for (const id of [a, b]) {
+      await rm(join(directory, id));
+      await mkdir(join(directory, id));
+      await writeFile(join(directory, id, 'x'), 'x');
+    }
+    await http.delete(`/api/v2/tickets/${ticketId}/attachments/${a}`).expect(204);
+    await http.get(`/api/v2/tickets/${ticketId}/attachments/${a}`).expect(404);
+    await http.delete(`/api/v2/tickets/${ticketId}`).expect(204);
+    await http.get(`/api/v2/tickets/${ticketId}`).expect(404);
+    for (const id of [a, b]) await rm(join(directory, id), { recursive: true });
+  });
+
   it('leaves no file and no row when an upload is too large or the client disconnects midway', async () => {
     const ticketId = await newTicket();
     const [before, rowsBefore] = [await files(), await attachmentRowCounts(app)];
@@ -104,7 +123,7 @@ describe('Attachments in the filesystem storage', () => {
     expect(await attachmentRowCounts(app)).toEqual(rowsBefore);
   });
 
-  it('sweeps what a crash left: old partial files and files without an attachment go, a committed partial file is completed', async () => {
+  it('sweeps what a crash left: old partial files and old files without an attachment go, a committed partial file is completed at once', async () => {
     const ticketId = await newTicket();
     const bytes = binaryBytes(100);
     const kept = String((await uploadRaw(http, `/api/tickets/${ticketId}/attachments`, bytes).expect(201)).body.id);
@@ -113,13 +132,14 @@ describe('Attachments in the filesystem storage', () => {
     await writeFile(join(directory, '999999.bbbb.partial'), 'an upload that never committed');
     await writeFile(join(directory, '999998'), 'a deleted attachment');
     await writeFile(join(directory, '999997.cccc.partial'), 'an upload still running');
+    await writeFile(join(directory, '999996'), 'an attachment just committed, its row not yet seen (young)');
     const hourAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
-    for (const name of [`${kept}.aaaa.partial`, '999999.bbbb.partial']) await utimes(join(directory, name), hourAgo, hourAgo);
+    for (const name of ['999998', '999999.bbbb.partial']) await utimes(join(directory, name), hourAgo, hourAgo);
 
     const result = await app.get(OrphanSweeper).sweep();
     expect(result.completed).toEqual([`${kept}.aaaa.partial`]);
     expect(result.removed.sort()).toEqual(['999998', '999999.bbbb.partial']);
-    expect(await files()).toEqual(expect.arrayContaining([kept, '999997.cccc.partial']));
+    expect(await files()).toEqual(expect.arrayContaining([kept, '999997.cccc.partial', '999996']));
     const content = await download(http, `/api/tickets/${ticketId}/attachments/${kept}/content`);
     expect(content.bytes.equals(bytes)).toBe(true);
   });

@@ -130,3 +130,61 @@ export async function eventually<T>(
   }
   throw new Error(`${what}: still ${JSON.stringify(last)}`);
 }
+
+/**
+ * Sends the head of a multipart upload and a field that is not the file (the file part never comes), waits for
+ * `inProgress`, then cuts the connection; resolves once the socket is gone.
+ */
+export function abortedMultipart(port: number, path: string, inProgress: () => Promise<unknown>): Promise<void> {
+  const boundary = 'cut-off-boundary';
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': 10 * MiB },
+    });
+    req.on('error', () => resolve());
+    req.on('close', () => resolve());
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nfirst\r\n`, () => {
+      inProgress().then(() => req.destroy(), reject);
+    });
+  });
+}
+
+/** Transactions open in the test's database, on connections other than the one asking. */
+export async function openTransactions(app: INestApplication): Promise<number> {
+  const dataSource = app.get<DataSource>(getDataSourceToken());
+  const [{ n }] = await dataSource.query(
+    `SELECT COUNT(*) AS n FROM information_schema.innodb_trx t JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
+      WHERE p.db = DATABASE() AND p.id <> CONNECTION_ID()`,
+  );
+  return Number(n);
+}
+
+/** A raw upload sent in chunks of 1 byte, one every `everyMs`, `bytes` in all; resolves with the status of the answer. */
+export function trickledUpload(port: number, path: string, bytes: number, everyMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/octet-stream' } });
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (req.destroyed) return clearInterval(timer);
+      if (sent++ < bytes) req.write(Buffer.from([sent % 256]));
+      else {
+        clearInterval(timer);
+        req.end();
+      }
+    }, everyMs);
+    req.on('response', (response) => {
+      clearInterval(timer);
+      response.resume();
+      resolve(response.statusCode ?? 0);
+      req.destroy();
+    });
+    req.on('error', (error) => {
+      clearInterval(timer);
+      reject(error);
+    });
+  });
+}

@@ -12,6 +12,16 @@ export function finalName(attachmentId: number): string {
   return String(attachmentId);
 }
 
+/** Makes the directory's entries (a file created or renamed in it) durable, as fsync of the file alone does not. */
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Attachments as files in one directory (e.g. a volume shared by the replicas). An upload writes `<id>.<random>.partial`,
  * fsyncs it before the metadata commits and renames it to `<id>` after: a file named by an id is always complete, and
@@ -41,9 +51,11 @@ export class FilesystemStorage implements AttachmentStorage {
       finish: async () => {
         await (await file).sync();
         await close();
+        await syncDirectory(this.directory);
       },
       committed: async () => {
         await rename(partial, join(this.directory, finalName(attachmentId)));
+        await syncDirectory(this.directory);
       },
       abandon: async () => {
         await close().catch(() => undefined);

@@ -19,11 +19,18 @@ export interface SweepResult {
 }
 
 /**
- * Removes what a crash left in the filesystem storage: partial files older than ATTACHMENTS_ORPHAN_AGE_MS (an upload in
- * progress is younger, as no upload outlasts SERVER_REQUEST_TIMEOUT_MS), and files whose attachment no longer exists (a
- * crash between a delete's commit and the file's removal). A partial file whose attachment did commit (a crash between
- * the commit and the rename) is completed instead. Runs at start-up and every 10 minutes, with the filesystem storage only.
+ * Removes what a crash left in the filesystem storage: partial files and files whose attachment no longer exists (a
+ * crash between a delete's commit and the file's removal), once older than ATTACHMENTS_ORPHAN_AGE_MS (an upload in
+ * progress is younger, as no upload outlasts SERVER_REQUEST_TIMEOUT_MS) and still without a row just before removal.
+ * A partial file whose attachment did commit (a crash between the commit and the rename) is completed at once. Runs at start-up and every 10 minutes, with the filesystem storage only.
  */
+async function olderThan(path: string, cutoff: number): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.mtimeMs <= cutoff,
+    () => false,
+  );
+}
+
 @Injectable()
 export class OrphanSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OrphanSweeper.name);
@@ -64,27 +71,26 @@ export class OrphanSweeper implements OnApplicationBootstrap, OnApplicationShutd
     const cutoff = Date.now() - orphanAgeMs;
     for (const name of names) {
       const path = join(directory, name);
-      if (FINAL.test(name)) {
-        if (stored.has(Number(name))) continue;
-        await rm(path, { force: true });
-        result.removed.push(name);
+      const partial = PARTIAL.exec(name);
+      const id = Number(FINAL.test(name) ? name : partial?.[1]);
+      if (!partial && !FINAL.test(name)) continue;
+      if (stored.has(id)) {
+        // Committed: a partial file is its bytes left unrenamed by a crash, completed at once, whatever its age.
+        if (partial && !names.includes(finalName(id))) {
+          // ENOENT: its upload renamed it meanwhile.
+          const renamed = await rename(path, join(directory, finalName(id))).then(
+            () => true,
+            (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? false : Promise.reject(error)),
+          );
+          if (renamed) result.completed.push(name);
+        }
         continue;
       }
-      const partial = PARTIAL.exec(name);
-      if (!partial) continue;
-      const modified = await stat(path).then(
-        (info) => info.mtimeMs,
-        () => undefined,
-      );
-      if (modified === undefined || modified > cutoff) continue;
-      const id = Number(partial[1]);
-      if (stored.has(id) && !names.includes(finalName(id))) {
-        await rename(path, join(directory, finalName(id)));
-        result.completed.push(name);
-      } else {
-        await rm(path, { force: true });
-        result.removed.push(name);
-      }
+      // Without a row: an upload in progress, or one that committed since the look-up above, may own a young file.
+      if (!(await olderThan(path, cutoff))) continue;
+      if ((await this.attachments.findMany([id])).length > 0) continue;
+      await rm(path, { force: true });
+      result.removed.push(name);
     }
     if (result.removed.length + result.completed.length > 0) {
       this.logger.log(`Attachment files swept: ${result.removed.length} removed, ${result.completed.length} completed`);
