@@ -1,18 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
 import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/paging/keyset-page.js';
-import { WithinRequestDeadline } from '../database/request-deadline.js';
+import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
 import { AddressRefused, checkUrlText, resolveChecked } from './address-policy.js';
-import type { DeliveryResponse } from './dto/delivery-response.dto.js';
+import type { DeliveryResponse, TestDeliveryResponse } from './dto/delivery-response.dto.js';
 import type { WebhookPatch } from './dto/webhook-patch.dto.js';
 import type { WebhookRequest } from './dto/webhook-request.dto.js';
 import type { WebhookResponse, WebhookSecretResponse } from './dto/webhook-response.dto.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
-import { newSecret } from './webhook-message.js';
+import { newSecret, webhookBody, webhookHeaders } from './webhook-message.js';
+import { WebhookSender } from './webhook-sender.js';
 import { type WebhookRecord, WebhooksRepository } from './webhooks.repository.js';
 
 /** After a rotation, the previous secret signs too for this long (Standard Webhooks' advice: a day). */
@@ -22,6 +24,7 @@ export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 @Injectable()
 export class WebhooksService {
   private readonly allowPrivateNetworks: boolean;
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly webhooks: WebhooksRepository,
@@ -30,6 +33,7 @@ export class WebhooksService {
     config: ConfigService<AppConfig, true>,
   ) {
     this.allowPrivateNetworks = config.get('webhooks.allowPrivateNetworks', { infer: true });
+    this.timeoutMs = config.get('webhooks.timeoutMs', { infer: true });
   }
 
   @WithinRequestDeadline()
@@ -105,6 +109,26 @@ export class WebhooksService {
     const replayed = await this.deliveries.replay(id, since, until, endpoint.eventTypes);
     this.dispatcher.kick();
     return replayed;
+  }
+
+  /**
+   * Sends one signed `webhook.test` request now, with the same checks and signatures as a delivery, and answers
+   * its outcome: status, time and the service's own error line (never the receiver's body). Nothing is recorded.
+   */
+  async test(id: string): Promise<TestDeliveryResponse> {
+    const endpoint = await withinRequestDeadline(() => this.find(id));
+    const now = new Date();
+    const eventId = randomUUID();
+    const body = webhookBody('webhook.test', now, JSON.stringify({ eventId, eventType: 'WEBHOOK_TEST', occurredAt: now, ticketId: 0 }));
+    const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretUntil! > now ? [endpoint.previousSecret] : [])];
+    const sender = new WebhookSender(this.timeoutMs, this.allowPrivateNetworks);
+    try {
+      const result = await sender.send(endpoint.url, webhookHeaders(secrets, eventId, now, body), body);
+      const success = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+      return { eventId, success, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs };
+    } finally {
+      sender.close();
+    }
   }
 
   private async find(id: string): Promise<WebhookRecord> {

