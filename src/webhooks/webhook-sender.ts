@@ -37,10 +37,11 @@ export class WebhookSender {
     private readonly resolver: Resolver = systemResolver,
   ) {}
 
-  async send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+  /** `timeoutMs` may be shorter than the sender's (the time left on the delivery's claim). */
+  async send(url: string, headers: Record<string, string>, body: string, timeoutMs = this.timeoutMs): Promise<SendResult> {
     const started = performance.now();
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), this.timeoutMs);
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
     timer.unref();
     const elapsed = () => Math.round(performance.now() - started);
     try {
@@ -57,7 +58,7 @@ export class WebhookSender {
         durationMs: elapsed(),
       };
     } catch (error) {
-      return { statusCode: null, error: describeFailure(error, abort.signal.aborted, this.timeoutMs), durationMs: elapsed() };
+      return { statusCode: null, error: describeFailure(error, abort.signal.aborted, timeoutMs), durationMs: elapsed() };
     } finally {
       clearTimeout(timer);
     }
