@@ -90,7 +90,13 @@ describe('Webhook delivery', () => {
           `{"type":"${request.json.type}","timestamp":"${request.json.timestamp}","data":${message.content.toString('utf8')}}`,
         );
       }
-      const listed = await deliveries(http(), webhook.id);
+      // The receiver answers before the outcome is recorded.
+      let listed: Json[] = [];
+      await waitUntil(
+        async () => (listed = await deliveries(http(), webhook.id)).every((d) => d.status !== 'pending'),
+        30_000,
+        'four recorded outcomes',
+      );
       expect(listed.map((d) => d.type)).toEqual(['ticket.deleted', 'ticket.comment.added', 'ticket.updated', 'ticket.created']);
       expect(listed[0]).toEqual({
         id: expect.any(Number),
@@ -187,6 +193,8 @@ describe('Webhook delivery', () => {
       expect(receiver.received.map((r) => r.status)).toEqual([302, 204]);
       expect(receiver.received.every((r) => r.headers.host === `127.0.0.1:${receiver.port}`)).toBe(true);
       expect(receiver.received[1].headers['webhook-id']).toBe(receiver.received[0].headers['webhook-id']);
+      // The receiver answers before the outcome is recorded.
+      await waitUntil(async () => (await deliveries(http(), webhook.id))[0].status !== 'pending', 30_000, 'the outcome recorded');
       const [delivery] = await deliveries(http(), webhook.id);
       expect(delivery).toMatchObject({ status: 'succeeded', attempts: 2, lastStatusCode: 204 });
     });
