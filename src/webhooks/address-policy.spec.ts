@@ -31,6 +31,10 @@ describe('webhook address policy', () => {
     ['ff02::1', 'multicast'],
     ['2001:db8::1', 'reserved'],
     ['::127.0.0.1', 'reserved'],
+    ['::ffff:0:a9fe:a9fe', 'reserved'],
+    ['::ffff:0:8.8.8.8', 'reserved'],
+    ['64:ff9b:1::a9fe:a9fe', 'reserved'],
+    ['64:ff9b:1:ffff::1', 'reserved'],
   ])('refuses %s as %s', (address, reason) => {
     expect(nonPublicReason(address)).toBe(reason);
   });

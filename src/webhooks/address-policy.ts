@@ -27,8 +27,11 @@ const NON_PUBLIC: ReadonlyArray<[reason: string, family: 'ipv4' | 'ipv6', networ
   ['reserved', 'ipv4', '240.0.0.0', 4],
   ['unspecified', 'ipv6', '::', 128],
   ['loopback', 'ipv6', '::1', 128],
-  // ::/96 (IPv4-compatible, deprecated) and the other odd corners of ::/8; IPv4-mapped addresses are judged by their IPv4 part.
+  // ::/96 (IPv4-compatible, deprecated), ::ffff:0:0:0/96 (IPv4-translated, SIIT), 64:ff9b:1::/48 (local-use NAT64,
+  // RFC 8215) and the other odd corners of ::/8; IPv4-mapped addresses are judged by their IPv4 part.
   ['reserved', 'ipv6', '::', 96],
+  ['reserved', 'ipv6', '::ffff:0:0:0', 96],
+  ['reserved', 'ipv6', '64:ff9b:1::', 48],
   ['reserved', 'ipv6', '100::', 64],
   ['reserved', 'ipv6', '2001::', 23],
   ['reserved', 'ipv6', '2001:db8::', 32],
