@@ -136,6 +136,7 @@ export const webhooksApi = {
       }),
       common(webhookId),
       ApiOkResponse({ description: 'The endpoint and its new secret, shown only here', type: WebhookSecretResponse }),
+      ApiProblemResponse(409, 'The previous rotation still signs with the secret before it (24 hours); retry after that'),
     ),
   test: () =>
     applyDecorators(

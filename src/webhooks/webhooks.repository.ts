@@ -106,11 +106,14 @@ export class WebhooksRepository {
     return result.affectedRows === 1;
   }
 
-  /** The new secret signs from now on; the old one too, for `overlapMs` more. */
+  /**
+   * The new secret signs from now on; the old one too, for `overlapMs` more. Not while a previous rotation's overlap
+   * runs (false): a second rotation would drop the secret receivers may still be using.
+   */
   async rotate(id: string, secret: string, overlapMs: number, now: Date): Promise<boolean> {
     const result = (await this.dataSource.query(
       `UPDATE webhooks SET previous_secret = secret, previous_secret_until = NOW(3) + INTERVAL ? MICROSECOND, secret = ?, updated_at = ?
-       WHERE id = ?`,
+       WHERE id = ? AND (previous_secret_until IS NULL OR previous_secret_until <= NOW(3))`,
       [overlapMs * 1000, secret, now, id],
     )) as WriteResult;
     return result.affectedRows === 1;

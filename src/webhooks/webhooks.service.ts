@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
@@ -83,7 +83,10 @@ export class WebhooksService {
   @WithinRequestDeadline()
   async rotateSecret(id: string): Promise<WebhookSecretResponse> {
     const secret = newSecret();
-    if (!(await this.webhooks.rotate(id, secret, ROTATION_OVERLAP_MS, new Date()))) throw notFound(id);
+    if (!(await this.webhooks.rotate(id, secret, ROTATION_OVERLAP_MS, new Date()))) {
+      await this.find(id);
+      throw new ConflictException('The previous secret still signs for up to 24 hours after the last rotation; rotate again after that');
+    }
     return { ...toResponse(await this.find(id)), secret };
   }
 

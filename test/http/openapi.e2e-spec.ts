@@ -519,6 +519,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('patch', `${W}/{id}`, await http.patch(one).send({ description: 'x' }).expect(200));
       contract.expectResponse('patch', `${W}/{id}`, await http.patch(one).send({ enabled: 'x' }).expect(400));
       contract.expectResponse('post', `${W}/{id}/rotate-secret`, await http.post(`${one}/rotate-secret`).expect(200));
+      contract.expectResponse('post', `${W}/{id}/rotate-secret`, await http.post(`${one}/rotate-secret`).expect(409));
       contract.expectResponse('post', `${W}/{id}/test`, await http.post(`${one}/test`).expect(200));
       contract.expectResponse('post', `${W}/{id}/test`, await http.post(`${W}/999999999/test`).expect(404));
       await http.post('/api/tickets').send(buildTicketRequest()).expect(201);

@@ -85,6 +85,9 @@ describe('Webhook endpoints API', () => {
       const rotated = await http().post(`/api/v2/webhooks/${body.id}/rotate-secret`).expect(200);
       expect(rotated.body.secret).toMatch(SECRET);
       expect(rotated.body.secret).not.toBe(body.secret);
+      // A second rotation within the overlap would drop the secret receivers may still be using.
+      const again = await http().post(`/api/v2/webhooks/${body.id}/rotate-secret`);
+      expect(again.status).toBe(409);
     });
 
     it('deletes: 204, then 404 as problem+json for it and its deliveries', async () => {
