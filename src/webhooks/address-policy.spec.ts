@@ -1,4 +1,4 @@
-import { AddressRefused, checkUrlText, nonPublicReason, resolveChecked, type Resolver } from './address-policy.js';
+import { AddressRefused, checkUrlText, nonPublicReason, resolveChecked, type Resolver, resolverWithin } from './address-policy.js';
 
 const resolvesTo =
   (...addresses: string[]): Resolver =>
@@ -97,5 +97,12 @@ describe('webhook address policy', () => {
 
   it('resolves localhost through the system and refuses it', async () => {
     await expect(resolveChecked(checkUrlText('https://localhost:9/', false), false)).rejects.toThrow(/which is loopback/);
+  });
+
+  it('gives up on a host whose DNS answer does not come within the bound', async () => {
+    const never: Resolver = () => new Promise(() => undefined);
+    await expect(resolveChecked(checkUrlText('https://slow.example/', false), false, resolverWithin(50, never))).rejects.toThrow(
+      'host slow.example does not resolve (no answer within 50 ms)',
+    );
   });
 });

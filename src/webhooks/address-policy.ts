@@ -125,6 +125,17 @@ export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
 export const systemResolver: Resolver = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family as 4 | 6 }));
 
+/** `resolve` bounded by `timeoutMs`: getaddrinfo has no timeout of its own (and runs on libuv's few threads). */
+export function resolverWithin(timeoutMs: number, resolve: Resolver = systemResolver): Resolver {
+  return (host) =>
+    new Promise((answer, fail) => {
+      const timer = setTimeout(() => fail(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      resolve(host)
+        .then(answer, fail)
+        .finally(() => clearTimeout(timer));
+    });
+}
+
 /**
  * Resolves the host and checks every address it has (a host with one private address among public ones is
  * refused: which one a connection would use is not ours to choose); answers the address to connect to.

@@ -6,7 +6,7 @@ import { springFieldError } from '../common/errors/spring-field-error.js';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
 import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/paging/keyset-page.js';
 import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
-import { AddressRefused, checkUrlText, resolveChecked } from './address-policy.js';
+import { AddressRefused, checkUrlText, resolveChecked, resolverWithin } from './address-policy.js';
 import type { DeliveryResponse, TestDeliveryResponse } from './dto/delivery-response.dto.js';
 import type { WebhookPatch } from './dto/webhook-patch.dto.js';
 import type { WebhookRequest } from './dto/webhook-request.dto.js';
@@ -143,7 +143,8 @@ export class WebhooksService {
   /** The URL's text and every address its host resolves to now; refused: a 400 naming the reason. */
   private async checkUrl(objectName: string, url: string): Promise<void> {
     try {
-      await resolveChecked(checkUrlText(url, this.allowPrivateNetworks), this.allowPrivateNetworks);
+      const target = checkUrlText(url, this.allowPrivateNetworks);
+      await resolveChecked(target, this.allowPrivateNetworks, resolverWithin(this.timeoutMs));
     } catch (error) {
       if (!(error instanceof AddressRefused)) throw error;
       throw new ValidationFailedException(objectName, [
