@@ -166,7 +166,7 @@ describe('Webhook delivery', () => {
       }
       const failedAttempts = (await deliveries(http(), webhook.id)).filter((d) => d.attempts > 1);
       expect(failedAttempts.length).toBeGreaterThan(0);
-    });
+    }, 240_000);
 
     it('sends a signed test request on demand and answers its outcome without the receiver body', async () => {
       receiver.received.length = 0;
