@@ -1,4 +1,4 @@
-import { AddressRefused, checkUrlText, nonPublicReason, resolveChecked, type Resolver } from './address-policy.js';
+import { AddressRefused, checkUrlText, nonPublicReason, resolveChecked, type Resolver, resolverWithin } from './address-policy.js';
 
 const resolvesTo =
   (...addresses: string[]): Resolver =>
@@ -31,6 +31,10 @@ describe('webhook address policy', () => {
     ['ff02::1', 'multicast'],
     ['2001:db8::1', 'reserved'],
     ['::127.0.0.1', 'reserved'],
+    ['::ffff:0:a9fe:a9fe', 'reserved'],
+    ['::ffff:0:8.8.8.8', 'reserved'],
+    ['64:ff9b:1::a9fe:a9fe', 'reserved'],
+    ['64:ff9b:1:ffff::1', 'reserved'],
   ])('refuses %s as %s', (address, reason) => {
     expect(nonPublicReason(address)).toBe(reason);
   });
@@ -93,5 +97,12 @@ describe('webhook address policy', () => {
 
   it('resolves localhost through the system and refuses it', async () => {
     await expect(resolveChecked(checkUrlText('https://localhost:9/', false), false)).rejects.toThrow(/which is loopback/);
+  });
+
+  it('gives up on a host whose DNS answer does not come within the bound', async () => {
+    const never: Resolver = () => new Promise(() => undefined);
+    await expect(resolveChecked(checkUrlText('https://slow.example/', false), false, resolverWithin(50, never))).rejects.toThrow(
+      'host slow.example does not resolve (no answer within 50 ms)',
+    );
   });
 });

@@ -27,8 +27,11 @@ const NON_PUBLIC: ReadonlyArray<[reason: string, family: 'ipv4' | 'ipv6', networ
   ['reserved', 'ipv4', '240.0.0.0', 4],
   ['unspecified', 'ipv6', '::', 128],
   ['loopback', 'ipv6', '::1', 128],
-  // ::/96 (IPv4-compatible, deprecated) and the other odd corners of ::/8; IPv4-mapped addresses are judged by their IPv4 part.
+  // ::/96 (IPv4-compatible, deprecated), ::ffff:0:0:0/96 (IPv4-translated, SIIT), 64:ff9b:1::/48 (local-use NAT64,
+  // RFC 8215) and the other odd corners of ::/8; IPv4-mapped addresses are judged by their IPv4 part.
   ['reserved', 'ipv6', '::', 96],
+  ['reserved', 'ipv6', '::ffff:0:0:0', 96],
+  ['reserved', 'ipv6', '64:ff9b:1::', 48],
   ['reserved', 'ipv6', '100::', 64],
   ['reserved', 'ipv6', '2001::', 23],
   ['reserved', 'ipv6', '2001:db8::', 32],
@@ -121,6 +124,17 @@ export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
 
 export const systemResolver: Resolver = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family as 4 | 6 }));
+
+/** `resolve` bounded by `timeoutMs`: getaddrinfo has no timeout of its own (and runs on libuv's few threads). */
+export function resolverWithin(timeoutMs: number, resolve: Resolver = systemResolver): Resolver {
+  return (host) =>
+    new Promise((answer, fail) => {
+      const timer = setTimeout(() => fail(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      resolve(host)
+        .then(answer, fail)
+        .finally(() => clearTimeout(timer));
+    });
+}
 
 /**
  * Resolves the host and checks every address it has (a host with one private address among public ones is

@@ -106,7 +106,8 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * New pending deliveries, in the order the events happened, of every event this endpoint has a delivery record
+   * New pending deliveries, in the order the events were recorded (their first deliveries' ids: a ticket's events
+   * get them under the ticket's row lock, in commit order, while occurred_at is read before that lock), of every event this endpoint has a delivery record
    * of with occurred_at in [since, until) and a kind it subscribes to now (`eventTypes` empty: all); how many.
    */
   async replay(webhookId: string, since: Date, until: Date, eventTypes: string[]): Promise<number> {
@@ -115,7 +116,7 @@ export class WebhookDeliveriesRepository {
       `INSERT INTO webhook_deliveries (${COPIED}, created_at, next_attempt_at)
        SELECT ${COPIED}, NOW(3), NOW(3) FROM webhook_deliveries
        WHERE id IN (SELECT MIN(id) FROM webhook_deliveries WHERE webhook_id = ? AND occurred_at >= ? AND occurred_at < ?${kinds} GROUP BY event_id)
-       ORDER BY occurred_at, id`,
+       ORDER BY id`,
       [webhookId, since, until, ...(eventTypes.length > 0 ? [eventTypes] : [])],
     )) as WriteResult;
     return result.affectedRows;

@@ -45,16 +45,26 @@ interface WriteResult {
 export class WebhookDispatchRepository {
   /** The dispatcher's own connection (see dispatcherQuery). */
   private runner?: Promise<QueryRunner>;
+  /** The dispatcher's statement running now (see dispatcherQuery). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
    * The dispatcher's statements go over one connection of its own, held while the application runs, as the relay
    * does: in the pool's queue they would wait behind every request of a write load, several times per delivery. A
-   * statement that fails drops the connection, and the next one opens another. Statements sent together queue on
-   * it in order; each of its transactions is one round trip (START TRANSACTION … COMMIT).
+   * statement that fails drops the connection, and the next one opens another. Statements run one after another,
+   * each after the previous one has finished: a multi-statement transaction that fails part-way (a lock wait
+   * timeout rolls back only its statement) must be rolled back before anything else runs on the connection, or the
+   * next START TRANSACTION would commit its first half and the next read would see an old snapshot.
    */
-  private async dispatcherQuery<T>(sql: string, params: unknown[] = []): Promise<T> {
+  private dispatcherQuery<T>(sql: string, params: unknown[] = []): Promise<T> {
+    const run = this.queue.then(() => this.runOnDispatcherConnection<T>(sql, params));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async runOnDispatcherConnection<T>(sql: string, params: unknown[]): Promise<T> {
     const runner = await (this.runner ??= this.connect());
     try {
       return (await runner.query(sql, params)) as T;
@@ -121,18 +131,20 @@ export class WebhookDispatchRepository {
   /**
    * Claims each delivery that is still pending and unclaimed (or whose claim lapsed); the epoch goes up with every
    * claim. One transaction, one round trip, one commit for the batch, each UPDATE naming one row by its primary
-   * key (in id order, so that two replicas claiming overlapping batches lock in the same order). Which claims
-   * held is read by claimed().
+   * key (in id order, so that two replicas claiming overlapping batches lock in the same order). Answers the ids
+   * this call claimed: only those may be attempted (a row this replica claimed earlier is still its own, but is
+   * already in flight).
    */
-  async claim(ids: number[], owner: string, ttlMs: number): Promise<void> {
-    if (ids.length === 0) return;
+  async claim(ids: number[], owner: string, ttlMs: number): Promise<number[]> {
+    if (ids.length === 0) return [];
     const sorted = [...ids].sort((a, b) => a - b);
     const update = `UPDATE webhook_deliveries SET lease_owner = ?, lease_epoch = lease_epoch + 1, lease_until = NOW(3) + INTERVAL ? MICROSECOND
        WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until < NOW(3))`;
-    await this.inOneTransaction(
+    const results = await this.inOneTransaction(
       sorted.map(() => update).join(';\n'),
       sorted.flatMap((id) => [owner, ttlMs * 1000, id]),
     );
+    return sorted.filter((_, index) => results[index]?.affectedRows === 1);
   }
 
   /**
@@ -144,7 +156,7 @@ export class WebhookDispatchRepository {
     return results.slice(1, -1);
   }
 
-  /** The claimed deliveries with their endpoints' URL and signing secrets. */
+  /** The deliveries just claimed (claim's answer) with their endpoints' URL and signing secrets. */
   async claimed(ids: number[], owner: string): Promise<ClaimedDelivery[]> {
     if (ids.length === 0) return [];
     const rows = (await this.dispatcherQuery(

@@ -20,9 +20,15 @@ const PURGE_BATCH = 1_000;
 /** Outcomes of attempts that end within this long of each other are recorded in one transaction. */
 const RECORD_LINGER_MS = 5;
 const RECORD_BATCH = 64;
+/** A record that failed is tried again this often while its claim holds. */
+const RECORD_RETRY_MS = 200;
+/** An attempt ends this long before its claim lapses (the database's clock and ours may tick a little apart). */
+const LEASE_MARGIN_MS = 1_000;
 
 interface Outcome {
   delivery: ClaimedDelivery;
+  /** When the claim lapses, on performance.now()'s clock. */
+  leaseEnds: number;
   attempt: AttemptRecord;
   done: { resolve: (recorded: boolean) => void; reject: (error: unknown) => void };
 }
@@ -43,6 +49,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly settings: WebhooksConfig;
   private readonly sender: WebhookSender;
   private readonly inFlight = new Set<Promise<void>>();
+  /** The deliveries in flight here: never claimed and sent again while their attempt runs. */
+  private readonly attempting = new Set<number>();
   /** Attempts in flight per endpoint. */
   private readonly perEndpoint = new Map<number, number>();
   private readonly endpointShare: number;
@@ -110,11 +118,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     try {
       const free = this.settings.concurrency - this.inFlight.size;
       if (free > 0) {
-        const due = await this.deliveries.due(free);
+        const due = (await this.deliveries.due(free)).filter(({ id }) => !this.attempting.has(id));
         const ids = this.withinEndpointShare(due);
-        await this.deliveries.claim(ids, this.owner, this.settings.leaseTtlMs);
-        const deliveries = await this.deliveries.claimed(ids, this.owner);
-        for (const delivery of deliveries) this.start(delivery);
+        const leaseEnds = performance.now() + this.settings.leaseTtlMs;
+        const taken = await this.deliveries.claim(ids, this.owner, this.settings.leaseTtlMs);
+        const deliveries = await this.deliveries.claimed(taken, this.owner);
+        for (const delivery of deliveries) this.start(delivery, leaseEnds);
         // A full batch: more may be due behind it.
         if (due.length === free && deliveries.length > 0) this.again = true;
       }
@@ -140,12 +149,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       .map(({ id }) => id);
   }
 
-  private start(delivery: ClaimedDelivery): void {
+  private start(delivery: ClaimedDelivery, leaseEnds: number): void {
+    this.attempting.add(delivery.id);
     this.perEndpoint.set(delivery.webhookId, (this.perEndpoint.get(delivery.webhookId) ?? 0) + 1);
-    const attempt = this.attempt(delivery)
+    const attempt = this.attempt(delivery, leaseEnds)
       .catch((error: unknown) => this.logger.warn(`Webhook delivery ${delivery.id} not recorded: ${(error as Error).message}`))
       .finally(() => {
         this.inFlight.delete(attempt);
+        this.attempting.delete(delivery.id);
         const left = this.perEndpoint.get(delivery.webhookId)! - 1;
         if (left > 0) this.perEndpoint.set(delivery.webhookId, left);
         else this.perEndpoint.delete(delivery.webhookId);
@@ -154,14 +165,20 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.inFlight.add(attempt);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery, leaseEnds: number): Promise<void> {
+    // The request must end while the claim holds: after it lapses another replica may send the delivery too.
+    const leaseLeftMs = Math.floor(leaseEnds - performance.now() - LEASE_MARGIN_MS);
+    if (leaseLeftMs < 100) {
+      this.logger.warn(`Webhook delivery ${delivery.id}: claim about to lapse before the attempt began; left to lapse`);
+      return;
+    }
     const attemptedAt = new Date();
     const body = webhookBody(delivery.type, delivery.occurredAt, delivery.payload);
     const headers = webhookHeaders(delivery.secrets, delivery.eventId, attemptedAt, body);
-    const result = await this.sender.send(delivery.url, headers, body);
+    const result = await this.sender.send(delivery.url, headers, body, Math.min(this.settings.timeoutMs, leaseLeftMs));
     const attempts = delivery.attempts + 1;
     const step = nextStep(result, attempts, this.settings.retryScheduleMs);
-    const recorded = await this.record(delivery, {
+    const recorded = await this.record(delivery, leaseEnds, {
       status: step.status,
       attemptedAt,
       statusCode: result.statusCode,
@@ -183,9 +200,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   /** Queues the outcome for the next batch of records; answers whether the claim still held. */
-  private record(delivery: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
+  private record(delivery: ClaimedDelivery, leaseEnds: number, attempt: AttemptRecord): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.outcomes.push({ delivery, attempt, done: { resolve, reject } });
+      this.outcomes.push({ delivery, leaseEnds, attempt, done: { resolve, reject } });
       if (this.outcomes.length >= RECORD_BATCH) this.flushOutcomes();
       else this.recordTimer ??= setTimeout(() => this.flushOutcomes(), RECORD_LINGER_MS);
     });
@@ -200,8 +217,24 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       .record(batch.map(({ delivery, attempt }) => ({ id: delivery.id, owner: this.owner, epoch: delivery.epoch, attempt })))
       .then(
         (recorded) => batch.forEach(({ done }, index) => done.resolve(recorded[index])),
-        (error: unknown) => batch.forEach(({ done }) => done.reject(error)),
+        // One failing row (a deadlock, a lock wait) must not leave the whole batch unrecorded: each would be sent
+        // again once its claim lapsed. Each is recorded on its own instead, again until its claim lapses.
+        () => {
+          for (const outcome of batch) void this.recordAlone(outcome).then(outcome.done.resolve, outcome.done.reject);
+        },
       );
+  }
+
+  private async recordAlone({ delivery, leaseEnds, attempt }: Outcome): Promise<boolean> {
+    for (;;) {
+      try {
+        const [recorded] = await this.deliveries.record([{ id: delivery.id, owner: this.owner, epoch: delivery.epoch, attempt }]);
+        return recorded;
+      } catch (error) {
+        if (performance.now() + RECORD_RETRY_MS >= leaseEnds || this.stopped) throw error;
+        await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
+      }
+    }
   }
 
   private async purge(): Promise<void> {

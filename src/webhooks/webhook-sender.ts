@@ -15,6 +15,8 @@ export interface SendResult {
 
 /** The Retry-After of these statuses is honoured (retry-policy.ts). */
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
+/** A response body is drained (for the connection's reuse) up to this much; a longer one ends the connection. */
+const MAX_DRAINED_BYTES = 65_536;
 
 /**
  * Sends one webhook request. The URL is checked again on every attempt (scheme, credentials, every address its
@@ -37,16 +39,21 @@ export class WebhookSender {
     private readonly resolver: Resolver = systemResolver,
   ) {}
 
-  async send(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+  /** `timeoutMs` may be shorter than the sender's (the time left on the delivery's claim). */
+  async send(url: string, headers: Record<string, string>, body: string, timeoutMs = this.timeoutMs): Promise<SendResult> {
     const started = performance.now();
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), this.timeoutMs);
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
     timer.unref();
+    let draining = false;
     const elapsed = () => Math.round(performance.now() - started);
     try {
       const target = checkUrlText(url, this.allowPrivateNetworks);
       const address = await Promise.race([resolveChecked(target, this.allowPrivateNetworks, this.resolver), aborted(abort.signal)]);
       const response = await this.post(target.url, target.host, address, headers, body, abort.signal);
+      // The deadline holds until the body has been drained too: a receiver trickling it would keep the socket forever.
+      draining = true;
+      response.once('close', () => clearTimeout(timer));
       const statusCode = response.statusCode ?? 0;
       const retryAfter = response.headers['retry-after'];
       const ok = statusCode >= 200 && statusCode < 300;
@@ -57,9 +64,9 @@ export class WebhookSender {
         durationMs: elapsed(),
       };
     } catch (error) {
-      return { statusCode: null, error: describeFailure(error, abort.signal.aborted, this.timeoutMs), durationMs: elapsed() };
+      return { statusCode: null, error: describeFailure(error, abort.signal.aborted, timeoutMs), durationMs: elapsed() };
     } finally {
-      clearTimeout(timer);
+      if (!draining) clearTimeout(timer);
     }
   }
 
@@ -93,7 +100,13 @@ export class WebhookSender {
       });
       request.once('response', (response) => {
         // Drained, not read: the body is the receiver's business and never stored.
-        response.on('error', () => undefined).resume();
+        let drained = 0;
+        response
+          .on('error', () => undefined)
+          .on('data', (chunk: Buffer) => {
+            drained += chunk.length;
+            if (drained > MAX_DRAINED_BYTES) response.destroy();
+          });
         resolve(response);
       });
       request.once('error', reject);

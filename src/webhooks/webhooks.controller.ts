@@ -7,7 +7,7 @@ import { parseKeysetPage } from '../common/paging/keyset-page.js';
 import { setPageHeaders } from '../common/paging/page-headers.js';
 import { QueryParameters } from '../common/paging/query-parameters.js';
 import { parseInstant } from '../tickets/query/query-instant.js';
-import type { DeliveryPageResponse, DeliveryResponse, ReplayResponse } from './dto/delivery-response.dto.js';
+import type { DeliveryPageResponse, DeliveryResponse, ReplayResponse, TestDeliveryResponse } from './dto/delivery-response.dto.js';
 import { WebhookPatch } from './dto/webhook-patch.dto.js';
 import { WebhookRequest } from './dto/webhook-request.dto.js';
 import type { WebhookPageResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook-response.dto.js';
@@ -64,6 +64,13 @@ export class WebhooksController {
   @HttpCode(200)
   rotate(@Param('id', IdPipe) id: string): Promise<WebhookSecretResponse> {
     return this.webhooks.rotateSecret(id);
+  }
+
+  @Post(':id/test')
+  @api.test()
+  @HttpCode(200)
+  test(@Param('id', IdPipe) id: string): Promise<TestDeliveryResponse> {
+    return this.webhooks.test(id);
   }
 
   @Get(':id/deliveries')

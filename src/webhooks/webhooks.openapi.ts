@@ -15,7 +15,7 @@ import {
 import { ApiProblemResponse } from '../common/errors/api-error-response.decorator.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { PAGE_LIMIT } from '../common/paging/page-limit.js';
-import { DeliveryPageResponse, DeliveryResponse, ReplayResponse } from './dto/delivery-response.dto.js';
+import { DeliveryPageResponse, DeliveryResponse, ReplayResponse, TestDeliveryResponse } from './dto/delivery-response.dto.js';
 import { WebhookPatch } from './dto/webhook-patch.dto.js';
 import { WebhookRequest } from './dto/webhook-request.dto.js';
 import { WebhookPageResponse, WebhookResponse, WebhookSecretResponse } from './dto/webhook-response.dto.js';
@@ -136,6 +136,17 @@ export const webhooksApi = {
       }),
       common(webhookId),
       ApiOkResponse({ description: 'The endpoint and its new secret, shown only here', type: WebhookSecretResponse }),
+      ApiProblemResponse(409, 'The previous rotation still signs with the secret before it (24 hours); retry after that'),
+    ),
+  test: () =>
+    applyDecorators(
+      ApiOperation({
+        summary: 'Send a test request now',
+        description:
+          "One signed request of type `webhook.test` (data: `eventId`, `eventType` WEBHOOK_TEST, `occurredAt`, `ticketId` 0), with the checks and signatures of a delivery; its outcome is answered and not recorded. The receiver's body is never echoed.",
+      }),
+      common(webhookId),
+      ApiOkResponse({ type: TestDeliveryResponse }),
     ),
   deliveries: () =>
     applyDecorators(

@@ -92,16 +92,28 @@ export class WebhooksRepository {
     return result.affectedRows === 1;
   }
 
-  async delete(id: string): Promise<boolean> {
+  /**
+   * The endpoint stops taking deliveries first (one short update), then its deliveries go `batch` at a time, each
+   * batch a statement of its own, and its row last: a cascade of months of deliveries in one statement would hold
+   * the endpoint's row, on which every ticket write's fan-out waits, until it ended. Deleting again finishes a
+   * delete that was cut short.
+   */
+  async delete(id: string, batch = 1_000): Promise<boolean> {
+    await this.dataSource.query("UPDATE webhooks SET enabled = 0, disabled_reason = 'being deleted' WHERE id = ?", [id]);
+    const deleteBatch = () => this.dataSource.query('DELETE FROM webhook_deliveries WHERE webhook_id = ? LIMIT ?', [id, batch]);
+    while (((await deleteBatch()) as WriteResult).affectedRows === batch);
     const result = (await this.dataSource.query('DELETE FROM webhooks WHERE id = ?', [id])) as WriteResult;
     return result.affectedRows === 1;
   }
 
-  /** The new secret signs from now on; the old one too, for `overlapMs` more. */
+  /**
+   * The new secret signs from now on; the old one too, for `overlapMs` more. Not while a previous rotation's overlap
+   * runs (false): a second rotation would drop the secret receivers may still be using.
+   */
   async rotate(id: string, secret: string, overlapMs: number, now: Date): Promise<boolean> {
     const result = (await this.dataSource.query(
       `UPDATE webhooks SET previous_secret = secret, previous_secret_until = NOW(3) + INTERVAL ? MICROSECOND, secret = ?, updated_at = ?
-       WHERE id = ?`,
+       WHERE id = ? AND (previous_secret_until IS NULL OR previous_secret_until <= NOW(3))`,
       [overlapMs * 1000, secret, now, id],
     )) as WriteResult;
     return result.affectedRows === 1;

@@ -1,18 +1,20 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
 import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/paging/keyset-page.js';
-import { WithinRequestDeadline } from '../database/request-deadline.js';
-import { AddressRefused, checkUrlText, resolveChecked } from './address-policy.js';
-import type { DeliveryResponse } from './dto/delivery-response.dto.js';
+import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
+import { AddressRefused, checkUrlText, resolveChecked, resolverWithin } from './address-policy.js';
+import type { DeliveryResponse, TestDeliveryResponse } from './dto/delivery-response.dto.js';
 import type { WebhookPatch } from './dto/webhook-patch.dto.js';
 import type { WebhookRequest } from './dto/webhook-request.dto.js';
 import type { WebhookResponse, WebhookSecretResponse } from './dto/webhook-response.dto.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
-import { newSecret } from './webhook-message.js';
+import { newSecret, webhookBody, webhookHeaders } from './webhook-message.js';
+import { WebhookSender } from './webhook-sender.js';
 import { type WebhookRecord, WebhooksRepository } from './webhooks.repository.js';
 
 /** After a rotation, the previous secret signs too for this long (Standard Webhooks' advice: a day). */
@@ -22,6 +24,7 @@ export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 @Injectable()
 export class WebhooksService {
   private readonly allowPrivateNetworks: boolean;
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly webhooks: WebhooksRepository,
@@ -30,6 +33,7 @@ export class WebhooksService {
     config: ConfigService<AppConfig, true>,
   ) {
     this.allowPrivateNetworks = config.get('webhooks.allowPrivateNetworks', { infer: true });
+    this.timeoutMs = config.get('webhooks.timeoutMs', { infer: true });
   }
 
   @WithinRequestDeadline()
@@ -79,7 +83,10 @@ export class WebhooksService {
   @WithinRequestDeadline()
   async rotateSecret(id: string): Promise<WebhookSecretResponse> {
     const secret = newSecret();
-    if (!(await this.webhooks.rotate(id, secret, ROTATION_OVERLAP_MS, new Date()))) throw notFound(id);
+    if (!(await this.webhooks.rotate(id, secret, ROTATION_OVERLAP_MS, new Date()))) {
+      await this.find(id);
+      throw new ConflictException('The previous secret still signs for up to 24 hours after the last rotation; rotate again after that');
+    }
     return { ...toResponse(await this.find(id)), secret };
   }
 
@@ -107,6 +114,26 @@ export class WebhooksService {
     return replayed;
   }
 
+  /**
+   * Sends one signed `webhook.test` request now, with the same checks and signatures as a delivery, and answers
+   * its outcome: status, time and the service's own error line (never the receiver's body). Nothing is recorded.
+   */
+  async test(id: string): Promise<TestDeliveryResponse> {
+    const endpoint = await withinRequestDeadline(() => this.find(id));
+    const now = new Date();
+    const eventId = randomUUID();
+    const body = webhookBody('webhook.test', now, JSON.stringify({ eventId, eventType: 'WEBHOOK_TEST', occurredAt: now, ticketId: 0 }));
+    const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretUntil! > now ? [endpoint.previousSecret] : [])];
+    const sender = new WebhookSender(this.timeoutMs, this.allowPrivateNetworks);
+    try {
+      const result = await sender.send(endpoint.url, webhookHeaders(secrets, eventId, now, body), body);
+      const success = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+      return { eventId, success, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs };
+    } finally {
+      sender.close();
+    }
+  }
+
   private async find(id: string): Promise<WebhookRecord> {
     const endpoint = await this.webhooks.findOne(id);
     if (!endpoint) throw notFound(id);
@@ -116,7 +143,8 @@ export class WebhooksService {
   /** The URL's text and every address its host resolves to now; refused: a 400 naming the reason. */
   private async checkUrl(objectName: string, url: string): Promise<void> {
     try {
-      await resolveChecked(checkUrlText(url, this.allowPrivateNetworks), this.allowPrivateNetworks);
+      const target = checkUrlText(url, this.allowPrivateNetworks);
+      await resolveChecked(target, this.allowPrivateNetworks, resolverWithin(this.timeoutMs));
     } catch (error) {
       if (!(error instanceof AddressRefused)) throw error;
       throw new ValidationFailedException(objectName, [

@@ -192,6 +192,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         '/api/v2/webhooks/{id}/deliveries/{deliveryId}/redeliver',
         '/api/v2/webhooks/{id}/replay',
         '/api/v2/webhooks/{id}/rotate-secret',
+        '/api/v2/webhooks/{id}/test',
       ]);
       expect(Object.keys(v2.paths).every((path) => path.startsWith('/api/v2/'))).toBe(true);
       await OpenApiContract.from(v2);
@@ -527,6 +528,9 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('patch', `${W}/{id}`, await http.patch(one).send({ description: 'x' }).expect(200));
       contract.expectResponse('patch', `${W}/{id}`, await http.patch(one).send({ enabled: 'x' }).expect(400));
       contract.expectResponse('post', `${W}/{id}/rotate-secret`, await http.post(`${one}/rotate-secret`).expect(200));
+      contract.expectResponse('post', `${W}/{id}/rotate-secret`, await http.post(`${one}/rotate-secret`).expect(409));
+      contract.expectResponse('post', `${W}/{id}/test`, await http.post(`${one}/test`).expect(200));
+      contract.expectResponse('post', `${W}/{id}/test`, await http.post(`${W}/999999999/test`).expect(404));
       await http.post('/api/tickets').send(buildTicketRequest()).expect(201);
       const deliveries = await http.get(`${one}/deliveries`).expect(200);
       contract.expectResponse('get', `${W}/{id}/deliveries`, deliveries);

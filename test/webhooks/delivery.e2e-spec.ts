@@ -90,7 +90,13 @@ describe('Webhook delivery', () => {
           `{"type":"${request.json.type}","timestamp":"${request.json.timestamp}","data":${message.content.toString('utf8')}}`,
         );
       }
-      const listed = await deliveries(http(), webhook.id);
+      // The receiver answers before the outcome is recorded.
+      let listed: Json[] = [];
+      await waitUntil(
+        async () => (listed = await deliveries(http(), webhook.id)).every((d) => d.status !== 'pending'),
+        30_000,
+        'four recorded outcomes',
+      );
       expect(listed.map((d) => d.type)).toEqual(['ticket.deleted', 'ticket.comment.added', 'ticket.updated', 'ticket.created']);
       expect(listed[0]).toEqual({
         id: expect.any(Number),
@@ -148,7 +154,8 @@ describe('Webhook delivery', () => {
       expect(report).toEqual({ lost: 0, duplicates: 0, outOfOrder: [] });
       expect(receiver.received.every((r) => r.verified[0])).toBe(true);
       expect(receiver.received.some((r) => r.status === 500)).toBe(true);
-      // Stronger than the order of successes: no event of a ticket was even sent before the one before it succeeded.
+      // Stronger than the order of successes: no event of a ticket was even sent before the one before it succeeded,
+      // and none was sent again once accepted.
       for (const ticketId of expected.keys()) {
         let acceptedUpTo = -1;
         for (const request of receiver.received.filter((r) => r.json.data.ticketId === ticketId)) {
@@ -159,6 +166,20 @@ describe('Webhook delivery', () => {
       }
       const failedAttempts = (await deliveries(http(), webhook.id)).filter((d) => d.attempts > 1);
       expect(failedAttempts.length).toBeGreaterThan(0);
+    }, 240_000);
+
+    it('sends a signed test request on demand and answers its outcome without the receiver body', async () => {
+      receiver.received.length = 0;
+      webhook = await register(http(), receiver);
+      const ok = await http().post(`/api/v2/webhooks/${webhook.id}/test`).expect(200);
+      expect(ok.body).toEqual({ eventId: expect.any(String), success: true, statusCode: 204, error: null, durationMs: expect.any(Number) });
+      expect(receiver.received[0]).toMatchObject({ verified: [true], json: { type: 'webhook.test', data: { eventId: ok.body.eventId } } });
+      receiver.respond = () => ({ status: 500 });
+      const failed = await http().post(`/api/v2/webhooks/${webhook.id}/test`).expect(200);
+      receiver.respond = () => ({ status: 204 });
+      expect(failed.body).toMatchObject({ success: false, statusCode: 500, error: 'HTTP 500 Internal Server Error' });
+      expect(JSON.stringify(failed.body)).not.toContain('the receiver says no');
+      expect(await deliveries(http(), webhook.id)).toEqual([]);
     });
 
     it('treats 3xx as a failure and never follows the redirect; the receiver body is never echoed', async () => {
@@ -172,6 +193,8 @@ describe('Webhook delivery', () => {
       expect(receiver.received.map((r) => r.status)).toEqual([302, 204]);
       expect(receiver.received.every((r) => r.headers.host === `127.0.0.1:${receiver.port}`)).toBe(true);
       expect(receiver.received[1].headers['webhook-id']).toBe(receiver.received[0].headers['webhook-id']);
+      // The receiver answers before the outcome is recorded.
+      await waitUntil(async () => (await deliveries(http(), webhook.id))[0].status !== 'pending', 30_000, 'the outcome recorded');
       const [delivery] = await deliveries(http(), webhook.id);
       expect(delivery).toMatchObject({ status: 'succeeded', attempts: 2, lastStatusCode: 204 });
     });
@@ -280,6 +303,8 @@ describe('Webhook delivery', () => {
       const [first, second] = receiver.received.filter((r) => r.headers['webhook-id'] === webhookIdOfTicket(receiver, ticket.id));
       // The schedule says 1 s; the receiver asked for 3 s, within the 5 s of the step after.
       expect([first.status, second.status]).toEqual([429, 204]);
+      // Nothing else reached the receiver: no event went twice at once.
+      expect(receiver.received.map((r) => r.status)).toEqual([429, 204]);
       expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(2_900);
       await http().delete(`/api/v2/webhooks/${webhook.id}`).expect(204);
     });

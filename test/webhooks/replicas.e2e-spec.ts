@@ -49,7 +49,11 @@ describe('Webhooks across replicas', () => {
     receiver.secrets = [webhook.secret];
 
     const writes = writeTickets([a], 20, 15);
-    await waitUntil(async () => receiver.received.length >= 80 && (await successes(b)) > 0, 120_000, 'both replicas delivering');
+    await waitUntil(
+      async () => receiver.received.length >= 80 && (await successes(a)) > 0 && (await successes(b)) > 0,
+      120_000,
+      'both replicas delivering',
+    );
     const beforeKill = { a: await successes(a), b: await successes(b) };
     b.kill('SIGKILL');
     expect(await b.exited).toBeNull();

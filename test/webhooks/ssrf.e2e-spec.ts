@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { waitUntil } from '../support/delivery.js';
 import { useTestApp } from '../support/test-app.js';
@@ -90,6 +92,26 @@ describe('Webhooks and SSRF', () => {
       const result = await sender.send('http://slow.invalid/hook', headers(), body);
       sender.close();
       expect(result).toMatchObject({ statusCode: null, error: 'no response within 300 ms' });
+    });
+
+    it('ends the connection of a receiver that trickles its body past the timeout, or sends too much of it', async () => {
+      for (const trickle of [true, false]) {
+        let closed = false;
+        const server = createServer((request, response) => {
+          request.socket.once('close', () => (closed = true));
+          response.writeHead(200);
+          if (trickle) response.write('.');
+          else response.write(Buffer.alloc(200_000));
+        });
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const sender = new WebhookSender(300, true);
+        const result = await sender.send(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, headers(), body);
+        expect(result).toMatchObject({ statusCode: 200, error: null });
+        await waitUntil(() => closed, 30_000, 'the connection ended');
+        sender.close();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
     });
   });
 });

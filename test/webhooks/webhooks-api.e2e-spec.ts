@@ -85,6 +85,9 @@ describe('Webhook endpoints API', () => {
       const rotated = await http().post(`/api/v2/webhooks/${body.id}/rotate-secret`).expect(200);
       expect(rotated.body.secret).toMatch(SECRET);
       expect(rotated.body.secret).not.toBe(body.secret);
+      // A second rotation within the overlap would drop the secret receivers may still be using.
+      const again = await http().post(`/api/v2/webhooks/${body.id}/rotate-secret`);
+      expect(again.status).toBe(409);
     });
 
     it('deletes: 204, then 404 as problem+json for it and its deliveries', async () => {
@@ -135,7 +138,7 @@ describe('Webhook endpoints API', () => {
     it.each([
       ['http://hooks.example.com/', 'must use https://'],
       ['https://user:secret@hooks.example.com/', 'must not carry credentials'],
-      ['https://localhost:8443/', 'resolves to 127.0.0.1, which is loopback'],
+      ['https://localhost:8443/', /resolves to (127\.0\.0\.1|::1), which is loopback/],
       ['https://127.0.0.1/', 'which is loopback'],
       ['https://10.1.2.3/', 'which is private (RFC 1918)'],
       ['https://192.168.0.10/', 'which is private (RFC 1918)'],
@@ -154,7 +157,12 @@ describe('Webhook endpoints API', () => {
       const response = await testApp.http.post('/api/v2/webhooks').send({ url });
       expectProblem(asHttpResponse(response), 400, '/api/v2/webhooks');
       expect(response.body.errors).toEqual([
-        { field: 'url', code: 'UnsafeUrl', message: expect.stringContaining(reason), rejectedValue: url },
+        {
+          field: 'url',
+          code: 'UnsafeUrl',
+          message: typeof reason === 'string' ? expect.stringContaining(reason) : expect.stringMatching(reason),
+          rejectedValue: url,
+        },
       ]);
     });
 

@@ -72,3 +72,21 @@ export class ReplayResponse {
   @ApiProperty({ description: 'How many deliveries were queued again', type: 'integer', example: 12 })
   replayed: number;
 }
+
+/** The outcome of a test request (`POST …/{id}/test`). */
+export class TestDeliveryResponse {
+  @ApiProperty({ description: 'The `webhook-id` of the test request', example: '0d1c2b3a-4958-4677-8695-a4b3c2d1e0f9' })
+  eventId: string;
+
+  @ApiProperty({ description: 'Whether the endpoint answered 2xx', example: true })
+  success: boolean;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 204 })
+  statusCode: number | null;
+
+  @ApiProperty({ description: "The service's own words; never the receiver's body", type: String, nullable: true, example: null })
+  error: string | null;
+
+  @ApiProperty({ type: 'integer', example: 41 })
+  durationMs: number;
+}
