@@ -1,5 +1,5 @@
 import { PreconditionFailedException } from '@nestjs/common';
-import { assertIfMatch, ifMatchSatisfied, ticketEtag } from './ticket-etag.js';
+import { assertIfMatch, ifMatchSatisfied, ticketEtag, ticketSlaEtag } from './ticket-etag.js';
 
 const ticket = { id: '7', updatedAt: new Date('2026-01-01T10:00:00.123Z') };
 const ETAG = `"7-${ticket.updatedAt.getTime()}"`;
@@ -28,5 +28,18 @@ describe('ticket ETag', () => {
     expect(() => assertIfMatch('"7-1"', ticket)).toThrow(ETAG);
     expect(() => assertIfMatch(undefined, ticket)).not.toThrow();
     expect(() => assertIfMatch(ETAG, ticket)).not.toThrow();
+  });
+
+  it('gives a body with an SLA summary a tag of its own per summary, which If-Match reads as the version alone', () => {
+    const before = ticketSlaEtag(ticket, { breached: false, nextBreachTime: new Date('2026-01-01T12:00:00Z') });
+    const after = ticketSlaEtag(ticket, { breached: true, nextBreachTime: null });
+    expect(before).not.toEqual(after);
+    expect(before).not.toEqual(ETAG);
+    expect(ifMatchSatisfied(before, ETAG)).toBe(true);
+    expect(ifMatchSatisfied(after, ETAG)).toBe(true);
+    expect(ifMatchSatisfied(`W/${after}`, ETAG)).toBe(false);
+    expect(ifMatchSatisfied(ticketSlaEtag({ ...ticket, updatedAt: new Date(0) }, { breached: true, nextBreachTime: null }), ETAG)).toBe(
+      false,
+    );
   });
 });

@@ -82,6 +82,24 @@ describe('SLA events', () => {
     expect(await breachesCounted()).toBe(countedBefore + 1);
   });
 
+  it('answers a conditional GET with the breached summary, not 304, once a clock breaches without a write', async () => {
+    const ticket = await create({ priority: 'CRITICAL' });
+    const first = await testApp.http.get(`/api/v2/tickets/${ticket.id}`).expect(200);
+    expect(first.body.sla.breached).toBe(false);
+    await untilHandled(db, ticket.id, 'resolution');
+    const fresh = await testApp.http.get(`/api/v2/tickets/${ticket.id}`).set('If-None-Match', first.headers.etag).expect(200);
+    expect(fresh.body.sla).toEqual({ breached: true, nextBreachTime: fresh.body.sla.nextBreachTime });
+    expect(fresh.headers.etag).not.toEqual(first.headers.etag);
+    await testApp.http.get(`/api/v2/tickets/${ticket.id}`).set('If-None-Match', fresh.headers.etag).expect(304);
+    // Either tag still guards a write: the ticket's version has not changed.
+    await testApp.http
+      .patch(`/api/v2/tickets/${ticket.id}`)
+      .set('Content-Type', MERGE_PATCH)
+      .set('If-Match', first.headers.etag)
+      .send({ assignedTo: 'after-breach' })
+      .expect(200);
+  });
+
   it('starts a new cycle on a reopen, whose breach is its own event', async () => {
     const ticket = await create({ priority: 'CRITICAL', status: 'IN_PROGRESS' });
     await consumer.waitFor(() => slaEventsOf(consumer, ticket.id).some((e) => e.eventType === 'SLA_BREACHED'), 20_000);

@@ -18,7 +18,7 @@ export class TicketSlaSummaryResponse {
 /** A ticket in v2: v1's fields, and its SLA summary when SLA is on (SLA_ENABLED=true). */
 export class TicketV2Response extends TicketResponse {
   @ApiPropertyOptional({
-    description: 'Only when SLA clocks are on (docs/sla.md); not part of the ticket version its ETag names',
+    description: 'Only when SLA clocks are on (docs/sla.md); the ETag of a body with it also names the summary, which If-Match ignores',
     type: TicketSlaSummaryResponse,
   })
   sla?: TicketSlaSummaryResponse;

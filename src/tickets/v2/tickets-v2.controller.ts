@@ -30,7 +30,7 @@ import { setPageHeaders } from '../../common/paging/page-headers.js';
 import { type TicketPage, TicketsService } from '../tickets.service.js';
 import { ticketsApi } from '../tickets.openapi.js';
 import { writeContext } from '../../common/context/write-context.js';
-import { withEtag } from '../ticket-etag.js';
+import { ticketSlaEtag, withEtag } from '../ticket-etag.js';
 import { TICKET_CLOCKS, type TicketClocks } from '../ticket-clocks.js';
 import type { TicketV2Response } from '../dto/ticket-v2-response.dto.js';
 
@@ -64,6 +64,7 @@ export class TicketsV2Controller {
 
   private async oneWithSla(response: Response, ticket: TicketResponse): Promise<TicketV2Response> {
     const [withSla] = await this.withSla([withEtag(response, ticket)]);
+    if (withSla.sla) response.setHeader('ETag', ticketSlaEtag(ticket, withSla.sla));
     return withSla;
   }
 
