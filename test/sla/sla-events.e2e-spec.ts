@@ -126,11 +126,15 @@ describe('SLA events', () => {
   });
 
   it('goes on sending the other events while one of them keeps failing, and sends that one once it can', async () => {
-    const failing = await create({ priority: 'CRITICAL', status: 'IN_PROGRESS' });
-    // The database refuses to record this ticket's events: each attempt's transaction fails and rolls back.
+    // The database refuses to record this ticket's events: each attempt's transaction fails and rolls back. The
+    // trigger is in place before the ticket exists, because its warning (2 s before a 2 s goal) is due at once.
+    const requesterEmail = `refused-${Date.now()}@example.com`;
     await db.query(`CREATE TRIGGER sla_events_refused BEFORE INSERT ON ticket_sla_events FOR EACH ROW
-      BEGIN IF NEW.ticket_id = ${Number(failing.id)} THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END`);
+      BEGIN IF (SELECT requester_email FROM tickets WHERE id = NEW.ticket_id) = '${requesterEmail}'
+      THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by the test'; END IF; END`);
+    let failing: Json;
     try {
+      failing = await create({ priority: 'CRITICAL', status: 'IN_PROGRESS', requesterEmail });
       // Due after the failing one, so a detector that stops at the first failure would never reach it.
       const other = await create({ priority: 'CRITICAL', status: 'IN_PROGRESS' });
       await consumer.waitFor(() => slaEventsOf(consumer, other.id).some((e) => e.eventType === 'SLA_BREACHED'), 20_000);
