@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Queryable } from '../database/statement-batch.js';
+import type { Transaction } from '../database/transaction.js';
 import { type KeysetPageRequest, keysetSql } from '../common/paging/keyset-page.js';
 import type { AttachmentStorageKind } from '../config/attachments-config.js';
 import type { AttachmentResponse } from './dto/attachment-response.dto.js';
@@ -63,8 +64,9 @@ export class AttachmentsRepository {
     ]);
   }
 
-  async insertChunk(transaction: Queryable, attachmentId: number, seq: number, data: Buffer): Promise<void> {
-    await transaction.query('INSERT INTO attachment_chunks (attachment_id, seq, data) VALUES (?, ?, ?)', [attachmentId, seq, data]);
+  /** A prepared statement: the chunk travels as its bytes, not hex-encoded in the statement's text. */
+  async insertChunk(transaction: Transaction, attachmentId: number, seq: number, data: Buffer): Promise<void> {
+    await transaction.execute('INSERT INTO attachment_chunks (attachment_id, seq, data) VALUES (?, ?, ?)', [attachmentId, seq, data]);
   }
 
   /** One chunk's bytes; undefined when the attachment is gone meanwhile. */

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ExecuteValues, PoolConnection } from 'mysql2';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { isPastDeadline, statementTimedOut, statementTimeLimitMs, untilCommitted } from './request-deadline.js';
+import { assertDeadlineNotPassed, isPastDeadline, statementTimedOut, statementTimeLimitMs, untilCommitted } from './request-deadline.js';
 import { type Queryable, StatementBatch } from './statement-batch.js';
 import { type DatabaseServer, databaseServer, isServerTimeLimit, withServerTimeLimit } from './statement-time-limit.js';
 
@@ -13,6 +14,12 @@ import { type DatabaseServer, databaseServer, isServerTimeLimit, withServerTimeL
  */
 export interface Transaction extends Queryable {
   readonly later: Queryable;
+  /**
+   * One statement as a prepared statement (mysql2's `execute`, the binary protocol): a Buffer parameter travels as
+   * its bytes, where `query` writes it into the statement's text hex-encoded, twice its size and built as a string.
+   * For large binary values; bounded as every statement of the transaction.
+   */
+  execute(sql: string, params: ExecuteValues[]): Promise<unknown>;
 }
 
 /** InnoDB's ER_LOCK_DEADLOCK: it rolled the whole transaction back to break a deadlock. */
@@ -61,6 +68,15 @@ async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, wo
       const [, ...results] = (await send(`START TRANSACTION;\n${sql}`, params)) as unknown[];
       return results.length === 1 ? results[0] : results;
     },
+    execute: async (sql: string, params: ExecuteValues[]) => {
+      if (!begun) {
+        begun = true;
+        await send('START TRANSACTION', []);
+      }
+      assertDeadlineNotPassed();
+      // The connection TypeORM's runner holds for the transaction, as QueryRunner.connect() answers it.
+      return executeOn((await runner.connect()) as PoolConnection, sql, params, server);
+    },
   };
   try {
     const result = await work(transaction);
@@ -94,6 +110,25 @@ function writeTimeLimited(sql: string, server: DatabaseServer): string {
     .split(';\n')
     .map((statement) => (/^\s*START TRANSACTION\s*$/i.test(statement) ? statement : withServerTimeLimit(statement, limitMs, server)))
     .join(';\n');
+}
+
+/**
+ * `execute` on the transaction's connection, bounded like `query`: by the time limit on the client's side and, on
+ * MariaDB, by the server. mysql2 prepares each statement text once per connection and keeps it, so the server's limit
+ * is in whole seconds: a text that changed with every call would be prepared anew each time. A statement the client
+ * stopped waiting for is still in flight: the ROLLBACK that follows waits behind it, and when that times out too, its
+ * connection is destroyed (DatabaseTimeoutsSubscriber).
+ */
+function executeOn(connection: PoolConnection, sql: string, params: ExecuteValues[], server: DatabaseServer): Promise<unknown> {
+  const limitMs = statementTimeLimitMs();
+  const limited =
+    limitMs === undefined || server !== 'MariaDB' ? sql : withServerTimeLimit(sql, Math.ceil(limitMs / 1_000) * 1_000, server);
+  return new Promise((resolve, reject) => {
+    connection.execute({ sql: limited, timeout: limitMs }, params, (error, result) => {
+      if (error) reject(isServerTimeLimit(error) ? statementTimedOut() : error);
+      else resolve(result);
+    });
+  });
 }
 
 function serverTimeLimitAs503(error: unknown): never {

@@ -5,10 +5,11 @@ import type { AddressInfo } from 'node:net';
  * A TCP proxy a test controls, placed between the service and MariaDB or RabbitMQ: cut() drops every
  * connection and refuses new ones, stall() silently swallows all traffic (a network partition: no error,
  * no answer), restore() lets traffic through again, delayMs slows each chunk down, holdReplies() keeps what the
- * target sends back until releaseReplies().
+ * target sends back until releaseReplies(). `sentByClients` counts the bytes clients sent towards the target.
  */
 export class TcpProxy {
   delayMs = 0;
+  sentByClients = 0;
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   private open = true;
@@ -82,6 +83,7 @@ export class TcpProxy {
       from.on('data', (chunk: Buffer) => {
         if (this.stalled) return;
         if (from === client) {
+          this.sentByClients += chunk.length;
           for (const watch of this.watches) {
             if (chunk.includes(watch.text)) {
               this.watches.delete(watch);

@@ -1,5 +1,5 @@
 import type { AttachmentStorageKind } from '../../config/attachments-config.js';
-import type { Queryable } from '../../database/statement-batch.js';
+import type { Transaction } from '../../database/transaction.js';
 
 /** The size of the pieces an upload is stored in (a row of `attachment_chunks`), all but the last exactly this long. */
 export const CHUNK_BYTES = 1024 * 1024;
@@ -19,7 +19,7 @@ export interface ContentWriter {
 /** Where attachments' bytes live; the metadata is always in `ticket_attachments`. */
 export interface AttachmentStorage {
   readonly kind: AttachmentStorageKind;
-  writer(transaction: Queryable, attachmentId: number): ContentWriter;
+  writer(transaction: Transaction, attachmentId: number): ContentWriter;
   /** The bytes `start` to `end` (inclusive), a piece at a time; fails when they are gone (the attachment was deleted). */
   read(attachmentId: number, start: number, end: number): AsyncIterable<Buffer>;
   /** The attachments' rows are deleted and committed: remove what is left of their bytes. */

@@ -1,12 +1,13 @@
-import type { Queryable } from '../../database/statement-batch.js';
+import type { Transaction } from '../../database/transaction.js';
 import type { AttachmentsRepository } from '../attachments.repository.js';
 import { Gate } from '../gate.js';
 import { type AttachmentStorage, CHUNK_BYTES, type ContentWriter } from './attachment-storage.js';
 
 /**
- * How many chunk statements (inserts and reads) the process runs at once. A chunk travels through mysql2 as a hex
- * string and a packet, several copies of its MiB, so memory grows with the chunks in flight, not with the uploads:
- * an upload or download past the limit waits, its stream paused, holding at most the chunk it has gathered.
+ * How many chunk statements (inserts and reads) the process runs at once. A chunk travels through mysql2 as its bytes
+ * in a packet (an insert is a prepared statement, a read's BLOB arrives as a Buffer), a copy or two of its MiB, so
+ * memory grows with the chunks in flight, not with the uploads: an upload or download past the limit waits, its stream
+ * paused, holding at most the chunk it has gathered.
  */
 const CHUNKS_IN_FLIGHT = 4;
 
@@ -20,7 +21,7 @@ export class DatabaseStorage implements AttachmentStorage {
 
   constructor(private readonly attachments: AttachmentsRepository) {}
 
-  writer(transaction: Queryable, attachmentId: number): ContentWriter {
+  writer(transaction: Transaction, attachmentId: number): ContentWriter {
     let seq = 0;
     return {
       write: (chunk) => {
