@@ -8,12 +8,13 @@ import { AttachmentsRepository } from './attachments.repository.js';
 import { AttachmentsService } from './attachments.service.js';
 import { AttachmentStorages } from './storage/attachment-storages.js';
 import { OrphanSweeper } from './storage/orphan-sweeper.js';
+import { UploadFingerprint } from './upload-fingerprint.js';
 import { AttachmentsV2Controller } from './v2/attachments-v2.controller.js';
 
 @Module({
   imports: [OutboxModule, IdempotencyModule, TicketsModule],
   controllers: [AttachmentsController, AttachmentsV2Controller],
-  providers: [AttachmentsService, AttachmentsRepository, AttachmentStorages, OrphanSweeper, TicketHistoryRepository],
+  providers: [AttachmentsService, AttachmentsRepository, AttachmentStorages, OrphanSweeper, TicketHistoryRepository, UploadFingerprint],
   exports: [AttachmentsRepository],
 })
 export class AttachmentsModule {}

@@ -22,6 +22,7 @@ import type { IncomingFile } from './attachment-upload.js';
 import { receiveContent } from './content-receiver.js';
 import { AttachmentsRepository, responseOf, type StoredAttachment } from './attachments.repository.js';
 import { recordedContentType } from './content-sniffing.js';
+import { uploadContent } from './upload-fingerprint.js';
 import type { AttachmentResponse } from './dto/attachment-response.dto.js';
 import { AttachmentStorages } from './storage/attachment-storages.js';
 import type { ContentWriter } from './storage/attachment-storage.js';
@@ -111,7 +112,7 @@ export class AttachmentsService implements OnModuleInit {
               createdAt: started,
               createdBy: context.actor,
             };
-            await this.recordAdded(transaction, attachment, context);
+            await this.recordAdded(transaction, attachment, context, uploadContent(file, received));
             return attachment;
           },
           { retryDeadlocks: false },
@@ -131,9 +132,15 @@ export class AttachmentsService implements OnModuleInit {
   /**
    * The end of an upload: the ticket's row lock orders the attachment with the ticket's updates and its delete (no
    * attachment commits for a ticket deleted meanwhile) and with other uploads to it, so the count, the transaction's
-   * first read, sees every attachment committed before and none can slip past the limit. Sets `createdAt`.
+   * first read, sees every attachment committed before and none can slip past the limit. Sets `createdAt`. `content`
+   * identifies the file for the Idempotency-Key: a retry with another file is a 422.
    */
-  private async recordAdded(transaction: Transaction, attachment: AttachmentResponse, context: WriteContext): Promise<void> {
+  private async recordAdded(
+    transaction: Transaction,
+    attachment: AttachmentResponse,
+    context: WriteContext,
+    content: unknown,
+  ): Promise<void> {
     const ticketId = String(attachment.ticketId);
     await assertTicketExists(transaction, ticketId, true);
     await this.assertRoom(transaction, ticketId, 1);
@@ -153,7 +160,7 @@ export class AttachmentsService implements OnModuleInit {
       routingKeyOf('ATTACHMENT_ADDED'),
     );
     // No ETag: the first answer has none either (a replay answers with the same headers).
-    await this.idempotency.finishCreated(transaction, context.idempotency, attachment, null);
+    await this.idempotency.finishCreated(transaction, context.idempotency, attachment, null, content);
   }
 
   /** `own`: the transaction's own new attachment, which its count includes. */

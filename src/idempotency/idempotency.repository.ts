@@ -86,12 +86,15 @@ export class IdempotencyRepository {
     return affectedRows === 1;
   }
 
-  /** In the write's transaction (`manager`): the claim's started row becomes finished with `response`; false when it is no longer the claim's. */
-  async finish(manager: Queryable, claim: IdempotencyClaim, response: StoredResponse): Promise<boolean> {
+  /**
+   * In the write's transaction (`manager`): the claim's started row becomes finished with `response`, and with
+   * `requestHash` when given; false when it is no longer the claim's.
+   */
+  async finish(manager: Queryable, claim: IdempotencyClaim, response: StoredResponse, requestHash?: string): Promise<boolean> {
     const { affectedRows } = (await manager.query(
-      `UPDATE idempotency_keys SET state = 'finished', status = ?, body = ?, location = ?, etag = ?
+      `UPDATE idempotency_keys SET state = 'finished', request_hash = COALESCE(?, request_hash), status = ?, body = ?, location = ?, etag = ?
        WHERE scope = ? AND idem_key = ? AND token = ? AND state = 'started'`,
-      [response.status, response.body, response.location, response.etag, claim.scope, claim.key, claim.token],
+      [requestHash ?? null, response.status, response.body, response.location, response.etag, claim.scope, claim.key, claim.token],
     )) as { affectedRows: number };
     return affectedRows === 1;
   }

@@ -16,6 +16,11 @@ import { IdempotencyRepository, type KeyRecord, type StartedKey, type StoredResp
 
 export type { StoredResponse };
 
+/** 422: the key was used with another request, in method, path or body. */
+export function differentRequest(key: string): UnprocessableEntityException {
+  return new UnprocessableEntityException(`Idempotency-Key "${key}" was used with a different request (method, path or body)`);
+}
+
 /**
  * A started key whose request has not finished after this long is taken to be a crashed one, and the next
  * request with the key runs. Far beyond any request's life (requests are bounded by the database deadline and
@@ -25,7 +30,8 @@ export const STARTED_TIMEOUT_MS = 60_000;
 const PURGE_INTERVAL_MS = 5 * 60_000;
 export const PURGE_BATCH_SIZE = 1_000;
 
-export type IdempotencyStart = { claim: IdempotencyClaim } | { replay: StoredResponse };
+/** A claim to run the request, or the key's finished response and the request hash it was stored with. */
+export type IdempotencyStart = { claim: IdempotencyClaim } | { replay: StoredResponse; requestHash: string };
 
 /**
  * Idempotency keys as a state machine in the database (Stripe's design): started → finished → expired (purged).
@@ -59,14 +65,22 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
    * Claims the key for this request (a `started` row committed at once, outside the write's transaction, so a
    * concurrent request sees it), or answers what the key already holds: the stored response of the same request
    * (replay), 409 while it is still running, 422 for a different request. An expired key, or one started by a
-   * request that crashed, is claimed anew.
+   * request that crashed, is claimed anew. With `contentLater` (a body that is read only as the write runs, whose
+   * finish records the hash with its content), a finished key is answered whatever its hash: the caller compares it
+   * once it has read the content.
    */
   @WithinRequestDeadline()
-  async start(scope: string, key: string, hash: string, locationOf: (id: number) => string): Promise<IdempotencyStart> {
+  async start(
+    scope: string,
+    key: string,
+    hash: string,
+    request: Pick<IdempotencyClaim, 'locationOf' | 'requestHashOf'>,
+    contentLater = false,
+  ): Promise<IdempotencyStart> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = new Date();
       const token = randomUUID();
-      const claim = { scope, key, token, locationOf };
+      const claim = { scope, key, token, ...request };
       if (await this.keys.insertStarted(this.started(claim, hash, now))) return { claim };
       const row = await this.keys.find(scope, key);
       if (!row) continue; // dropped meanwhile (its request failed): try to claim it again
@@ -76,13 +90,11 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
         if (await this.takeOver(row, claim, hash, now)) return { claim };
         continue;
       }
-      if (row.requestHash !== hash) {
-        throw new UnprocessableEntityException(`Idempotency-Key "${key}" was used with a different request (method, path or body)`);
-      }
+      if (row.requestHash !== hash && (row.state === 'started' || !contentLater)) throw differentRequest(key);
       if (row.state === 'started') {
         throw new ConflictException(`A request with Idempotency-Key "${key}" is still being processed; retry later`);
       }
-      return { replay: { status: row.status!, body: row.body!, location: row.location, etag: row.etag } };
+      return { replay: { status: row.status!, body: row.body!, location: row.location, etag: row.etag }, requestHash: row.requestHash };
     }
     throw new ConflictException(`A request with Idempotency-Key "${key}" is still being processed; retry later`);
   }
@@ -91,20 +103,25 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
    * In the write's transaction: the response becomes the key's, and commits with the write or not at all. A claim
    * that was taken over meanwhile (its request ran past STARTED_TIMEOUT_MS) fails the write with a 409.
    */
-  async finish(manager: Queryable, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
-    if (!(await this.keys.finish(manager, claim, response)))
+  async finish(manager: Queryable, claim: IdempotencyClaim, response: StoredResponse, requestHash?: string): Promise<void> {
+    if (!(await this.keys.finish(manager, claim, response, requestHash)))
       throw new ConflictException(`Idempotency-Key "${claim.key}" was taken over by another request`);
   }
 
-  /** A create's 201 (its body, Location and ETag) as the key's response, when the request holds a key. */
+  /**
+   * A create's 201 (its body, Location and ETag) as the key's response, when the request holds a key; `content`: what
+   * identifies a body read only as the write ran (see start's `contentLater`), recorded in the key's request hash.
+   */
   async finishCreated(
     manager: Queryable,
     claim: IdempotencyClaim | undefined,
     created: { id: number },
     etag: string | null,
+    content?: unknown,
   ): Promise<void> {
     if (!claim) return;
-    await this.finish(manager, claim, { status: 201, body: JSON.stringify(created), location: claim.locationOf(created.id), etag });
+    const response = { status: 201, body: JSON.stringify(created), location: claim.locationOf(created.id), etag };
+    await this.finish(manager, claim, response, content === undefined ? undefined : claim.requestHashOf(content));
   }
 
   /** An update's 200 (its body and ETag) as the key's response, when the request holds a key. */

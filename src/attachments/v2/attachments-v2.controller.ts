@@ -1,6 +1,8 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Req, Res, UseInterceptors } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../../idempotency/idempotency.interceptor.js';
+import { IdempotentContent } from '../../idempotency/idempotent-content.js';
+import { UploadFingerprint } from '../upload-fingerprint.js';
 import { parseKeysetPage } from '../../common/paging/keyset-page.js';
 import { IdPipe } from '../../common/http/id.pipe.js';
 import { setPageHeaders } from '../../common/paging/page-headers.js';
@@ -23,6 +25,7 @@ export class AttachmentsV2Controller {
   @Post()
   @api.add()
   @UseInterceptors(IdempotencyInterceptor)
+  @IdempotentContent(UploadFingerprint)
   addAttachment(
     @Param('id', IdPipe) id: string,
     @Req() http: Request,

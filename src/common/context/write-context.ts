@@ -8,6 +8,8 @@ export interface IdempotencyClaim {
   token: string;
   /** Where the resource this request creates will be, from its id (the request path and the id). */
   locationOf(id: number): string;
+  /** The key's request hash for this request with `content` as its body: for a body read only as the write runs. */
+  requestHashOf(content: unknown): string;
 }
 
 /**
