@@ -186,9 +186,22 @@ export class AttachmentsService implements OnModuleInit {
     throw attachmentNotFound(attachmentId);
   }
 
-  /** The bytes `start`-`end` (inclusive) of an attachment, a chunk at a time, each read bounded by DB_QUERY_TIMEOUT_MS. */
-  content(attachment: StoredAttachment, start: number, end: number): AsyncIterable<Buffer> {
-    return freeOfRequestDeadline(() => this.storages.of(attachment.storage).read(attachment.id, start, end));
+  /**
+   * The bytes `start`-`end` (inclusive) of an attachment, a chunk at a time, each read bounded by DB_QUERY_TIMEOUT_MS,
+   * not by the request's deadline: a download lasts as long as its client takes to receive it. A generator runs in
+   * the context of whoever asks for its next piece, so each piece is asked for free of the deadline.
+   */
+  async *content(attachment: StoredAttachment, start: number, end: number): AsyncGenerator<Buffer> {
+    const pieces = this.storages.of(attachment.storage).read(attachment.id, start, end)[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await freeOfRequestDeadline(() => pieces.next());
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      await pieces.return?.();
+    }
   }
 
   /** Deletes the attachment with a DETACHED history entry and an ATTACHMENT_DELETED event; 409 while a comment names it. */
