@@ -60,9 +60,24 @@ export function listedTicketFromRow(row: TicketTextRow & { sla_due_at?: string }
   return ticket;
 }
 
-/** A listed ticket's JSON, as res.json writes it in an array (the list is streamed, see sendJsonArray). */
+const text = JSON.stringify;
+
+/**
+ * A listed ticket's JSON, as res.json writes it in an array (the list is streamed, see sendJsonArray): the bytes of
+ * JSON.stringify(listedTicketFromRow(row)), written field by field. An unpaged list writes a million of these, and
+ * building the object only for JSON.stringify to walk it again is about half the CPU the service spends per row.
+ */
 export function listedTicketJson(row: TicketTextRow): string {
-  return JSON.stringify(listedTicketFromRow(row));
+  return (
+    `{"id":${Number(row.id)},"title":${text(row.title)},"description":${text(row.description)},"status":${text(row.status)}` +
+    `,"priority":${text(row.priority)},"requesterEmail":${text(row.requester_email)},"assignedTo":${nullable(row.assigned_to)}` +
+    `,"createdAt":"${isoInstant(row.created_at)}","updatedAt":"${isoInstant(row.updated_at)}"` +
+    `,"resolvedAt":${row.resolved_at === null ? 'null' : `"${isoInstant(row.resolved_at)}"`}}`
+  );
+}
+
+function nullable(value: string | null): string {
+  return value === null ? 'null' : text(value);
 }
 
 function wireShape<In, Out>(row: Row<In>, instant: (value: In) => Out): Wire<Out> {
