@@ -195,6 +195,8 @@ function download(path) {
         let bytes = 0;
         res.on('data', (chunk) => (bytes += chunk.length));
         res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`download answered ${res.statusCode}`))));
+        // A download the service cut off ends without 'end': fail instead of waiting for ever.
+        res.on('close', () => res.complete || reject(new Error(`download cut off after ${bytes} bytes`)));
       })
       .on('error', reject);
   });
