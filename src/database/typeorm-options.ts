@@ -15,6 +15,8 @@ import { CreateSlaClocks1763900017000 } from './migrations/1763900017000-CreateS
 import { CreateChangeFeed1763900018000 } from './migrations/1763900018000-CreateChangeFeed.js';
 import { CreateWebhooks1763900019000 } from './migrations/1763900019000-CreateWebhooks.js';
 import { CreateTicketAttachments1763900020000 } from './migrations/1763900020000-CreateTicketAttachments.js';
+import { WebhookDeliveriesWithoutForeignKey1763900021000 } from './migrations/1763900021000-WebhookDeliveriesWithoutForeignKey.js';
+import { WebhookDeliveriesDueByEndpoint1763900021001 } from './migrations/1763900021001-WebhookDeliveriesDueByEndpoint.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { mysqlPoolOptions } from './mysql-pool-options.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
@@ -52,6 +54,8 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       CreateChangeFeed1763900018000,
       CreateWebhooks1763900019000,
       CreateTicketAttachments1763900020000,
+      WebhookDeliveriesWithoutForeignKey1763900021000,
+      WebhookDeliveriesDueByEndpoint1763900021001,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; the CLI runs them on `migration:run`.

@@ -54,14 +54,22 @@ export class WebhookDeliveriesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * In the caller's transaction (a statement of its batch): a pending delivery for every enabled endpoint that
-   * subscribes to the event's kind. One statement however many endpoints there are, and none when there are none.
+   * In the caller's transaction (statements of its batch): a pending delivery for every enabled endpoint that
+   * subscribes to the event's kind; none when there are none. The endpoints are read by a plain SELECT, a
+   * consistent read that locks nothing, into a session variable the INSERT then expands: an INSERT … SELECT from
+   * `webhooks` would take shared locks on the endpoints' rows, so an endpoint update held open would hold every
+   * ticket write. An endpoint enabled, disabled or deleted while the write runs may so get its delivery or not;
+   * one disabled meanwhile keeps it waiting with its others.
    */
   async fanOut(manager: Queryable, event: FanOutEvent): Promise<void> {
     await manager.query(
+      'SELECT JSON_ARRAYAGG(id) FROM webhooks WHERE enabled = 1 AND (event_types IS NULL OR FIND_IN_SET(?, event_types)) INTO @webhook_fan_out',
+      [event.eventType],
+    );
+    await manager.query(
       `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at)
-       SELECT id, ?, ?, ?, ?, ?, ?, NOW(3), NOW(3) FROM webhooks WHERE enabled = 1 AND (event_types IS NULL OR FIND_IN_SET(?, event_types))`,
-      [event.eventId, event.eventType, event.type, event.ticketId, event.payload, event.occurredAt, event.eventType],
+       SELECT endpoint.id, ?, ?, ?, ?, ?, ?, NOW(3), NOW(3) FROM JSON_TABLE(@webhook_fan_out, '$[*]' COLUMNS (id bigint PATH '$')) endpoint`,
+      [event.eventId, event.eventType, event.type, event.ticketId, event.payload, event.occurredAt],
     );
   }
 

@@ -94,24 +94,34 @@ export class WebhookDispatchRepository {
     await (await runner?.catch(() => undefined))?.release();
   }
 
-  /**
-   * Deliveries that may be attempted now: pending, due, not claimed (or their claim lapsed), of an enabled
-   * endpoint, and the oldest pending one of their (endpoint, ticket), so a ticket's events reach an endpoint in
-   * order while other tickets go on. Answers ids, oldest due first. The deliveries are read in the order of the
-   * due index (status, next_attempt_at, and the id InnoDB appends), which is the order asked for, so the read
-   * stops after `limit` matches instead of sorting every pending row (a join with webhooks would make MariaDB sort:
-   * the endpoint is looked up per row instead); the rows it passes over are those queued
-   * behind a delivery in flight (a failed attempt pushes its successors back with it: postponeChain).
-   */
-  async due(limit: number): Promise<Array<{ id: number; webhookId: number }>> {
+  /** The enabled endpoints that have deliveries due (some may be in flight or queued behind one in flight). */
+  async dueEndpoints(): Promise<number[]> {
     const rows = (await this.dispatcherQuery(
-      `SELECT d.id, d.webhook_id FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_due)
-       WHERE d.status = 'pending' AND d.next_attempt_at <= NOW(3) AND (d.lease_until IS NULL OR d.lease_until < NOW(3))
-         AND (SELECT w.enabled FROM webhooks w WHERE w.id = d.webhook_id) = 1
+      `SELECT w.id FROM webhooks w WHERE w.enabled = 1
+         AND EXISTS (SELECT 1 FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_endpoint_due)
+                     WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= NOW(3))`,
+    )) as Array<{ id: string }>;
+    return rows.map((row) => Number(row.id));
+  }
+
+  /**
+   * Deliveries that may be attempted now, up to `limit` of each endpoint named: pending, due, not claimed (or
+   * their claim lapsed), and the oldest pending one of their (endpoint, ticket), so a ticket's events reach an
+   * endpoint in order while other tickets go on. Each endpoint's are read oldest due first from its own range of
+   * the endpoint's due index, which stops after `limit` matches, so an endpoint's backlog never fills another's
+   * place; the rows a read passes over are those queued behind a delivery in flight (a failed attempt pushes its
+   * successors back with it: postponeChain).
+   */
+  async due(endpoints: Array<{ webhookId: number; limit: number }>): Promise<Array<{ id: number; webhookId: number }>> {
+    if (endpoints.length === 0) return [];
+    const one = `(SELECT d.id, d.webhook_id FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_endpoint_due)
+       WHERE d.webhook_id = ? AND d.status = 'pending' AND d.next_attempt_at <= NOW(3) AND (d.lease_until IS NULL OR d.lease_until < NOW(3))
          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
                          WHERE e.webhook_id = d.webhook_id AND e.ticket_id = d.ticket_id AND e.status = 'pending' AND e.id < d.id)
-       ORDER BY d.next_attempt_at, d.id LIMIT ?`,
-      [limit],
+       ORDER BY d.next_attempt_at, d.id LIMIT ?)`;
+    const rows = (await this.dispatcherQuery(
+      endpoints.map(() => one).join(' UNION ALL '),
+      endpoints.flatMap(({ webhookId, limit }) => [webhookId, limit]),
     )) as Array<{ id: string; webhook_id: string }>;
     return rows.map((row) => ({ id: Number(row.id), webhookId: Number(row.webhook_id) }));
   }
@@ -209,6 +219,21 @@ export class WebhookDispatchRepository {
     const results = await this.inOneTransaction(sorted.map(() => update).join(';\n'), params);
     const recorded = new Map(sorted.map(({ id }, index) => [id, results[index]?.affectedRows === 1]));
     return attempts.map(({ id }) => recorded.get(id)!);
+  }
+
+  /**
+   * Deletes the pending deliveries of endpoints that no longer exist: a write that read an endpoint just before its
+   * delete may record a delivery after it. Such a delivery is never due (its endpoint is not enabled).
+   */
+  async purgeOrphans(): Promise<void> {
+    const rows = (await this.dispatcherQuery(
+      `SELECT DISTINCT d.webhook_id FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_due)
+       WHERE d.status = 'pending' AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id)`,
+    )) as Array<{ webhook_id: string }>;
+    if (rows.length === 0) return;
+    await this.dispatcherQuery("DELETE FROM webhook_deliveries WHERE webhook_id IN (?) AND status = 'pending'", [
+      rows.map((row) => row.webhook_id),
+    ]);
   }
 
   /** Deletes up to `limit` finished deliveries created more than `days` ago; how many. */

@@ -51,7 +51,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly inFlight = new Set<Promise<void>>();
   /** The deliveries in flight here: never claimed and sent again while their attempt runs. */
   private readonly attempting = new Set<number>();
-  /** Attempts in flight per endpoint. */
+  /** Attempts in flight per endpoint: each has a share of the slots at most (endpointShare). */
   private readonly perEndpoint = new Map<number, number>();
   private readonly endpointShare: number;
   private readonly ownContext = new AsyncResource(WebhookDispatcher.name);
@@ -61,6 +61,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private stopped = false;
   private failing = false;
   private purgedAt = Date.now();
+  /** Which endpoint's due deliveries a poll takes first (takeInTurn). */
+  private turn = 0;
   private outcomes: Outcome[] = [];
   private recordTimer?: NodeJS.Timeout;
   /** A completed attempt looks for more work only when this many slots are free (fewer, larger claims). */
@@ -118,14 +120,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     try {
       const free = this.settings.concurrency - this.inFlight.size;
       if (free > 0) {
-        const due = (await this.deliveries.due(free)).filter(({ id }) => !this.attempting.has(id));
-        const ids = this.withinEndpointShare(due);
+        const endpoints = (await this.deliveries.dueEndpoints())
+          .map((webhookId) => ({ webhookId, limit: Math.min(free, this.endpointShare - (this.perEndpoint.get(webhookId) ?? 0)) }))
+          .filter(({ limit }) => limit > 0);
+        const due = (await this.deliveries.due(endpoints)).filter(({ id }) => !this.attempting.has(id));
+        const ids = takeInTurn(due, free, this.turn++);
         const leaseEnds = performance.now() + this.settings.leaseTtlMs;
         const taken = await this.deliveries.claim(ids, this.owner, this.settings.leaseTtlMs);
         const deliveries = await this.deliveries.claimed(taken, this.owner);
         for (const delivery of deliveries) this.start(delivery, leaseEnds);
-        // A full batch: more may be due behind it.
-        if (due.length === free && deliveries.length > 0) this.again = true;
+        // Every free slot taken: more may be due behind them.
+        if (ids.length === free && deliveries.length > 0) this.again = true;
       }
       if (Date.now() - this.purgedAt > PURGE_INTERVAL_MS) await this.purge();
       if (this.failing) this.logger.log('Webhook deliveries resumed');
@@ -134,19 +139,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       if (!this.failing) this.logger.warn(`Cannot look for due webhook deliveries: ${(error as Error).message}; retrying`);
       this.failing = true;
     }
-  }
-
-  /** The due deliveries to claim: an endpoint that already has its share of the slots in flight gets no more. */
-  private withinEndpointShare(due: Array<{ id: number; webhookId: number }>): number[] {
-    const counted = new Map(this.perEndpoint);
-    return due
-      .filter(({ webhookId }) => {
-        const inFlight = counted.get(webhookId) ?? 0;
-        if (inFlight >= this.endpointShare) return false;
-        counted.set(webhookId, inFlight + 1);
-        return true;
-      })
-      .map(({ id }) => id);
   }
 
   private start(delivery: ClaimedDelivery, leaseEnds: number): void {
@@ -240,5 +232,27 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private async purge(): Promise<void> {
     this.purgedAt = Date.now();
     while ((await this.deliveries.purgeFinished(this.settings.retentionDays, PURGE_BATCH)) === PURGE_BATCH && !this.stopped);
+    await this.deliveries.purgeOrphans();
   }
+}
+
+/**
+ * Up to `free` of the due deliveries, one of each endpoint in turn (each endpoint's oldest due first), the turns
+ * starting at the `turn`-th endpoint: the free slots are shared among the endpoints with due deliveries, however
+ * long one's backlog, and when there are fewer slots than endpoints, each poll favours another.
+ */
+export function takeInTurn(due: Array<{ id: number; webhookId: number }>, free: number, turn = 0): number[] {
+  const byEndpoint = new Map<number, number[]>();
+  for (const { id, webhookId } of due) {
+    const queue = byEndpoint.get(webhookId);
+    if (queue) queue.push(id);
+    else byEndpoint.set(webhookId, [id]);
+  }
+  const queues = [...byEndpoint.values()];
+  const first = queues.length > 0 ? turn % queues.length : 0;
+  const inTurn = [...queues.slice(first), ...queues.slice(0, first)];
+  const taken: number[] = [];
+  for (let round = 0; taken.length < Math.min(free, due.length); round++)
+    for (const queue of inTurn) if (round < queue.length && taken.length < free) taken.push(queue[round]);
+  return taken;
 }

@@ -10,7 +10,8 @@ export const WEBHOOK_EVENT_TYPES: readonly string[] = ['CREATED', 'UPDATED', ...
 
 /**
  * Every event the outbox records becomes, in the same transaction and the same round trip as its outbox row, a
- * pending delivery for each enabled endpoint that subscribes to it (one INSERT … SELECT). From then on webhooks
+ * pending delivery for each enabled endpoint that subscribes to it, without locking the endpoints' rows (see
+ * WebhookDeliveriesRepository.fanOut). From then on webhooks
  * need neither the outbox row (deleted once RabbitMQ confirms it) nor RabbitMQ, and RabbitMQ never waits for a
  * slow endpoint.
  */

@@ -94,9 +94,8 @@ export class WebhooksRepository {
 
   /**
    * The endpoint stops taking deliveries first (one short update), then its deliveries go `batch` at a time, each
-   * batch a statement of its own, and its row last: a cascade of months of deliveries in one statement would hold
-   * the endpoint's row, on which every ticket write's fan-out waits, until it ended. Deleting again finishes a
-   * delete that was cut short.
+   * batch a statement of its own (one statement for months of deliveries would hold their locks until it ended),
+   * and its row last. Deleting again finishes a delete that was cut short.
    */
   async delete(id: string, batch = 1_000): Promise<boolean> {
     await this.dataSource.query("UPDATE webhooks SET enabled = 0, disabled_reason = 'being deleted' WHERE id = ?", [id]);

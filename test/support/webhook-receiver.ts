@@ -27,6 +27,8 @@ export class WebhookReceiver {
   respond: Responder = () => ({ status: 204 });
   /** How long each answer takes (the request is recorded when it arrives). */
   delayMs = 0;
+  /** While set, answers wait until it settles (a receiver that hangs until the test lets it go). */
+  holdUntil?: Promise<unknown>;
 
   private constructor(private readonly server: Server) {}
 
@@ -47,7 +49,8 @@ export class WebhookReceiver {
             receivedAt: Date.now(),
           });
           const answerNow = () => response.writeHead(answer.status, answer.headers).end(answer.status >= 300 ? 'the receiver says no' : '');
-          if (receiver.delayMs > 0) setTimeout(answerNow, receiver.delayMs);
+          if (receiver.holdUntil) void receiver.holdUntil.then(answerNow);
+          else if (receiver.delayMs > 0) setTimeout(answerNow, receiver.delayMs);
           else answerNow();
         });
       }),

@@ -1,0 +1,124 @@
+import { type Connection, createConnection } from 'mysql2/promise';
+import type request from 'supertest';
+import { waitUntil } from '../support/delivery.js';
+import { useTestApp } from '../support/test-app.js';
+import { createTicket } from '../support/ticket-factory.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+
+type Json = Record<string, any>;
+type Http = ReturnType<typeof request>;
+
+const database = `${process.env.DB_DATABASE}_webhook_isolation`;
+
+/** A connection to the run's database, or (null) to none. */
+function connect(name: string | null = process.env.DB_DATABASE!): Promise<Connection> {
+  return createConnection({
+    host: process.env.DB_HOST ?? '127.0.0.1',
+    port: Number(process.env.DB_PORT ?? 3306),
+    user: process.env.DB_USERNAME ?? 'root',
+    password: process.env.DB_PASSWORD ?? '',
+    ...(name !== null && { database: name }),
+  });
+}
+
+async function register(http: Http, receiver: WebhookReceiver, body: Json = {}): Promise<Json> {
+  const response = await http
+    .post('/api/v2/webhooks')
+    .send({ url: receiver.url(), ...body })
+    .expect(201);
+  receiver.secrets = [response.body.secret];
+  return response.body;
+}
+
+async function deliveries(http: Http, webhookId: number): Promise<Json[]> {
+  return (await http.get(`/api/v2/webhooks/${webhookId}/deliveries`).query({ limit: 1000 }).expect(200)).body.items;
+}
+
+describe('One endpoint holds up neither ticket writes nor other endpoints', () => {
+  describe('an endpoint update held open', () => {
+    const testApp = useTestApp({ env: { WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOKS_POLL_INTERVAL_MS: '100' } });
+    const http = () => testApp.http;
+    let receiver: WebhookReceiver;
+    let db: Connection;
+    beforeAll(async () => {
+      receiver = await WebhookReceiver.start();
+      db = await connect();
+    });
+    afterAll(async () => {
+      await db.end();
+      await receiver.stop();
+    });
+
+    it('does not hold a ticket write, which still records its delivery for that endpoint', async () => {
+      const webhook = await register(http(), receiver);
+      // As an endpoint's update or disabling holds its row while it works (pausing a big backlog, say).
+      await db.query('START TRANSACTION');
+      await db.query("UPDATE webhooks SET description = 'being updated' WHERE id = ?", [webhook.id]);
+      try {
+        // Waiting for the endpoint's row, the write would pass its DB_QUERY_TIMEOUT_MS and be answered 503.
+        const ticket = (await createTicket(http())).body;
+        expect((await deliveries(http(), webhook.id)).map((d) => d.ticketId)).toEqual([ticket.id]);
+        await waitUntil(() => receiver.accepted().some((r) => r.json.data.ticketId === ticket.id), 30_000, 'the delivery');
+      } finally {
+        await db.query('ROLLBACK');
+      }
+      await http().delete(`/api/v2/webhooks/${webhook.id}`).expect(204);
+    }, 60_000);
+  });
+
+  describe('an endpoint with a long backlog and a receiver that hangs', () => {
+    let release = () => {};
+    // Before the app closes (hooks of one block run in the order declared or the reverse: one of the two is first).
+    afterAll(() => release());
+    // On a database of its own: the dispatcher works on every due delivery of its database, and endpoints other
+    // suites of the run left behind would take slots of their own. Eight slots, at most four to one endpoint; the
+    // hung attempts last beyond the test's waits.
+    const testApp = useTestApp({
+      env: {
+        DB_DATABASE: database,
+        WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOKS_POLL_INTERVAL_MS: '100',
+        WEBHOOKS_CONCURRENCY: '8',
+        WEBHOOKS_TIMEOUT_MS: '60000',
+        WEBHOOKS_LEASE_TTL_MS: '70000',
+      },
+    });
+    const http = () => testApp.http;
+    let slow: WebhookReceiver;
+    let prompt: WebhookReceiver;
+    beforeAll(async () => {
+      slow = await WebhookReceiver.start();
+      slow.holdUntil = new Promise<void>((resolve) => (release = resolve));
+      prompt = await WebhookReceiver.start();
+    });
+    afterAll(async () => {
+      release();
+      await slow.stop();
+      await prompt.stop();
+      const db = await connect(null);
+      await db.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      await db.end();
+    });
+
+    it("does not keep another endpoint's deliveries waiting", async () => {
+      const backlog = 30;
+      const slowWebhook = await register(http(), slow);
+      for (let i = 0; i < backlog; i++) await createTicket(http());
+      // The slow endpoint has its share of the slots hung, and the rest of its backlog is due.
+      await waitUntil(() => slow.received.length === 4, 30_000, 'four hung attempts');
+      const pending = (await deliveries(http(), slowWebhook.id)).filter((d) => d.status === 'pending');
+      expect(pending).toHaveLength(backlog);
+
+      const promptWebhook = await register(http(), prompt);
+      const ticket = (await createTicket(http())).body;
+      await waitUntil(() => prompt.accepted().some((r) => r.json.data.ticketId === ticket.id), 20_000, "the other endpoint's delivery");
+      expect(prompt.received[0].verified).toEqual([true]);
+      expect(slow.received).toHaveLength(4);
+
+      release();
+      await waitUntil(() => slow.accepted().length >= backlog + 1, 60_000, 'the backlog delivered once the receiver answers');
+      await http().delete(`/api/v2/webhooks/${slowWebhook.id}`).expect(204);
+      await http().delete(`/api/v2/webhooks/${promptWebhook.id}`).expect(204);
+    }, 120_000);
+  });
+});
