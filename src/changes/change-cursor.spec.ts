@@ -1,9 +1,16 @@
 import { encodePosition } from '../common/paging/cursor.js';
-import { decodeChangeCursor, encodeChangeCursor } from './change-cursor.js';
+import { decodeChangeCursor, decodeChangePosition, encodeChangeCursor } from './change-cursor.js';
 
 describe('change cursors', () => {
   it('carry the position they were made for', () => {
     for (const seq of [0, 1, 42, 9_007_199_254_740_991]) expect(decodeChangeCursor(encodeChangeCursor(seq))).toBe(seq);
+  });
+
+  it('carry when their change was numbered, when given', () => {
+    expect(decodeChangePosition(encodeChangeCursor(42, 1_795_300_634_101))).toEqual({ seq: 42, numberedAt: 1_795_300_634_101 });
+    expect(decodeChangePosition(encodeChangeCursor(42))).toEqual({ seq: 42 });
+    expect(decodeChangePosition(encodePosition('changes', [42, -1]))).toBeNull();
+    expect(decodeChangePosition(encodePosition('changes', [42, 1, 2]))).toBeNull();
   });
 
   it('are opaque: base64url and a check, no visible number', () => {

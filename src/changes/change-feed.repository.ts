@@ -16,6 +16,8 @@ export interface ChangeRow {
 /** A sequenced change as readers get it. */
 export interface SequencedChange {
   seq: number;
+  /** When it was numbered, in ms on the database's clock. */
+  numberedAt: number;
   payload: string;
 }
 
@@ -28,6 +30,9 @@ export interface FeedState {
 /** A page and the feed's state, read in one statement and so from one snapshot. */
 export interface FeedPage extends FeedState {
   changes: SequencedChange[];
+  /** When the change numbered lastSeq was numbered (undefined: none was yet), and the database's clock now; ms. */
+  lastNumberedAt?: number;
+  now: number;
 }
 
 /**
@@ -55,17 +60,33 @@ export class ChangeFeedRepository {
    */
   async page(afterSeq: number, limit: number): Promise<FeedPage> {
     const rows = (await this.dataSource.query(
-      `SELECT s.last_seq AS lastSeq, s.pruned_through AS prunedThrough, c.seq, c.payload
+      `SELECT s.last_seq AS lastSeq, s.pruned_through AS prunedThrough, s.last_sequenced_at AS lastSequencedAt, NOW(3) AS now,
+              c.seq, c.sequenced_at AS sequencedAt, c.payload
        FROM change_feed_sequencer s
-       LEFT JOIN (SELECT seq, payload FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?) c ON 1 = 1
+       LEFT JOIN (SELECT seq, sequenced_at, payload FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?) c ON 1 = 1
        WHERE s.id = 1`,
       [afterSeq, limit],
-    )) as Array<{ lastSeq: string; prunedThrough: string; seq: string | null; payload: string | null }>;
+    )) as Array<{
+      lastSeq: string;
+      prunedThrough: string;
+      lastSequencedAt: Date | null;
+      now: Date;
+      seq: string | null;
+      sequencedAt: Date | null;
+      payload: string | null;
+    }>;
     const changes = rows
       .filter((row) => row.seq !== null)
-      .map((row) => ({ seq: Number(row.seq), payload: row.payload! }))
+      .map((row) => ({ seq: Number(row.seq), numberedAt: row.sequencedAt!.getTime(), payload: row.payload! }))
       .sort((a, b) => a.seq - b.seq);
-    return { lastSeq: Number(rows[0]?.lastSeq ?? 0), prunedThrough: Number(rows[0]?.prunedThrough ?? 0), changes };
+    const [state] = rows;
+    return {
+      lastSeq: Number(state?.lastSeq ?? 0),
+      prunedThrough: Number(state?.prunedThrough ?? 0),
+      lastNumberedAt: state?.lastSequencedAt?.getTime(),
+      now: (state?.now ?? new Date()).getTime(),
+      changes,
+    };
   }
 
   /**

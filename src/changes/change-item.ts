@@ -8,7 +8,7 @@ export function changeItem(change: SequencedChange): ChangeItemResponse {
     Pick<ChangeItemResponse, 'eventId' | 'eventType' | 'occurredAt' | 'ticketId'>;
   const ticket = data.eventType === 'DELETED' ? null : ((data.ticket as ChangeItemResponse['ticket'] | undefined) ?? null);
   return {
-    cursor: encodeChangeCursor(change.seq),
+    cursor: encodeChangeCursor(change.seq, change.numberedAt),
     eventId: data.eventId,
     eventType: data.eventType,
     occurredAt: data.occurredAt,

@@ -1,12 +1,15 @@
 import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
 import { QueryParameters } from '../common/paging/query-parameters.js';
-import { decodeChangeCursor } from './change-cursor.js';
+import { decodeChangePosition } from './change-cursor.js';
 
 export const CHANGES_LIMIT = { min: 1, max: 1000, default: 100 } as const;
 export const MAX_WAIT_SECONDS = 30;
 
-/** Where a read of the feed starts: after a cursor's change, at an instant, or (neither) at the oldest change kept. */
-export type ChangesStart = { afterSeq: number } | { since: Date } | { fromOldest: true };
+/**
+ * Where a read of the feed starts: after a cursor's change (with when it was numbered, when the cursor says), at an
+ * instant, or (neither) at the oldest change kept.
+ */
+export type ChangesStart = { afterSeq: number; numberedAt?: number } | { since: Date } | { fromOldest: true };
 
 export interface ChangesQuery {
   start: ChangesStart;
@@ -35,10 +38,10 @@ export function parseChangesQuery(raw: Record<string, unknown>, lastEventId?: st
   if (after !== undefined && since !== undefined) {
     params.problem('since', 'InvalidCursor', 'java.lang.String', 'Give either after (a cursor) or since (an instant), not both', since);
   } else if (after !== undefined) {
-    const afterSeq = decodeChangeCursor(after);
-    if (afterSeq === null)
+    const position = decodeChangePosition(after);
+    if (position === null)
       params.problem('after', 'InvalidCursor', 'java.lang.String', 'Not a cursor of the change feed, or one that was altered', after);
-    else start = { afterSeq };
+    else start = { afterSeq: position.seq, ...(position.numberedAt !== undefined && { numberedAt: position.numberedAt }) };
   } else if (since !== undefined) {
     const instant = new Date(since);
     if (!INSTANT.test(since) || Number.isNaN(instant.getTime())) {

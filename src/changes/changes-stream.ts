@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import type { ChangePosition } from './change-cursor.js';
 import type { ChangeNotifier } from './change-notifier.js';
 import type { ChangesService } from './changes.service.js';
 import type { ChangeItemResponse } from './dto/change-item-response.dto.js';
@@ -33,7 +34,7 @@ export async function streamChanges(
   response: Response,
   service: ChangesService,
   notifier: ChangeNotifier,
-  afterSeq: number,
+  after: ChangePosition,
   heartbeatMs: number,
 ): Promise<void> {
   const gone = new AbortController();
@@ -53,11 +54,11 @@ export async function streamChanges(
   };
   try {
     while (!gone.signal.aborted && !notifier.stopping) {
-      const read = await service.read(afterSeq, STREAM_BATCH);
+      const read = await service.read(after, STREAM_BATCH);
       for (const item of read.items) await write(sseEvent(item));
-      afterSeq = read.nextSeq;
+      after = read.next;
       if (!read.endOfStream) continue;
-      await notifier.wait(afterSeq, Math.max(0, lastWriteAt + heartbeatMs - Date.now()), gone.signal);
+      await notifier.wait(after.seq, Math.max(0, lastWriteAt + heartbeatMs - Date.now()), gone.signal);
       if (!gone.signal.aborted && Date.now() - lastWriteAt >= heartbeatMs) await write(': heartbeat\n\n');
     }
   } catch (error) {

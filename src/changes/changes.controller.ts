@@ -33,8 +33,8 @@ export class ChangesController {
     const query = parseChangesQuery(request.query, lastEventId);
     if (stream) {
       // The first read checks the position (410 past retention) while an error can still be an HTTP status.
-      const { startSeq } = await this.changes.first(query.start, 1);
-      return streamChanges(response, this.changes, this.notifier, startSeq, this.heartbeatMs);
+      const { start } = await this.changes.first(query.start, 1);
+      return streamChanges(response, this.changes, this.notifier, start, this.heartbeatMs);
     }
     const gone = new AbortController();
     response.on('close', () => gone.abort());

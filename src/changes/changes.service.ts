@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { currentRequestContext, runInRequestContext } from '../common/context/request-context.js';
 import type { AppConfig } from '../config/app-config.js';
 import { withinRequestDeadline } from '../database/request-deadline.js';
-import { encodeChangeCursor } from './change-cursor.js';
+import { type ChangePosition, encodeChangeCursor } from './change-cursor.js';
 import { ChangeFeedRepository, type FeedPage } from './change-feed.repository.js';
 import { changeItem } from './change-item.js';
 import { ChangeNotifier } from './change-notifier.js';
@@ -12,13 +12,20 @@ import type { ChangesQuery, ChangesStart } from './changes-query.js';
 import type { ChangeItemResponse } from './dto/change-item-response.dto.js';
 import type { ChangePageResponse } from './dto/change-page-response.dto.js';
 
+/**
+ * A cursor ahead of the numbering this replica's database has seen (a replica or Galera node that has not applied
+ * the latest numbering yet) is read as "no change yet" while the change it names was numbered at most this long
+ * ago on the database's clock; older, it is not a position this feed will reach (docs/changes.md).
+ */
+export const AHEAD_TOLERANCE_MS = 60_000;
+
 /** A read of the feed, and the position after it (what `nextCursor` encodes). */
 export interface ChangesRead {
   items: ChangeItemResponse[];
-  nextSeq: number;
+  next: ChangePosition;
   endOfStream: boolean;
   /** The position the read started after. */
-  startSeq: number;
+  start: ChangePosition;
 }
 
 /**
@@ -42,10 +49,10 @@ export class ChangesService {
     let read = await this.first(query.start, query.limit);
     const until = Date.now() + query.waitSeconds * 1000;
     while (read.items.length === 0 && Date.now() < until && !this.notifier.stopping && !signal?.aborted) {
-      await this.notifier.wait(read.nextSeq, until - Date.now(), signal);
-      read = await this.read(read.nextSeq, query.limit);
+      await this.notifier.wait(read.next.seq, until - Date.now(), signal);
+      read = await this.read(read.next, query.limit);
     }
-    return { items: read.items, nextCursor: encodeChangeCursor(read.nextSeq), endOfStream: read.endOfStream };
+    return { items: read.items, nextCursor: encodeChangeCursor(read.next.seq, read.next.numberedAt), endOfStream: read.endOfStream };
   }
 
   /**
@@ -53,34 +60,39 @@ export class ChangesService {
    * so retention deleting changes meanwhile never makes it a 410.
    */
   async first(start: ChangesStart, limit: number): Promise<ChangesRead> {
-    if ('fromOldest' in start) return this.read(0, limit, true);
-    return this.read(await this.startSeq(start), limit);
+    if ('fromOldest' in start) return this.read({ seq: 0 }, limit, true);
+    if ('afterSeq' in start) return this.read({ seq: start.afterSeq, numberedAt: start.numberedAt }, limit);
+    return this.read({ seq: await this.sinceSeq(start.since) }, limit);
   }
 
-  /** The position a read starts after: a cursor's (checked by the read), or since's. */
-  private async startSeq(start: Exclude<ChangesStart, { fromOldest: true }>): Promise<number> {
-    if ('afterSeq' in start) return start.afterSeq;
-    const found = await this.fresh(() => this.feed.startAt(start.since));
+  /** The position a read from `since` starts after. */
+  private async sinceSeq(since: Date): Promise<number> {
+    const found = await this.fresh(() => this.feed.startAt(since));
     const cutoff = Date.now() - this.retentionDays * 86_400_000;
-    if (found.prunedThrough > 0 && start.since.getTime() < cutoff)
+    if (found.prunedThrough > 0 && since.getTime() < cutoff)
       throw resyncRequired(`since is older than the ${this.retentionDays} days of changes kept`);
     return found.afterSeq;
   }
 
   /**
-   * Up to `limit` changes after `afterSeq`; 410 when retention deleted changes after it (unless `fromOldest`: then
-   * the read starts after what was deleted), or when it is beyond any number given (a cursor of another database,
-   * or of one restored from an older backup).
+   * Up to `limit` changes after `after`; 410 when retention deleted changes after it (unless `fromOldest`: then
+   * the read starts after what was deleted). A position beyond the highest number given is "no change yet" while
+   * it may be one this database has not seen numbered yet (aheadButRecent); otherwise 410 (a cursor of another
+   * database, or of one restored from an older backup).
    */
-  async read(afterSeq: number, limit: number, fromOldest = false): Promise<ChangesRead> {
-    const page: FeedPage = await this.fresh(() => this.feed.page(afterSeq, limit + 1));
-    if (fromOldest) afterSeq = Math.max(afterSeq, page.prunedThrough);
-    if (afterSeq < page.prunedThrough)
+  async read(after: ChangePosition, limit: number, fromOldest = false): Promise<ChangesRead> {
+    const page: FeedPage = await this.fresh(() => this.feed.page(after.seq, limit + 1));
+    if (fromOldest && after.seq < page.prunedThrough) after = { seq: page.prunedThrough };
+    if (after.seq < page.prunedThrough)
       throw resyncRequired(`Changes after this cursor were deleted: only ${this.retentionDays} days are kept`);
-    if (afterSeq > page.lastSeq) throw resyncRequired('This cursor is not of this change feed');
+    if (after.seq > page.lastSeq) {
+      if (!aheadButRecent(after, page.now)) throw resyncRequired('This cursor is not of this change feed');
+      return { items: [], next: after, endOfStream: true, start: after };
+    }
     const changes = page.changes.slice(0, limit);
-    const nextSeq = changes.length > 0 ? changes.at(-1)!.seq : Math.max(afterSeq, page.lastSeq);
-    return { items: changes.map(changeItem), nextSeq, endOfStream: page.changes.length <= limit, startSeq: afterSeq };
+    const last = changes.at(-1);
+    const next = last ? { seq: last.seq, numberedAt: last.numberedAt } : { seq: page.lastSeq, numberedAt: page.lastNumberedAt };
+    return { items: changes.map(changeItem), next, endOfStream: page.changes.length <= limit, start: after };
   }
 
   /**
@@ -90,4 +102,13 @@ export class ChangesService {
   private fresh<T>(work: () => Promise<T>): Promise<T> {
     return runInRequestContext({ requestId: currentRequestContext()?.requestId }, () => withinRequestDeadline(work));
   }
+}
+
+/**
+ * Whether a position beyond the highest number this database has given may still be reached here: its change was
+ * numbered within AHEAD_TOLERANCE_MS of the database's clock now (either way, for clocks a little apart). A cursor
+ * that does not say when (issued before cursors said it) never is.
+ */
+function aheadButRecent(after: ChangePosition, now: number): boolean {
+  return after.numberedAt !== undefined && Math.abs(now - after.numberedAt) <= AHEAD_TOLERANCE_MS;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createConnection } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { decodeChangeCursor } from '../../src/changes/change-cursor.js';
+import { decodeChangeCursor, decodeChangePosition, encodeChangeCursor } from '../../src/changes/change-cursor.js';
 import { ChangeSequencer } from '../../src/changes/change-sequencer.js';
 import { FeedWalker, readFeed, SseClient } from '../support/change-feed.js';
 import { listen } from '../support/http-client.js';
@@ -202,6 +202,33 @@ describe('Change feed', () => {
     expect(page.items.length).toBeGreaterThan(0);
     const rest = new FeedWalker(baseUrl, page.nextCursor);
     await rest.until(() => [...page.items, ...rest.items].some((item) => item.ticketId === ticket.id));
+  });
+
+  it('reads a cursor a little ahead of what this database numbered as no change yet, and one that cannot be reached as 410', async () => {
+    const walker = await fromNow();
+    const end = decodeChangePosition(walker.cursor!)!;
+    // A cursor another node handed out one change later, which this one has not numbered yet.
+    const ahead = encodeChangeCursor(end.seq + 1, Date.now());
+    expect(await readFeed(baseUrl, { after: ahead })).toEqual({ items: [], nextCursor: ahead, endOfStream: true });
+
+    const waiting = readFeed(baseUrl, { after: ahead, waitSeconds: 30 });
+    const first = await post('/api/tickets', buildTicketRequest());
+    const second = await post('/api/tickets', buildTicketRequest());
+    await walker.until(() => walker.forTicket(second.id).length === 1);
+    const page = await waiting;
+    const rest = new FeedWalker(baseUrl, page.nextCursor);
+    await rest.until(() => [...page.items, ...rest.items].some((item) => item.ticketId === second.id));
+    // Everything after the cursor's change, nothing at or before it.
+    const expected = walker.items.filter((item) => decodeChangeCursor(item.cursor)! > end.seq + 1).map((item) => item.eventId);
+    expect([...page.items, ...rest.items].map((item) => item.eventId)).toEqual(expected);
+    expect(walker.forTicket(first.id)).toHaveLength(1);
+
+    // Numbered too long ago for any node to be still behind it, or a cursor that does not say when: not this feed's.
+    const last = decodeChangeCursor(rest.cursor!)!;
+    for (const cursor of [encodeChangeCursor(last + 1, Date.now() - 10 * 60_000), encodeChangeCursor(last + 1)]) {
+      expect(expectProblem(await raw(`?after=${cursor}`), 410).type).toMatch(/\/resync-required$/);
+      expectProblem(await raw('', { accept: 'text/event-stream', 'last-event-id': cursor }), 410);
+    }
   });
 
   it('streams Server-Sent Events resumable with Last-Event-ID, with heartbeats when idle', async () => {
