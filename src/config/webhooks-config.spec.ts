@@ -14,6 +14,7 @@ describe('webhooks settings', () => {
       pollIntervalMs: 500,
       leaseTtlMs: 30_000,
       retentionDays: 30,
+      purgeIntervalMs: 600_000,
     });
   });
 

@@ -20,6 +20,8 @@ export interface WebhooksConfig {
   leaseTtlMs: number;
   /** Finished (succeeded or failed) deliveries are deleted after this many days. */
   retentionDays: number;
+  /** How often a replica deletes finished deliveries past retention and pending ones of deleted endpoints. */
+  purgeIntervalMs: number;
 }
 
 /** Standard Webhooks' schedule: nine retries over about three days. */
@@ -61,5 +63,6 @@ export function parseWebhooksConfig(read: EnvReader): WebhooksConfig {
     pollIntervalMs: read.intBetween('WEBHOOKS_POLL_INTERVAL_MS', 500, 10, 60_000),
     leaseTtlMs,
     retentionDays: read.intBetween('WEBHOOKS_RETENTION_DAYS', 30, 1, 3_650),
+    purgeIntervalMs: read.intBetween('WEBHOOKS_PURGE_INTERVAL_MS', 600_000, 1_000, 86_400_000),
   };
 }

@@ -14,8 +14,7 @@ import { WebhookSender } from './webhook-sender.js';
 import { WebhookEndpointHealth } from './webhook-endpoint-health.js';
 import { WebhooksMetrics } from './webhooks.metrics.js';
 
-/** Finished deliveries past retention are deleted this often, this many at a time. */
-const PURGE_INTERVAL_MS = 600_000;
+/** Finished deliveries past retention are deleted this many at a time. */
 const PURGE_BATCH = 1_000;
 /** Outcomes of attempts that end within this long of each other are recorded in one transaction. */
 const RECORD_LINGER_MS = 5;
@@ -132,7 +131,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         // Every free slot taken: more may be due behind them.
         if (ids.length === free && deliveries.length > 0) this.again = true;
       }
-      if (Date.now() - this.purgedAt > PURGE_INTERVAL_MS) await this.purge();
+      if (Date.now() - this.purgedAt > this.settings.purgeIntervalMs) await this.purge();
       if (this.failing) this.logger.log('Webhook deliveries resumed');
       this.failing = false;
     } catch (error) {
