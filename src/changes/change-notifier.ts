@@ -27,6 +27,11 @@ export class ChangeNotifier implements OnModuleDestroy {
 
   constructor(private readonly feed: ChangeFeedRepository) {}
 
+  /** The highest number this replica knows was given. */
+  get highMark(): number {
+    return this.known;
+  }
+
   get stopping(): boolean {
     return this.closed;
   }

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { ChangePosition } from './change-cursor.js';
 import type { ChangeNotifier } from './change-notifier.js';
-import type { ChangesService } from './changes.service.js';
+import type { ChangesRead, ChangesService } from './changes.service.js';
 import type { ChangeItemResponse } from './dto/change-item-response.dto.js';
 
 /** Changes read per round of a stream. */
@@ -53,11 +53,13 @@ export async function streamChanges(
     if (!response.write(text)) await Promise.race([once(response, 'drain'), aborted(gone.signal), aborted(notifier.stopSignal)]);
   };
   try {
+    let waited = false;
     while (!gone.signal.aborted && !notifier.stopping) {
-      const read = await service.read(after, STREAM_BATCH);
+      const read: ChangesRead = waited ? await service.readAfterWait(after, STREAM_BATCH) : await service.read(after, STREAM_BATCH);
       for (const item of read.items) await write(sseEvent(item));
       after = read.next;
-      if (!read.endOfStream) continue;
+      waited = read.endOfStream;
+      if (!waited) continue;
       await notifier.wait(after.seq, Math.max(0, lastWriteAt + heartbeatMs - Date.now()), gone.signal);
       if (!gone.signal.aborted && Date.now() - lastWriteAt >= heartbeatMs) await write(': heartbeat\n\n');
     }

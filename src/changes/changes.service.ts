@@ -35,6 +35,8 @@ export interface ChangesRead {
 @Injectable()
 export class ChangesService {
   private readonly retentionDays: number;
+  /** The reads after a wait in flight (readAfterWait), by position and page size. */
+  private readonly sharedReads = new Map<string, Promise<FeedPage>>();
 
   constructor(
     private readonly feed: ChangeFeedRepository,
@@ -50,7 +52,7 @@ export class ChangesService {
     const until = Date.now() + query.waitSeconds * 1000;
     while (read.items.length === 0 && Date.now() < until && !this.notifier.stopping && !signal?.aborted) {
       await this.notifier.wait(read.next.seq, until - Date.now(), signal);
-      read = await this.read(read.next, query.limit);
+      read = await this.readAfterWait(read.next, query.limit);
     }
     return { items: read.items, nextCursor: encodeChangeCursor(read.next.seq, read.next.numberedAt), endOfStream: read.endOfStream };
   }
@@ -81,7 +83,30 @@ export class ChangesService {
    * database, or of one restored from an older backup).
    */
   async read(after: ChangePosition, limit: number, fromOldest = false): Promise<ChangesRead> {
-    const page: FeedPage = await this.fresh(() => this.feed.page(after.seq, limit + 1));
+    return this.readPage(after, limit, await this.fresh(() => this.feed.page(after.seq, limit + 1)), fromOldest);
+  }
+
+  /**
+   * The read of a long-poll or stream after its wait for a change beyond `after`. Readers at one position woken by
+   * a new high mark share one read of the feed. A read is started here only once the notifier knows of a number
+   * beyond the position, and a reader waits only while it knows of none (the high mark only rises), so a shared
+   * read always started at or after the wake-up of every reader it is handed to, and sees the change that woke
+   * them. A reader whose wait ended otherwise (time, shutdown) reads on its own.
+   */
+  async readAfterWait(after: ChangePosition, limit: number): Promise<ChangesRead> {
+    if (this.notifier.highMark <= after.seq) return this.read(after, limit);
+    const key = `${after.seq}:${limit}`;
+    let page = this.sharedReads.get(key);
+    if (!page) {
+      page = this.fresh(() => this.feed.page(after.seq, limit + 1));
+      const forget = () => this.sharedReads.delete(key);
+      page.then(forget, forget);
+      this.sharedReads.set(key, page);
+    }
+    return this.readPage(after, limit, await page);
+  }
+
+  private readPage(after: ChangePosition, limit: number, page: FeedPage, fromOldest = false): ChangesRead {
     if (fromOldest && after.seq < page.prunedThrough) after = { seq: page.prunedThrough };
     if (after.seq < page.prunedThrough)
       throw resyncRequired(`Changes after this cursor were deleted: only ${this.retentionDays} days are kept`);
