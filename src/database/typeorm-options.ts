@@ -17,6 +17,7 @@ import { CreateWebhooks1763900019000 } from './migrations/1763900019000-CreateWe
 import { CreateTicketAttachments1763900020000 } from './migrations/1763900020000-CreateTicketAttachments.js';
 import { WebhookDeliveriesWithoutForeignKey1763900021000 } from './migrations/1763900021000-WebhookDeliveriesWithoutForeignKey.js';
 import { WebhookDeliveriesDueByEndpoint1763900021001 } from './migrations/1763900021001-WebhookDeliveriesDueByEndpoint.js';
+import { SlaReconciliation1763900022000 } from './migrations/1763900022000-SlaReconciliation.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { mysqlPoolOptions } from './mysql-pool-options.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
@@ -56,6 +57,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       CreateTicketAttachments1763900020000,
       WebhookDeliveriesWithoutForeignKey1763900021000,
       WebhookDeliveriesDueByEndpoint1763900021001,
+      SlaReconciliation1763900022000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; the CLI runs them on `migration:run`.

@@ -10,6 +10,7 @@ import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import { SLA_EVENT_ROUTING_KEYS, slaEvent } from './sla-event.js';
 import { SlaMetrics } from './sla.metrics.js';
+import { SlaReconciler } from './sla.reconciler.js';
 import { type DueEvent, SlaRepository } from './sla.repository.js';
 
 /** How often each replica looks for warnings and breaches that have come due. */
@@ -41,13 +42,16 @@ export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly outbox: OutboxWriter,
     private readonly relay: OutboxRelay,
     private readonly metrics: SlaMetrics,
+    private readonly reconciler: SlaReconciler,
     config: ConfigService<AppConfig, true>,
   ) {
     this.enabled = config.get('sla.enabled', { infer: true });
   }
 
-  onApplicationBootstrap(): void {
+  /** Clocks that missed writes made while SLA was off are reconciled first, so no event is sent from a stale one. */
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.enabled) return;
+    await this.ownContext.runInAsyncScope(() => untraced(() => this.reconciler.reconcile()));
     this.schedule(0);
   }
 

@@ -4,6 +4,7 @@ import { OutboxModule } from '../outbox/outbox.module.js';
 import { SlaController } from './sla.controller.js';
 import { SlaDetector } from './sla.detector.js';
 import { SlaMetrics } from './sla.metrics.js';
+import { SlaReconciler } from './sla.reconciler.js';
 import { SlaRepository } from './sla.repository.js';
 import { SlaService } from './sla.service.js';
 import { SlaV2Controller } from './v2/sla-v2.controller.js';
@@ -16,7 +17,7 @@ import { SlaV2Controller } from './v2/sla-v2.controller.js';
 @Module({
   imports: [OutboxModule],
   controllers: [SlaController, SlaV2Controller],
-  providers: [SlaService, SlaRepository, SlaDetector, SlaMetrics, { provide: TICKET_CLOCKS, useExisting: SlaService }],
+  providers: [SlaService, SlaRepository, SlaDetector, SlaReconciler, SlaMetrics, { provide: TICKET_CLOCKS, useExisting: SlaService }],
   exports: [TICKET_CLOCKS],
 })
 export class SlaModule {}

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { SlaMetricName } from '../config/sla-config.js';
+import type { SlaMetricName, SlaPriority } from '../config/sla-config.js';
 import { PooledStatement } from '../database/pooled-statement.js';
 import type { Queryable } from '../database/statement-batch.js';
 import type { SlaClock } from './sla-clock.js';
+import type { HistoryWrite, ReplayComment } from './sla-replay.js';
 
 /** The due time stored for a ticket without a running clock (see the migration CreateSlaClocks). */
 export const NEVER_DUE = new Date('9999-12-31T23:59:59.999Z');
@@ -32,6 +33,15 @@ export interface TicketClockRows {
   clocks: SlaClock[];
 }
 
+/** A ticket whose clocks are to be reconciled, as it is now. */
+export interface TicketToReconcile {
+  status: string;
+  priority: SlaPriority;
+  requesterEmail: string;
+  /** The time of the last write whose clocks were kept; null when none was since the marker exists. */
+  syncedAt: Date | null;
+}
+
 /** A warning or breach whose time has come, as the detector finds it. */
 export interface DueEvent {
   ticketId: number;
@@ -58,8 +68,17 @@ const time = (value: Date | null) => (value === null ? null : value.getTime());
 export class SlaRepository {
   constructor(private readonly statement: PooledStatement) {}
 
-  /** Writes new and changed clocks and the ticket's next due time; results are not read (a transaction's `later`). */
-  async save(manager: Queryable, ticketId: number | string, changed: readonly SlaClock[], nextDue: number | null): Promise<void> {
+  /**
+   * Writes new and changed clocks, the ticket's next due time and that its clocks have seen its writes up to
+   * `syncedAt`; results are not read (a transaction's `later`).
+   */
+  async save(
+    manager: Queryable,
+    ticketId: number | string,
+    changed: readonly SlaClock[],
+    nextDue: number | null,
+    syncedAt: Date,
+  ): Promise<void> {
     for (const clock of changed) {
       await manager.query(UPSERT_CLOCK, [
         ticketId,
@@ -77,7 +96,75 @@ export class SlaRepository {
         date(clock.breachDueAt),
       ]);
     }
-    await manager.query('UPDATE tickets SET sla_due_at = ? WHERE id = ?', [date(nextDue) ?? NEVER_DUE, ticketId]);
+    await manager.query('UPDATE tickets SET sla_due_at = ?, sla_synced_at = ? WHERE id = ?', [
+      date(nextDue) ?? NEVER_DUE,
+      syncedAt,
+      ticketId,
+    ]);
+  }
+
+  /** The ticket's clocks have seen its writes up to `at` (a write that changed none of them). */
+  async markSynced(manager: Queryable, ticketId: number | string, at: Date): Promise<void> {
+    await manager.query('UPDATE tickets SET sla_synced_at = ? WHERE id = ?', [at, ticketId]);
+  }
+
+  /** How far the history has been reconciled, and where it ends now. */
+  async reconciliationRange(): Promise<{ from: number; to: number }> {
+    const [[done], [last]] = await Promise.all([
+      this.statement.rows<{ history_id: string | number }>('SELECT history_id FROM sla_reconciliation WHERE id = 1', []),
+      this.statement.rows<{ id: string | number | null }>('SELECT MAX(id) AS id FROM ticket_history', []),
+    ]);
+    return { from: Number(done?.history_id ?? 0), to: Number(last?.id ?? 0) };
+  }
+
+  /** The tickets with history entries in (from, to], by the history's primary key. */
+  async ticketsWrittenBetween(from: number, to: number): Promise<number[]> {
+    const rows = await this.statement.rows<{ ticket_id: string }>(
+      'SELECT DISTINCT ticket_id FROM ticket_history WHERE id > ? AND id <= ? ORDER BY ticket_id',
+      [from, to],
+    );
+    return rows.map((row) => Number(row.ticket_id));
+  }
+
+  /** The history up to `to` is reconciled; never moves back, whichever replica gets there first. */
+  async reconciledTo(to: number): Promise<void> {
+    await this.statement.rows('UPDATE sla_reconciliation SET history_id = GREATEST(history_id, ?) WHERE id = 1', [to]);
+  }
+
+  /** The lowest ticket id that has clocks: SLA was on when that ticket was created; undefined when none has. */
+  async firstTicketWithClocks(): Promise<number | undefined> {
+    const [row] = await this.statement.rows<{ id: string | null }>('SELECT MIN(ticket_id) AS id FROM ticket_sla_clocks', []);
+    return row?.id === null || row?.id === undefined ? undefined : Number(row.id);
+  }
+
+  /** The ticket's row, locked as a write locks it, with what reconciling its clocks needs; undefined once deleted. */
+  async lockForReconciliation(manager: Queryable, ticketId: number): Promise<TicketToReconcile | undefined> {
+    const rows = (await manager.query('SELECT status, priority, requester_email, sla_synced_at FROM tickets WHERE id = ? FOR UPDATE', [
+      ticketId,
+    ])) as Array<{ status: string; priority: SlaPriority; requester_email: string; sla_synced_at: Date | null }>;
+    if (rows.length === 0) return undefined;
+    const [row] = rows;
+    return { status: row.status, priority: row.priority, requesterEmail: row.requester_email, syncedAt: row.sla_synced_at };
+  }
+
+  /** The ticket's history entries after `afterId`, in order (idx_ticket_history_ticket). */
+  async historyOf(manager: Queryable, ticketId: number, afterId: number): Promise<HistoryWrite[]> {
+    const rows = (await manager.query(
+      'SELECT occurred_at, action, changes FROM ticket_history WHERE ticket_id = ? AND id > ? ORDER BY id',
+      [ticketId, afterId],
+    )) as Array<{ occurred_at: Date; action: string; changes: string }>;
+    return rows.map((row) => ({ at: row.occurred_at.getTime(), action: row.action, changes: JSON.parse(row.changes) }));
+  }
+
+  /** These comments' authors and visibility, by id. */
+  async commentsByIds(manager: Queryable, ids: readonly number[]): Promise<Map<number, ReplayComment>> {
+    if (ids.length === 0) return new Map();
+    const rows = (await manager.query('SELECT id, author, visibility FROM ticket_comments WHERE id IN (?)', [ids])) as Array<{
+      id: string | number;
+      author: string | null;
+      visibility: string;
+    }>;
+    return new Map(rows.map((row) => [Number(row.id), { author: row.author, visibility: row.visibility }]));
   }
 
   /** The latest cycle of each metric of a ticket, with its requester; undefined when it has no clocks. */

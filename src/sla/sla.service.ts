@@ -49,15 +49,19 @@ export class SlaService implements TicketClocks, OnApplicationBootstrap {
   async created(manager: Queryable, ticket: TicketResponse, now: Date): Promise<void> {
     if (!this.policy) return;
     const clocks = clocksOfNewTicket(this.policy, ticket, now.getTime());
-    await this.repository.save(manager, ticket.id, clocks, nextBreachTime(clocks));
+    await this.repository.save(manager, ticket.id, clocks, nextBreachTime(clocks), now);
   }
 
+  /** Every write while SLA is on marks the ticket's clocks as having seen it (SlaReconciler looks for those that did not). */
   async updated(transaction: Transaction, before: TicketResponse, after: TicketResponse, now: Date): Promise<void> {
-    if (!this.policy || (before.status === after.status && before.priority === after.priority)) return;
-    const latest = await this.repository.latestOf(transaction, after.id);
-    if (!latest) return;
+    if (!this.policy) return;
+    const latest =
+      before.status === after.status && before.priority === after.priority
+        ? undefined
+        : await this.repository.latestOf(transaction, after.id);
+    if (!latest) return this.repository.markSynced(transaction.later, after.id, now);
     const changed = clocksAfterUpdate(this.policy, latest.clocks, before, after, now.getTime());
-    await this.save(transaction, after.id, latest.clocks, changed);
+    await this.save(transaction, after.id, latest.clocks, changed, now);
   }
 
   async commented(transaction: Transaction, ticketId: string, comment: CommentForClocks, now: Date): Promise<void> {
@@ -65,13 +69,19 @@ export class SlaService implements TicketClocks, OnApplicationBootstrap {
     const latest = await this.repository.latestOf(transaction, ticketId);
     // Addresses compare without case, as requesterEmail's column does.
     if (!latest || latest.requesterEmail.toLowerCase() === comment.author.toLowerCase()) return;
-    await this.save(transaction, ticketId, latest.clocks, clocksAfterResponse(latest.clocks, this.policy, now.getTime()));
+    await this.save(transaction, ticketId, latest.clocks, clocksAfterResponse(latest.clocks, this.policy, now.getTime()), now);
   }
 
-  private async save(transaction: Transaction, ticketId: number | string, latest: SlaClock[], changed: SlaClock[]): Promise<void> {
-    if (changed.length === 0) return;
+  private async save(
+    transaction: Transaction,
+    ticketId: number | string,
+    latest: SlaClock[],
+    changed: SlaClock[],
+    now: Date,
+  ): Promise<void> {
+    if (changed.length === 0) return this.repository.markSynced(transaction.later, ticketId, now);
     const merged = [...latest.filter((clock) => !changed.some((c) => c.metric === clock.metric)), ...changed];
-    await this.repository.save(transaction.later, ticketId, changed, nextBreachTime(merged));
+    await this.repository.save(transaction.later, ticketId, changed, nextBreachTime(merged), now);
   }
 
   summaries(ids: readonly number[]): Promise<Map<number, TicketSlaSummary>> | undefined {
