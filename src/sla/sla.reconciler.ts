@@ -46,7 +46,7 @@ export class SlaReconciler {
         const start = Math.max(done, (await this.repository.reconciliationRange()).from);
         if (start >= to) break;
         const end = Math.min(start + HISTORY_BATCH, to);
-        const ids = await this.repository.ticketsWrittenBetween(start, end);
+        const ids = await this.repository.ticketsWrittenBetween(start, end, firstWithClocks);
         for (let i = 0; i < ids.length; i += PARALLEL) {
           const results = await Promise.all(ids.slice(i, i + PARALLEL).map((id) => this.reconcileTicket(id, from, firstWithClocks)));
           reconciled += results.filter(Boolean).length;

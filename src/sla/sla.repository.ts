@@ -117,11 +117,19 @@ export class SlaRepository {
     return { from: Number(done?.history_id ?? 0), to: Number(last?.id ?? 0) };
   }
 
-  /** The tickets with history entries in (from, to], by the history's primary key. */
-  async ticketsWrittenBetween(from: number, to: number): Promise<number[]> {
+  /**
+   * The tickets with history entries in (from, to], by the history's primary key, that their clocks may have missed:
+   * made after the ticket's last synced write. Writes made with SLA on set sla_synced_at to their own time, so
+   * after a restart of a service that kept SLA on this answers nothing, without locking a ticket. Of the tickets
+   * without clocks, only those created after `firstWithClocks` (SlaReconciler's rule).
+   */
+  async ticketsWrittenBetween(from: number, to: number, firstWithClocks: number | undefined): Promise<number[]> {
     const rows = await this.statement.rows<{ ticket_id: string }>(
-      'SELECT DISTINCT ticket_id FROM ticket_history WHERE id > ? AND id <= ? ORDER BY ticket_id',
-      [from, to],
+      `SELECT DISTINCT h.ticket_id FROM ticket_history h JOIN tickets t ON t.id = h.ticket_id
+       WHERE h.id > ? AND h.id <= ? AND (t.sla_synced_at IS NULL OR h.occurred_at > t.sla_synced_at)
+         AND (t.id >= ? OR EXISTS (SELECT 1 FROM ticket_sla_clocks c WHERE c.ticket_id = t.id))
+       ORDER BY h.ticket_id`,
+      [from, to, firstWithClocks ?? Number.MAX_SAFE_INTEGER],
     );
     return rows.map((row) => Number(row.ticket_id));
   }
