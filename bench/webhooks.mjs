@@ -3,7 +3,8 @@
 // local node:http receiver that answers 204 and records, per delivery, the time from the change (the body's
 // `timestamp`, the event's occurredAt, taken just before the commit) to its arrival. Writes are PATCHes of 200
 // tickets at a fixed rate (open loop: each tick sends its share whatever the ones before it are doing).
-// Options: --rate=<writes/s> (default 500), --seconds=<n> (default 20), --verify (check every signature with
+// Options: --rate=<writes/s> (default 500), --seconds=<n> (default 20), --tickets=<n> (default 200: each ticket's
+// events go out one after the other, so the rate per ticket is --rate / --tickets), --verify (check every signature with
 // standardwebhooks in the receiver, which then shares the CPU with the service), --concurrency=<n>
 // (WEBHOOKS_CONCURRENCY; default the service's).
 import { createServer } from 'node:http';
@@ -18,7 +19,9 @@ const arg = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--
 const RATE = arg('rate', 500);
 const SECONDS = arg('seconds', 20);
 const VERIFY = process.argv.includes('--verify');
-const TICKETS = 200;
+const TICKETS = arg('tickets', 200);
+/** --service=<main.js>: another build (e.g. an earlier commit's, in .earlier-build/). */
+const SERVICE_MAIN = process.argv.find((a) => a.startsWith('--service='))?.split('=')[1] ?? 'dist/main.js';
 const TICK_MS = 10;
 const DB = 'tickets_bench_webhooks';
 const BROKER = { RABBITMQ_EXCHANGE: 'ticket.bench.webhooks.exchange', RABBITMQ_QUEUE: 'ticket.bench.webhooks.queue' };
@@ -38,7 +41,7 @@ async function main() {
   const admin = await adminConnection();
   await dropDatabases(admin, [DB]);
   const receiver = await startReceiver();
-  const service = await startProcess('service', ['dist/main.js'], { cwd: root, port: PORT, env });
+  const service = await startProcess('service', [SERVICE_MAIN], { cwd: root, port: PORT, env });
   try {
     const webhook = await json(`${service.url}/api/v2/webhooks`, 'POST', { url: `http://127.0.0.1:${receiver.port}/hook` });
     receiver.verifier = VERIFY ? new Webhook(webhook.secret) : undefined;
