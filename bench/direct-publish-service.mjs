@@ -35,7 +35,7 @@ const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
   .overrideProvider(ConfigService)
   .useValue(new ConfigService(config))
   .overrideProvider(OutboxWriter)
-  .useValue({ record: async (_manager, event) => void committed.push(event) })
+  .useValue({ record: async (_manager, event) => void committed.push(event), follow: () => undefined })
   .overrideProvider(OutboxRelay)
   .useClass(PublishAfterCommit)
   .compile();
