@@ -7,6 +7,7 @@ import { TicketsService } from '../../src/tickets/tickets.service.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { createTestApp } from '../support/test-app.js';
 import { buildTicketRequest, type TicketRequestBody, createTicket as createTicketThrough } from '../support/ticket-factory.js';
+import { dropDatabase } from '../support/database.js';
 
 const STATUSES = ['OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED'];
 const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
@@ -20,6 +21,12 @@ interface Ticket {
   [field: string]: unknown;
 }
 
+/**
+ * On a database of its own: one test counts the server's commits while it writes, and the webhook endpoints other
+ * suites of the run leave registered would have every write here fan out deliveries whose attempts commit too.
+ */
+const database = `${process.env.DB_DATABASE}_concurrency`;
+
 const clientFields = (ticket: TicketRequestBody | Ticket) =>
   Object.fromEntries(CLIENT_FIELDS.map((field) => [field, ticket[field] ?? null]));
 
@@ -31,7 +38,7 @@ describe('Concurrent writes', () => {
     // Writes to one ticket queue on its row lock, so the last of 40 waits for the 39 before it: on a loaded machine
     // longer than the default 5 s a request may spend on the database. That deadline's 503 is the faults suite's
     // subject; here it would only measure the machine.
-    app = await createTestApp({ env: { DB_QUERY_TIMEOUT_MS: '20000' } });
+    app = await createTestApp({ env: { DB_DATABASE: database, DB_QUERY_TIMEOUT_MS: '20000' } });
     // One listening server for all requests, so that they really run side by side.
     await app.listen(0, '127.0.0.1');
     http = request(app.getHttpServer());
@@ -39,6 +46,7 @@ describe('Concurrent writes', () => {
 
   afterAll(async () => {
     await app.close();
+    await dropDatabase(database);
   });
 
   /** COMMITs the database has run, from all its clients. */

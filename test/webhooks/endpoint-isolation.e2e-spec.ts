@@ -1,6 +1,7 @@
-import { type Connection, createConnection } from 'mysql2/promise';
+import type { Connection } from 'mysql2/promise';
 import type request from 'supertest';
 import { waitUntil } from '../support/delivery.js';
+import { connectToDatabase } from '../support/database.js';
 import { useTestApp } from '../support/test-app.js';
 import { createTicket } from '../support/ticket-factory.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -12,13 +13,7 @@ const database = `${process.env.DB_DATABASE}_webhook_isolation`;
 
 /** A connection to the run's database, or (null) to none. */
 function connect(name: string | null = process.env.DB_DATABASE!): Promise<Connection> {
-  return createConnection({
-    host: process.env.DB_HOST ?? '127.0.0.1',
-    port: Number(process.env.DB_PORT ?? 3306),
-    user: process.env.DB_USERNAME ?? 'root',
-    password: process.env.DB_PASSWORD ?? '',
-    ...(name !== null && { database: name }),
-  });
+  return connectToDatabase({ database: name ?? undefined });
 }
 
 async function register(http: Http, receiver: WebhookReceiver, body: Json = {}): Promise<Json> {

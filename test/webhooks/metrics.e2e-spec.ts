@@ -1,9 +1,9 @@
-import { createConnection } from 'mysql2/promise';
 import { waitUntil } from '../support/delivery.js';
 import { parseScrape, valueOf } from '../support/prometheus-scrape.js';
 import { useTestApp } from '../support/test-app.js';
 import { createTicket } from '../support/ticket-factory.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { dropDatabase } from '../support/database.js';
 
 /**
  * On a database of its own: webhooks_pending counts every pending delivery of the database, and the dispatcher works
@@ -25,14 +25,7 @@ describe('Webhook metrics', () => {
   beforeAll(async () => (receiver = await WebhookReceiver.start()));
   afterAll(async () => {
     await receiver.stop();
-    const db = await createConnection({
-      host: process.env.DB_HOST ?? '127.0.0.1',
-      port: Number(process.env.DB_PORT ?? 3306),
-      user: process.env.DB_USERNAME ?? 'root',
-      password: process.env.DB_PASSWORD ?? '',
-    });
-    await db.query(`DROP DATABASE IF EXISTS \`${database}\``);
-    await db.end();
+    await dropDatabase(database);
   });
   const scrape = async () => parseScrape((await testApp.http.get('/actuator/prometheus').expect(200)).text);
 

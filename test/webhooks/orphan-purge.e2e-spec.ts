@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Connection, createConnection } from 'mysql2/promise';
+import type { Connection } from 'mysql2/promise';
+import { connectToDatabase } from '../support/database.js';
 import { waitUntil } from '../support/delivery.js';
 import { useTestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -15,13 +16,7 @@ describe('The dispatcher purges pending deliveries of deleted endpoints', () => 
   let db: Connection;
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
-    db = await createConnection({
-      host: process.env.DB_HOST ?? '127.0.0.1',
-      port: Number(process.env.DB_PORT ?? 3306),
-      user: process.env.DB_USERNAME ?? 'root',
-      password: process.env.DB_PASSWORD ?? '',
-      database: process.env.DB_DATABASE,
-    });
+    db = await connectToDatabase();
   });
   afterAll(async () => {
     await db.end();

@@ -1,7 +1,7 @@
-import { createConnection } from 'mysql2/promise';
 import { deliveryReport, received as steps, waitUntil, writeTickets } from '../support/delivery.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { dropDatabase } from '../support/database.js';
 
 /**
  * On a database of its own: the replicas work on every due delivery of their database, and with this suite's retry
@@ -45,14 +45,7 @@ describe('Webhooks across replicas', () => {
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await receiver?.stop();
-    const db = await createConnection({
-      host: process.env.DB_HOST ?? '127.0.0.1',
-      port: Number(process.env.DB_PORT ?? 3306),
-      user: process.env.DB_USERNAME ?? 'root',
-      password: process.env.DB_PASSWORD ?? '',
-    });
-    await db.query(`DROP DATABASE IF EXISTS \`${database}\``);
-    await db.end();
+    await dropDatabase(database);
   });
 
   it('shares the deliveries; when one replica is SIGKILLed mid-delivery nothing is lost, order holds, and only in-flight ones repeat', async () => {
