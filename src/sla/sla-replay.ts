@@ -1,4 +1,5 @@
 import type { SlaPolicy, SlaPriority } from '../config/sla-config.js';
+import type { CommentForClocks } from '../tickets/ticket-clocks.js';
 import {
   clocksAfterResponse,
   clocksAfterUpdate,
@@ -16,10 +17,8 @@ export interface HistoryWrite {
 }
 
 /** A comment as far as a response goes. */
-export interface ReplayComment {
-  author: string | null;
-  visibility: string;
-}
+/** A comment as the clocks judge it: the same fields a live comment gives them. */
+export type ReplayComment = CommentForClocks;
 
 /** The ticket now, as far as its clocks care. */
 export interface CurrentTicket extends SlaTicketState {

@@ -10,6 +10,7 @@ import type { CommentForClocks, TicketClocks, TicketSlaSummary } from '../ticket
 import { ticketNotFound } from '../tickets/ticket-not-found.js';
 import type { SlaResponse } from './dto/sla-response.dto.js';
 import { clocksAfterResponse, clocksAfterUpdate, clocksOfNewTicket, nextBreachTime, type SlaClock } from './sla-clock.js';
+import { isResponse } from './sla-replay.js';
 import { NEVER_DUE, SlaRepository } from './sla.repository.js';
 import { slaView } from './sla-view.js';
 
@@ -67,8 +68,7 @@ export class SlaService implements TicketClocks, OnApplicationBootstrap {
   async commented(transaction: Transaction, ticketId: string, comment: CommentForClocks, now: Date): Promise<void> {
     if (!this.policy || comment.visibility !== 'PUBLIC' || !comment.author) return;
     const latest = await this.repository.latestOf(transaction, ticketId);
-    // Addresses compare without case, as requesterEmail's column does.
-    if (!latest || latest.requesterEmail.toLowerCase() === comment.author.toLowerCase()) return;
+    if (!latest || !isResponse(comment, latest.requesterEmail)) return;
     await this.save(transaction, ticketId, latest.clocks, clocksAfterResponse(latest.clocks, this.policy, now.getTime()), now);
   }
 
