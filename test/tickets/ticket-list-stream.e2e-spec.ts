@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { Logger, type INestApplication } from '@nestjs/common';
 import supertest from 'supertest';
-import { type Connection, createConnection } from 'mysql2/promise';
+import type { Connection } from 'mysql2/promise';
+import { connectToDatabase } from '../support/database.js';
 import { waitUntil } from '../support/delivery.js';
 import { HttpClient, listen } from '../support/http-client.js';
 import { expectSpringError } from '../support/spring-error.js';
@@ -280,12 +281,5 @@ async function warm(port: number): Promise<void> {
 }
 
 function dbConnection(): Promise<Connection> {
-  return createConnection({
-    host: process.env.DB_HOST ?? '127.0.0.1',
-    port: Number(process.env.DB_PORT ?? 3306),
-    user: process.env.DB_USERNAME ?? 'root',
-    password: process.env.DB_PASSWORD ?? '',
-    database: process.env.DB_DATABASE,
-    timezone: 'Z',
-  });
+  return connectToDatabase({ timezone: 'Z' });
 }

@@ -1,16 +1,15 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type request from 'supertest';
 import { deliveryReport, received as steps, waitUntil, writeTickets } from '../support/delivery.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { freePort } from '../support/service-process.js';
 import { useTestApp } from '../support/test-app.js';
 import { buildTicketRequest, createTicket } from '../support/ticket-factory.js';
 import { type ReceivedWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
+import { deliveriesOf, registerWebhook } from '../support/webhook-endpoints.js';
 
 type Json = Record<string, any>;
-type Http = ReturnType<typeof request>;
 
 /** Short retries, so that a test sees several attempts; twenty, so that a delivery failing 30 % at random still succeeds. */
 const FAST = {
@@ -18,19 +17,6 @@ const FAST = {
   WEBHOOKS_POLL_INTERVAL_MS: '100',
   WEBHOOKS_RETRY_SCHEDULE: Array(20).fill('1s').join(','),
 };
-
-async function register(http: Http, receiver: WebhookReceiver, body: Json = {}): Promise<Json> {
-  const response = await http
-    .post('/api/v2/webhooks')
-    .send({ url: receiver.url(), ...body })
-    .expect(201);
-  receiver.secrets = [response.body.secret];
-  return response.body;
-}
-
-async function deliveries(http: Http, webhookId: number): Promise<Json[]> {
-  return (await http.get(`/api/v2/webhooks/${webhookId}/deliveries`).query({ limit: 1000 }).expect(200)).body.items;
-}
 
 async function listen(app: INestApplication): Promise<string> {
   const server = app.getHttpServer() as Server;
@@ -64,7 +50,7 @@ describe('Webhook delivery', () => {
 
     it('sends every kind as Standard Webhooks 1.0 that the standardwebhooks verifier accepts, data being the RabbitMQ event byte for byte', async () => {
       receiver.received.length = 0;
-      webhook = await register(http(), receiver);
+      webhook = await registerWebhook(http(), receiver);
       const ticket = (await createTicket(http())).body;
       await http().patch(`/api/tickets/${ticket.id}`).send({ status: 'IN_PROGRESS' }).expect(200);
       await http().post(`/api/tickets/${ticket.id}/comments`).send({ body: 'On it' }).expect(201);
@@ -93,7 +79,7 @@ describe('Webhook delivery', () => {
       // The receiver answers before the outcome is recorded.
       let listed: Json[] = [];
       await waitUntil(
-        async () => (listed = await deliveries(http(), webhook.id)).every((d) => d.status !== 'pending'),
+        async () => (listed = await deliveriesOf(http(), webhook.id)).every((d) => d.status !== 'pending'),
         30_000,
         'four recorded outcomes',
       );
@@ -116,7 +102,7 @@ describe('Webhook delivery', () => {
 
     it('sends only the kinds an endpoint subscribes to', async () => {
       receiver.received.length = 0;
-      webhook = await register(http(), receiver, { eventTypes: ['COMMENT_ADDED'] });
+      webhook = await registerWebhook(http(), receiver, { eventTypes: ['COMMENT_ADDED'] });
       const ticket = (await createTicket(http())).body;
       await http().post(`/api/tickets/${ticket.id}/comments`).send({ body: 'Only this' }).expect(201);
       await waitUntil(() => receiver.received.length >= 1, 30_000, 'the comment delivery');
@@ -128,7 +114,7 @@ describe('Webhook delivery', () => {
 
     it('signs with both the new and the previous secret for a day after a rotation', async () => {
       receiver.received.length = 0;
-      webhook = await register(http(), receiver);
+      webhook = await registerWebhook(http(), receiver);
       const old = receiver.secrets[0];
       const rotated = (await http().post(`/api/v2/webhooks/${webhook.id}/rotate-secret`).expect(200)).body;
       receiver.secrets = [rotated.secret, old];
@@ -142,7 +128,7 @@ describe('Webhook delivery', () => {
     it("keeps each ticket's events in order under 500 concurrent updates of 20 tickets while the receiver fails 30 % with 500", async () => {
       receiver.received.length = 0;
       receiver.respond = () => ({ status: Math.random() < 0.3 ? 500 : 204 });
-      webhook = await register(http(), receiver, { eventTypes: ['CREATED', 'UPDATED'] });
+      webhook = await registerWebhook(http(), receiver, { eventTypes: ['CREATED', 'UPDATED'] });
       const url = await listen(testApp.app);
       const expected = await writeTickets([{ url }], 20, 25);
       const total = [...expected.values()].reduce((sum, n) => sum + n, 0);
@@ -164,13 +150,13 @@ describe('Webhook delivery', () => {
           if (request.status < 300) acceptedUpTo = step;
         }
       }
-      const failedAttempts = (await deliveries(http(), webhook.id)).filter((d) => d.attempts > 1);
+      const failedAttempts = (await deliveriesOf(http(), webhook.id)).filter((d) => d.attempts > 1);
       expect(failedAttempts.length).toBeGreaterThan(0);
     }, 240_000);
 
     it('sends a signed test request on demand and answers its outcome without the receiver body', async () => {
       receiver.received.length = 0;
-      webhook = await register(http(), receiver);
+      webhook = await registerWebhook(http(), receiver);
       const ok = await http().post(`/api/v2/webhooks/${webhook.id}/test`).expect(200);
       expect(ok.body).toEqual({ eventId: expect.any(String), success: true, statusCode: 204, error: null, durationMs: expect.any(Number) });
       expect(receiver.received[0]).toMatchObject({ verified: [true], json: { type: 'webhook.test', data: { eventId: ok.body.eventId } } });
@@ -179,14 +165,14 @@ describe('Webhook delivery', () => {
       receiver.respond = () => ({ status: 204 });
       expect(failed.body).toMatchObject({ success: false, statusCode: 500, error: 'HTTP 500 Internal Server Error' });
       expect(JSON.stringify(failed.body)).not.toContain('the receiver says no');
-      expect(await deliveries(http(), webhook.id)).toEqual([]);
+      expect(await deliveriesOf(http(), webhook.id)).toEqual([]);
     });
 
     it('treats 3xx as a failure and never follows the redirect; the receiver body is never echoed', async () => {
       receiver.received.length = 0;
       receiver.respond = ({ index }) =>
         index === 0 ? { status: 302, headers: { Location: receiver.url('/elsewhere') } } : { status: 204 };
-      webhook = await register(http(), receiver);
+      webhook = await registerWebhook(http(), receiver);
       await createTicket(http());
       await waitUntil(() => receiver.accepted().length >= 1, 30_000, 'the retry after the redirect');
       receiver.respond = () => ({ status: 204 });
@@ -194,19 +180,19 @@ describe('Webhook delivery', () => {
       expect(receiver.received.every((r) => r.headers.host === `127.0.0.1:${receiver.port}`)).toBe(true);
       expect(receiver.received[1].headers['webhook-id']).toBe(receiver.received[0].headers['webhook-id']);
       // The receiver answers before the outcome is recorded.
-      await waitUntil(async () => (await deliveries(http(), webhook.id))[0].status !== 'pending', 30_000, 'the outcome recorded');
-      const [delivery] = await deliveries(http(), webhook.id);
+      await waitUntil(async () => (await deliveriesOf(http(), webhook.id))[0].status !== 'pending', 30_000, 'the outcome recorded');
+      const [delivery] = await deliveriesOf(http(), webhook.id);
       expect(delivery).toMatchObject({ status: 'succeeded', attempts: 2, lastStatusCode: 204 });
     });
 
     it('records a failed attempt with a status line of its own, never the body', async () => {
       receiver.received.length = 0;
       receiver.respond = () => ({ status: 500 });
-      webhook = await register(http(), receiver);
+      webhook = await registerWebhook(http(), receiver);
       await createTicket(http());
-      await waitUntil(async () => (await deliveries(http(), webhook.id))[0]?.attempts >= 1, 30_000, 'a failed attempt');
+      await waitUntil(async () => (await deliveriesOf(http(), webhook.id))[0]?.attempts >= 1, 30_000, 'a failed attempt');
       receiver.respond = () => ({ status: 204 });
-      const [delivery] = await deliveries(http(), webhook.id);
+      const [delivery] = await deliveriesOf(http(), webhook.id);
       expect(delivery).toMatchObject({ lastStatusCode: 500, lastError: 'HTTP 500 Internal Server Error' });
       expect(delivery.lastError).not.toContain('the receiver says no');
     });
@@ -214,7 +200,7 @@ describe('Webhook delivery', () => {
     it('holds pending deliveries while the endpoint is disabled and sends them once it is enabled again', async () => {
       receiver.received.length = 0;
       receiver.respond = () => ({ status: 500 });
-      webhook = await register(http(), receiver);
+      webhook = await registerWebhook(http(), receiver);
       await createTicket(http());
       await waitUntil(() => receiver.received.length >= 1, 30_000, 'a failed attempt');
       await http().patch(`/api/v2/webhooks/${webhook.id}`).send({ enabled: false }).expect(200);
@@ -222,12 +208,12 @@ describe('Webhook delivery', () => {
       await http().patch(`/api/v2/webhooks/${webhook.id}`).send({ enabled: true }).expect(200);
       await waitUntil(() => receiver.accepted().length >= 1, 30_000, 'the delivery after enabling');
       expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
-      await waitUntil(async () => (await deliveries(http(), webhook.id))[0].status === 'succeeded', 10_000, 'the success recorded');
+      await waitUntil(async () => (await deliveriesOf(http(), webhook.id))[0].status === 'succeeded', 10_000, 'the success recorded');
     });
 
     it('redelivers one delivery, and replays a window in order', async () => {
       receiver.received.length = 0;
-      webhook = await register(http(), receiver);
+      webhook = await registerWebhook(http(), receiver);
       const since = new Date().toISOString();
       const ticket = (await createTicket(http())).body;
       for (let i = 0; i < 3; i++)
@@ -238,7 +224,7 @@ describe('Webhook delivery', () => {
       await waitUntil(() => receiver.accepted().length >= 4, 30_000, 'four deliveries');
       const first = eventIds(receiver.received);
 
-      const [newest] = await deliveries(http(), webhook.id);
+      const [newest] = await deliveriesOf(http(), webhook.id);
       const redelivered = await http().post(`/api/v2/webhooks/${webhook.id}/deliveries/${newest.id}/redeliver`).expect(202);
       expect(redelivered.body).toMatchObject({ eventId: newest.eventId, status: 'pending', attempts: 0 });
       await waitUntil(() => receiver.received.length >= 5, 30_000, 'the redelivery');
@@ -256,13 +242,13 @@ describe('Webhook delivery', () => {
     it('disables an endpoint that answers 410 Gone, with a WEBHOOK_DISABLED event on ticket.webhook.disabled', async () => {
       receiver.received.length = 0;
       receiver.respond = () => ({ status: 410 });
-      webhook = await register(http(), receiver, { description: 'going away' });
+      webhook = await registerWebhook(http(), receiver, { description: 'going away' });
       await createTicket(http());
       await waitUntil(async () => !(await http().get(`/api/v2/webhooks/${webhook.id}`)).body.enabled, 30_000, 'the endpoint disabled');
       receiver.respond = () => ({ status: 204 });
       const endpoint = (await http().get(`/api/v2/webhooks/${webhook.id}`).expect(200)).body;
       expect(endpoint.disabledReason).toBe('the endpoint answered 410 Gone');
-      const [delivery] = await deliveries(http(), webhook.id);
+      const [delivery] = await deliveriesOf(http(), webhook.id);
       expect(delivery).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 410 });
       await everything.waitFor(() => everything.bodies().some((b) => b.eventType === 'WEBHOOK_DISABLED' && b.webhook.id === webhook.id));
       const message = everything.messages.find((m) => m.properties.type === 'WEBHOOK_DISABLED')!;
@@ -276,7 +262,7 @@ describe('Webhook delivery', () => {
       });
       // A disabled endpoint gets no new deliveries.
       await createTicket(http());
-      expect(await deliveries(http(), webhook.id)).toHaveLength(1);
+      expect(await deliveriesOf(http(), webhook.id)).toHaveLength(1);
       expect(receiver.received).toHaveLength(1);
     });
   });
@@ -297,7 +283,7 @@ describe('Webhook delivery', () => {
         seen.has(headers['webhook-id'])
           ? { status: 204 }
           : (seen.add(headers['webhook-id']), { status: 429, headers: { 'Retry-After': '3' } });
-      const webhook = await register(http(), receiver);
+      const webhook = await registerWebhook(http(), receiver);
       const ticket = (await createTicket(http())).body;
       await waitUntil(() => receiver.accepted().length >= 1, 30_000, 'the retry');
       const [first, second] = receiver.received.filter((r) => r.headers['webhook-id'] === webhookIdOfTicket(receiver, ticket.id));
@@ -312,7 +298,7 @@ describe('Webhook delivery', () => {
     it('disables an endpoint whose every attempt failed for WEBHOOKS_DISABLE_AFTER', async () => {
       receiver.received.length = 0;
       receiver.respond = () => ({ status: 503 });
-      const webhook = await register(http(), receiver);
+      const webhook = await registerWebhook(http(), receiver);
       await createTicket(http());
       await waitUntil(async () => !(await http().get(`/api/v2/webhooks/${webhook.id}`)).body.enabled, 60_000, 'the endpoint disabled');
       const endpoint = (await http().get(`/api/v2/webhooks/${webhook.id}`)).body;
@@ -336,7 +322,7 @@ describe('Webhook delivery', () => {
 
     it('still delivers webhooks', async () => {
       expect((await testApp.http.get('/actuator/health')).body.components?.rabbit?.status ?? 'DOWN').toBe('DOWN');
-      const webhook = await register(testApp.http, receiver);
+      const webhook = await registerWebhook(testApp.http, receiver);
       const ticket = (await createTicket(testApp.http)).body;
       await waitUntil(() => receiver.accepted().length >= 1, 30_000, 'a delivery without RabbitMQ');
       expect(receiver.received[0].json.data.ticketId).toBe(ticket.id);

@@ -1,32 +1,16 @@
 import type { Connection } from 'mysql2/promise';
-import type request from 'supertest';
 import { waitUntil } from '../support/delivery.js';
 import { connectToDatabase } from '../support/database.js';
 import { useTestApp } from '../support/test-app.js';
 import { createTicket } from '../support/ticket-factory.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-
-type Json = Record<string, any>;
-type Http = ReturnType<typeof request>;
+import { deliveriesOf, registerWebhook } from '../support/webhook-endpoints.js';
 
 const database = `${process.env.DB_DATABASE}_webhook_isolation`;
 
 /** A connection to the run's database, or (null) to none. */
 function connect(name: string | null = process.env.DB_DATABASE!): Promise<Connection> {
   return connectToDatabase({ database: name ?? undefined });
-}
-
-async function register(http: Http, receiver: WebhookReceiver, body: Json = {}): Promise<Json> {
-  const response = await http
-    .post('/api/v2/webhooks')
-    .send({ url: receiver.url(), ...body })
-    .expect(201);
-  receiver.secrets = [response.body.secret];
-  return response.body;
-}
-
-async function deliveries(http: Http, webhookId: number): Promise<Json[]> {
-  return (await http.get(`/api/v2/webhooks/${webhookId}/deliveries`).query({ limit: 1000 }).expect(200)).body.items;
 }
 
 describe('One endpoint holds up neither ticket writes nor other endpoints', () => {
@@ -45,14 +29,14 @@ describe('One endpoint holds up neither ticket writes nor other endpoints', () =
     });
 
     it('does not hold a ticket write, which still records its delivery for that endpoint', async () => {
-      const webhook = await register(http(), receiver);
+      const webhook = await registerWebhook(http(), receiver);
       // As an endpoint's update or disabling holds its row while it works (pausing a big backlog, say).
       await db.query('START TRANSACTION');
       await db.query("UPDATE webhooks SET description = 'being updated' WHERE id = ?", [webhook.id]);
       try {
         // Waiting for the endpoint's row, the write would pass its DB_QUERY_TIMEOUT_MS and be answered 503.
         const ticket = (await createTicket(http())).body;
-        expect((await deliveries(http(), webhook.id)).map((d) => d.ticketId)).toEqual([ticket.id]);
+        expect((await deliveriesOf(http(), webhook.id)).map((d) => d.ticketId)).toEqual([ticket.id]);
         await waitUntil(() => receiver.accepted().some((r) => r.json.data.ticketId === ticket.id), 30_000, 'the delivery');
       } finally {
         await db.query('ROLLBACK');
@@ -97,14 +81,14 @@ describe('One endpoint holds up neither ticket writes nor other endpoints', () =
 
     it("does not keep another endpoint's deliveries waiting", async () => {
       const backlog = 30;
-      const slowWebhook = await register(http(), slow);
+      const slowWebhook = await registerWebhook(http(), slow);
       for (let i = 0; i < backlog; i++) await createTicket(http());
       // The slow endpoint has its share of the slots hung, and the rest of its backlog is due.
       await waitUntil(() => slow.received.length === 4, 30_000, 'four hung attempts');
-      const pending = (await deliveries(http(), slowWebhook.id)).filter((d) => d.status === 'pending');
+      const pending = (await deliveriesOf(http(), slowWebhook.id)).filter((d) => d.status === 'pending');
       expect(pending).toHaveLength(backlog);
 
-      const promptWebhook = await register(http(), prompt);
+      const promptWebhook = await registerWebhook(http(), prompt);
       const ticket = (await createTicket(http())).body;
       await waitUntil(() => prompt.accepted().some((r) => r.json.data.ticketId === ticket.id), 20_000, "the other endpoint's delivery");
       expect(prompt.received[0].verified).toEqual([true]);
