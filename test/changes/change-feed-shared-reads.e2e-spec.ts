@@ -4,22 +4,29 @@ import { ChangeFeedRepository } from '../../src/changes/change-feed.repository.j
 import { FeedWalker, readFeed } from '../support/change-feed.js';
 import { waitUntil } from '../support/delivery.js';
 import { listen } from '../support/http-client.js';
+import { dropDatabase } from '../support/database.js';
 import { createTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 
 const READERS = 20;
+/**
+ * On a database of its own: changes other suites of the run committed just before may be numbered after the walker
+ * caught up, and would reach the waiting readers with this test's change.
+ */
+const database = `${process.env.DB_DATABASE}_shared_reads`;
 
 describe('Change feed long-polls waiting at one position', () => {
   let app: INestApplication;
   let baseUrl: string;
 
   beforeAll(async () => {
-    app = await createTestApp();
+    app = await createTestApp({ env: { DB_DATABASE: database } });
     baseUrl = `http://127.0.0.1:${await listen(app)}`;
   });
 
   afterAll(async () => {
     await app?.close();
+    await dropDatabase(database);
   });
 
   it('are answered by one read of the feed when a change wakes them, each with the change', async () => {
