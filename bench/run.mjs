@@ -24,7 +24,7 @@ import { sustainedCreates } from './outbox.mjs';
 import { queryBench } from './queries.mjs';
 import { fullListScenario, mixedRequest, scenarios } from './scenarios.mjs';
 import { constantRate } from './constant-rate.mjs';
-import { SCALE_ROWS, scaleSide, seedScale } from './scale.mjs';
+import { SCALE_ROWS, scaleSide, seedScale, withScaleBufferPool } from './scale.mjs';
 import { adminConnection, cloneSchema, dropDatabases, seedTickets } from './seed.mjs';
 import { assertPortFree, startProcess } from './process.mjs';
 
@@ -258,9 +258,12 @@ async function fixedLoadSection(admin, service, reference, rate) {
 async function scaleSection(admin, service, reference) {
   console.log(`\nScale: GET /api/tickets on ${SCALE_ROWS} tickets, the service and then the conventional service:`);
   await seedScale(admin, SERVICE_DB, [REFERENCE_DB], SCALE_ROWS);
-  const sides = [];
-  for (const target of [service, reference]) sides.push(await scaleSide(target, SCALE_ROWS));
-  return { rows: SCALE_ROWS, sides };
+  return withScaleBufferPool(admin, [SERVICE_DB, REFERENCE_DB], async (bufferPoolMb) => {
+    console.log(`InnoDB buffer pool: ${bufferPoolMb} MB`);
+    const sides = [];
+    for (const target of [service, reference]) sides.push(await scaleSide(target, SCALE_ROWS));
+    return { rows: SCALE_ROWS, bufferPoolMb, sides };
+  });
 }
 
 /** GET by id on the service against node:http and mysql2 alone (bench/raw-reference.mjs). */

@@ -4,6 +4,8 @@ import { databaseTimeout, requestDeadline } from './request-deadline.js';
 
 export interface RowStreamOptions {
   dateStrings?: boolean;
+  /** Each row as an array of its columns' bytes, as the server sent them (no decoding). */
+  bytes?: boolean;
   /** How many rows may wait in the stream before the connection stops reading from the server. */
   highWaterMark?: number;
 }
@@ -35,7 +37,10 @@ export function openRowStream(pool: DatabasePool, sql: string, values: unknown[]
     pool.getConnection((connectError, connection) => {
       if (connectError) return fail(connectError);
       if (!waiting) return connection.release();
-      const query = connection.query({ sql, dateStrings: options.dateStrings }, values);
+      const query = connection.query(
+        { sql, dateStrings: options.dateStrings, ...(options.bytes && { rowsAsArray: true, typeCast: false }) },
+        values,
+      );
       const rows = query.stream({ highWaterMark: options.highWaterMark });
       let held = true;
       stop = () => {

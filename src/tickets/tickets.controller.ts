@@ -27,7 +27,6 @@ import { parseTicketQuery } from './query/ticket-query.js';
 import { IdPipe } from '../common/http/id.pipe.js';
 import { setPageHeaders } from '../common/paging/page-headers.js';
 import { TicketsService } from './tickets.service.js';
-import { listedTicketJson } from './ticket-row.js';
 import { sendJsonArray } from '../common/http/json-array-response.js';
 import { ticketsApi } from './tickets.openapi.js';
 import { writeContext } from '../common/context/write-context.js';
@@ -71,7 +70,10 @@ export class TicketsController {
   @api.list()
   async findAll(@Req() request: Request, @Res() response: Response): Promise<void> {
     const query = parseTicketQuery(request.query, 'v1', this.sla);
-    if (!query.page) return sendJsonArray(request, response, await this.tickets.stream(query), listedTicketJson);
+    if (!query.page) {
+      const listing = await this.tickets.stream(query);
+      return sendJsonArray(request, response, listing.rows, listing.json);
+    }
     const page = await this.tickets.list(query);
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
     response.json(page.items);

@@ -4,12 +4,28 @@ import { BatchedLookup } from '../database/batched-lookup.js';
 import { PooledStatement } from '../database/pooled-statement.js';
 import type { Queryable } from '../database/statement-batch.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
-import { type ListedTicket, listedTicketFromRow, TICKET_COLUMNS, type TicketRow, type TicketTextRow, ticketFromRow } from './ticket-row.js';
+import {
+  type ListedTicket,
+  listedTicketFromRow,
+  SHORT_ESCAPES,
+  TICKET_COLUMNS,
+  TICKET_JSON_COLUMN,
+  type TicketRow,
+  type TicketTextRow,
+  ticketFromRow,
+  ticketJsonBytes,
+} from './ticket-row.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
 import { type PrefixWordCount, prefixWordCountSql } from './query/search-prefix-bound.js';
 import type { SearchTerm } from './query/ticket-search.js';
 import { insertTicketWords, type SearchableText, updateTicketWords } from './query/ticket-words.js';
+
+/** An unpaged list: its rows as they arrive, and the JSON of each. */
+export interface TicketJsonRows {
+  rows: Readable;
+  json: (row: [Buffer]) => Buffer;
+}
 
 interface InsertResult {
   insertId: number | string;
@@ -32,6 +48,8 @@ const INSERT_TICKET = `INSERT INTO tickets (title, description, status, priority
  */
 @Injectable()
 export class TicketsRepository {
+  private shortEscapes?: Promise<boolean>;
+
   constructor(private readonly statement: PooledStatement) {}
 
   private readonly byId = new BatchedLookup<TicketRow>(async (ids) => {
@@ -52,10 +70,23 @@ export class TicketsRepository {
     return rows.map(listedTicketFromRow);
   }
 
-  /** Every ticket an unpaged query selects, as a stream of rows with date strings (listedTicketJson writes each). */
-  stream(query: TicketQuery): Promise<Readable> {
-    const listing = ticketListSql(query);
-    return this.statement.stream(listing.sql, listing.params, { dateStrings: true, highWaterMark: 1024 });
+  /** Every ticket an unpaged query selects, as a stream of rows holding its JSON, and how to write each. */
+  async stream(query: TicketQuery): Promise<TicketJsonRows> {
+    const json = ticketJsonBytes(await this.shortEscapesAlike());
+    const listing = ticketListSql(query, TICKET_JSON_COLUMN);
+    return { rows: await this.statement.stream(listing.sql, listing.params, { bytes: true, highWaterMark: 1024 }), json };
+  }
+
+  /** Whether the server's JSON_QUOTE writes JSON's short escapes as JSON.stringify does (see ticketJsonBytes); asked once. */
+  private shortEscapesAlike(): Promise<boolean> {
+    this.shortEscapes ??= this.statement.rows<{ quoted: string }>('SELECT JSON_QUOTE(?) AS quoted', [SHORT_ESCAPES]).then(
+      ([row]) => row.quoted === JSON.stringify(SHORT_ESCAPES),
+      (error: unknown) => {
+        this.shortEscapes = undefined;
+        throw error;
+      },
+    );
+    return this.shortEscapes;
   }
 
   /** How many tickets match the query's filters. */

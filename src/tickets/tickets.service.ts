@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Readable } from 'node:stream';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -20,7 +19,7 @@ import { assertIfMatch, ticketEtag } from './ticket-etag.js';
 import { newTicket, patchTicket, replaceTicket, type TicketState } from './ticket.rules.js';
 import { ticketNotFound } from './ticket-not-found.js';
 import { allowedStatuses, assertTransition } from './ticket-workflow.js';
-import { type NewTicketRow, TicketsRepository } from './tickets.repository.js';
+import { type NewTicketRow, type TicketJsonRows, TicketsRepository } from './tickets.repository.js';
 import { anonymousWrite, type WriteContext } from '../common/context/write-context.js';
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
@@ -117,7 +116,7 @@ export class TicketsService {
    * Every ticket an unpaged query selects, as a stream of rows opened at the first (see PooledStatement.stream):
    * the request's deadline bounds the prefix check and the wait for the first row, not the rest.
    */
-  async stream(query: TicketQuery): Promise<Readable> {
+  async stream(query: TicketQuery): Promise<TicketJsonRows> {
     const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
     if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await withinRequestDeadline(() => prefixCounts));
     return this.tickets.stream(query);

@@ -5,7 +5,10 @@ import type { Readable } from 'node:stream';
 const logger = new Logger('Lists');
 
 /** What one write to the socket carries at least (but the first): a million rows are a few thousand writes. */
-const CHUNK_CHARS = 64 * 1024;
+const CHUNK_BYTES = 64 * 1024;
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
 
 /**
  * The lists being written take turns: one chunk of one list per turn of the event loop, whatever their number.
@@ -43,7 +46,7 @@ const turns = new Turns();
  * source). A failure after the first byte is logged once and destroys the connection: the client gets a body without
  * its closing `]` and a chunked body without its last chunk, never a shorter array it could take for the whole.
  */
-export function sendJsonArray<T>(request: Request, response: Response, items: Readable, json: (item: T) => string): void {
+export function sendJsonArray<T>(request: Request, response: Response, items: Readable, json: (item: T) => string | Buffer): void {
   // The client went away while the first row was awaited: nobody to write to.
   if (response.destroyed) {
     items.destroy();
@@ -58,32 +61,39 @@ export function sendJsonArray<T>(request: Request, response: Response, items: Re
     return;
   }
   response.type('application/json');
-  let pending = '[';
-  let first = true;
+  // The chunk being gathered: the JSON of rows and the commas between them, as bytes, `size` of them.
+  let parts: Buffer[] = [OPEN];
+  let size = 1;
   let failed = false;
   const resume = () => items.resume();
   // After each chunk the list waits for its turn (and, while the socket's buffer is full, for it to drain).
   const flush = () => {
-    const chunk = pending;
-    pending = '';
+    const chunk = Buffer.concat(parts, size);
+    parts = [];
+    size = 0;
     items.pause();
     if (response.write(chunk)) turns.wait(resume);
+  };
+  const add = (part: Buffer) => {
+    parts.push(part);
+    size += part.length;
   };
   response.on('drain', () => turns.wait(resume));
   response.once('close', () => {
     if (!response.writableFinished) items.destroy();
   });
+  let first = true;
   items.on('data', (item: T) => {
-    if (first) {
-      first = false;
-      pending += json(item);
-      flush();
-    } else {
-      pending += ',' + json(item);
-      if (pending.length >= CHUNK_CHARS) flush();
-    }
+    const written = json(item);
+    if (!first) add(COMMA);
+    add(typeof written === 'string' ? Buffer.from(written) : written);
+    if (first || size >= CHUNK_BYTES) flush();
+    first = false;
   });
-  items.once('end', () => response.end(pending + ']'));
+  items.once('end', () => {
+    add(CLOSE);
+    response.end(Buffer.concat(parts, size));
+  });
   items.once('error', (error: Error) => {
     if (failed || response.destroyed) return;
     failed = true;

@@ -33,7 +33,7 @@ const QUEUE_INDEXES: ReadonlyArray<{ name: string; equal: ReadonlyArray<keyof Ti
 ];
 
 /** The page (or, unpaged, every match) of a query, one row more than the limit to tell whether a next page exists. */
-export function ticketListSql(query: TicketQuery): SqlStatement {
+export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS): SqlStatement {
   const search = searchSql(query.filters.search, 'page');
   const conditions = [...search.conditions, ...filterConditions(query.filters)];
   if (query.page?.after) conditions.push(afterCondition(query.sort, query.page.after));
@@ -44,7 +44,7 @@ export function ticketListSql(query: TicketQuery): SqlStatement {
   // A page sorted by the SLA due time needs it for its cursor; the ticket's JSON never carries it (ticket-row.ts).
   const slaDue = query.sort.some((key) => key.field === 'slaDueAt') ? ', sla_due_at' : '';
   return {
-    sql: `SELECT ${TICKET_COLUMNS}${slaDue} FROM ${from}${where.sql} ORDER BY ${order}${limit}`,
+    sql: `SELECT ${columns}${slaDue} FROM ${from}${where.sql} ORDER BY ${order}${limit}`,
     params: [...(search.words?.params ?? []), ...where.params],
   };
 }
