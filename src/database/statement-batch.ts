@@ -20,8 +20,13 @@ export class StatementBatch implements Queryable {
     return undefined;
   };
 
-  /** Sends the statements added so far, in one round trip. */
-  async run(manager: Queryable): Promise<void> {
-    if (this.statements.length > 0) await manager.query(this.statements.join(';\n'), this.params);
+  get size(): number {
+    return this.statements.length;
+  }
+
+  /** Sends the statements added so far, and `last` after them when given, in one round trip. */
+  async run(manager: Queryable, last?: string): Promise<void> {
+    const statements = last === undefined ? this.statements : [...this.statements, last];
+    if (statements.length > 0) await manager.query(statements.join(';\n'), this.params);
   }
 }

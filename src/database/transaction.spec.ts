@@ -1,16 +1,16 @@
 import { QueryFailedError, type DataSource } from 'typeorm';
-import { inTransaction } from './transaction.js';
+import { inTransaction, isCommitOutcomeUnknown, type Transaction } from './transaction.js';
 
 describe('inTransaction', () => {
   const deadlock = () =>
     new QueryFailedError('INSERT', [], Object.assign(new Error('Deadlock found when trying to get lock'), { errno: 1213 }));
 
   /** A database whose connections record what they are sent; `failures` fail the runs' first statements in turn. */
-  function database(failures: Error[] = []) {
+  function database(failures: Error[] = [], version = '10.11.6-MariaDB', failCommit?: Error) {
     const sent: string[][] = [];
     let released = 0;
     const source = {
-      query: async () => [{ version: '10.11.6-MariaDB' }],
+      query: async () => [{ version }],
       createQueryRunner: () => {
         const run: string[] = [];
         sent.push(run);
@@ -18,6 +18,7 @@ describe('inTransaction', () => {
           query: async (sql: string) => {
             run.push(sql);
             if (run.length === 1 && failures.length > 0) throw failures.shift();
+            if (failCommit && /COMMIT$/.test(sql)) throw failCommit;
             return sql.startsWith('START TRANSACTION') ? [{}, { insertId: 7 }] : {};
           },
           release: async () => void released++,
@@ -27,18 +28,43 @@ describe('inTransaction', () => {
     return { source, sent, released: () => released };
   }
 
-  it('sends START TRANSACTION with the first statement, the later statements together, then COMMIT alone', async () => {
+  const createWork = async (transaction: Transaction) => {
+    const { insertId } = (await transaction.query('INSERT INTO tickets (title) VALUES (?)', ['t'])) as { insertId: number };
+    await transaction.later.query('INSERT INTO ticket_history (ticket_id) VALUES (?)', [insertId]);
+    return insertId;
+  };
+
+  it('on MariaDB sends START TRANSACTION with the first statement, then the later statements with COMMIT', async () => {
     const db = database();
-    const id = await inTransaction(db.source, async (transaction) => {
-      const { insertId } = (await transaction.query('INSERT INTO tickets (title) VALUES (?)', ['t'])) as { insertId: number };
-      await transaction.later.query('INSERT INTO ticket_history (ticket_id) VALUES (?)', [insertId]);
-      return insertId;
-    });
-    expect(id).toBe(7);
+    expect(await inTransaction(db.source, createWork)).toBe(7);
+    expect(db.sent).toEqual([
+      ['START TRANSACTION;\nINSERT INTO tickets (title) VALUES (?)', 'INSERT INTO ticket_history (ticket_id) VALUES (?);\nCOMMIT'],
+    ]);
+    expect(db.released()).toBe(1);
+  });
+
+  it('on MySQL, which bounds no write by the deadline, sends COMMIT alone after the later statements', async () => {
+    const db = database([], '8.4.0');
+    expect(await inTransaction(db.source, createWork)).toBe(7);
     expect(db.sent).toEqual([
       ['START TRANSACTION;\nINSERT INTO tickets (title) VALUES (?)', 'INSERT INTO ticket_history (ticket_id) VALUES (?)', 'COMMIT'],
     ]);
-    expect(db.released()).toBe(1);
+  });
+
+  it('tells a round trip with COMMIT the server refused (nothing committed) from one whose connection failed (unknown)', async () => {
+    const refused = new QueryFailedError('INSERT', [], Object.assign(new Error('Data too long'), { errno: 1406 }));
+    const refusing = database([], '10.11.6-MariaDB', refused);
+    const error = await inTransaction(refusing.source, createWork).catch((failure: unknown) => failure);
+    expect(error).toBe(refused);
+    expect(isCommitOutcomeUnknown(error)).toBe(false);
+    expect(refusing.sent[0].at(-1)).toBe('ROLLBACK');
+    const lost = new QueryFailedError(
+      'COMMIT',
+      [],
+      Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }),
+    );
+    const losing = database([], '10.11.6-MariaDB', lost);
+    expect(isCommitOutcomeUnknown(await inTransaction(losing.source, createWork).catch((failure: unknown) => failure))).toBe(true);
   });
 
   it('rolls back a failed run, and runs the work again when InnoDB rolled it back to break a deadlock', async () => {

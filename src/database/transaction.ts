@@ -8,9 +8,10 @@ import { type DatabaseServer, databaseServer, isServerTimeLimit, withServerTimeL
 /**
  * A transaction's statements. `query` sends one and answers its result (several: the list of their results); the
  * first goes out together with START TRANSACTION. `later` takes the statements whose results nobody reads: they go
- * out together, before COMMIT. COMMIT goes alone, so that it is never sent once the request's deadline has passed
- * (DatabaseTimeoutsSubscriber checks before each round trip): a write the client got a 503 for must not commit
- * later. Once COMMIT is out, the request waits for its answer (untilCommitted).
+ * out together, before COMMIT, and on MariaDB with COMMIT in the same round trip (there the server bounds each of
+ * them by the request's deadline); elsewhere COMMIT goes alone. Nothing is sent once the request's deadline has
+ * passed (DatabaseTimeoutsSubscriber checks before each round trip): a write the client got a 503 for must not
+ * commit later. Once COMMIT is out, the request waits for its answer (untilCommitted).
  */
 export interface Transaction extends Queryable {
   readonly later: Queryable;
@@ -80,11 +81,19 @@ async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, wo
   };
   try {
     const result = await work(transaction);
-    await later.run(transaction);
-    await untilCommitted(() => runner.query('COMMIT')).catch((error: unknown) => {
-      // Refused before it went out (past the deadline), COMMIT did nothing; otherwise nobody knows what it did.
-      throw isPastDeadline(error) ? error : Object.assign(error as object, { [COMMIT_OUTCOME_UNKNOWN]: true });
-    });
+    if (server === 'MariaDB' && later.size > 0) {
+      // One round trip: each statement is bounded by the server (writeTimeLimited), and the server stops at the
+      // first that fails, so COMMIT runs only after all of them did, and an answer comes within the deadline.
+      await untilCommitted(() => later.run(transaction, 'COMMIT')).catch((error: unknown) => {
+        throw isPastDeadline(error) || refusedByServer(error) ? error : Object.assign(error as object, { [COMMIT_OUTCOME_UNKNOWN]: true });
+      });
+    } else {
+      await later.run(transaction);
+      await untilCommitted(() => runner.query('COMMIT')).catch((error: unknown) => {
+        // Refused before it went out (past the deadline), COMMIT did nothing; otherwise nobody knows what it did.
+        throw isPastDeadline(error) ? error : Object.assign(error as object, { [COMMIT_OUTCOME_UNKNOWN]: true });
+      });
+    }
     return result;
   } catch (error) {
     await runner.query('ROLLBACK').catch(() => undefined);
@@ -108,8 +117,19 @@ function writeTimeLimited(sql: string, server: DatabaseServer): string {
   if (limitMs === undefined || server !== 'MariaDB') return sql;
   return sql
     .split(';\n')
-    .map((statement) => (/^\s*START TRANSACTION\s*$/i.test(statement) ? statement : withServerTimeLimit(statement, limitMs, server)))
+    .map((statement) =>
+      /^\s*(START TRANSACTION|COMMIT)\s*$/i.test(statement) ? statement : withServerTimeLimit(statement, limitMs, server),
+    )
     .join(';\n');
+}
+
+/**
+ * Whether the server answered `error` (a statement it refused, the connection still good): in a round trip of
+ * statements ending with COMMIT, the server stopped there, so COMMIT did not run.
+ */
+function refusedByServer(error: unknown): boolean {
+  const driverError = ((error as { driverError?: unknown }).driverError ?? error) as { errno?: unknown; fatal?: boolean };
+  return typeof driverError.errno === 'number' && driverError.fatal !== true;
 }
 
 /**

@@ -182,9 +182,9 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
   });
 
   it('does not carry out later a write it answered 503 to', async () => {
-    // Each round trip answers within the per-statement timeout, but the deadline passes during the second of an
-    // update's three (SELECT … FOR UPDATE, its statements, COMMIT): COMMIT must not go out.
-    proxy.delayMs = DB_TIMEOUT_MS / 3;
+    // The deadline passes during the first of an update's two round trips (START TRANSACTION with SELECT … FOR
+    // UPDATE, then its statements with COMMIT): the second must not go out, and the first leaves nothing behind.
+    proxy.delayMs = (DB_TIMEOUT_MS * 3) / 5;
     const title = `abandoned ${Date.now()}`;
     const request = {
       method: 'PUT',
@@ -199,9 +199,9 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
   });
 
   it('answers a write whose COMMIT went out before the deadline with what the COMMIT did, even when it answers after', async () => {
-    // A create's three round trips (the INSERT, its other statements, COMMIT) take longer than the deadline
-    // together; COMMIT goes out before it and commits after it.
-    proxy.delayMs = DB_TIMEOUT_MS / 5;
+    // A create's two round trips (START TRANSACTION with the INSERT, then its other statements with COMMIT) take
+    // longer than the deadline together; the second, COMMIT with it, goes out before it and commits after it.
+    proxy.delayMs = DB_TIMEOUT_MS / 3;
     const title = `committed late ${Date.now()}`;
     const response = await timed({
       method: 'POST',
