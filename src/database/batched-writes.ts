@@ -12,9 +12,9 @@ interface Pending<Job, Result> {
 
 /**
  * Writes of many requests in one transaction: the jobs handed in while the event loop handles one round of I/O are
- * written together right after it, up to `maxJobs` a transaction. Under load one transaction, with its three round
- * trips and its one COMMIT, then carries the writes of every request that arrived in that round; a lone request
- * waits for nothing. Every job's result is committed when its promise resolves.
+ * written together right after it, up to `maxJobs` a transaction. Under load one transaction, with its two round
+ * trips (three on MySQL) and its one COMMIT, then carries the writes of every request that arrived in that round; a
+ * lone request waits for nothing. Every job's result is committed when its promise resolves.
  *
  * The jobs of a transaction share one deadline, the earliest of theirs: none of them is answered 503 while the
  * others commit. When the transaction fails before COMMIT went out (one job's conflict or bad value, say), every job
