@@ -13,6 +13,8 @@ interface WriteResult {
   affectedRows: number;
 }
 
+const FENCE = 'UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE partition_no = ? AND owner = ? AND epoch = ?';
+
 /**
  * `outbox_lease` (a row per partition: owner, epoch, expiry) and `outbox_relay` (a heartbeat row per live relay), on
  * the connection of the relay's pass (`runner`). Every write of a lease row names one row by its primary key: a
@@ -28,13 +30,21 @@ export class OutboxLeasesRepository {
     await runner.query(`INSERT IGNORE INTO outbox_lease (partition_no, expires_at) VALUES ${values}`);
   }
 
-  /** Renews the lease on the condition that owner and epoch are still `owner`'s; true when it held. */
-  async fence(runner: Queryable, partition: number, owner: string, epoch: number, ttlMs: number): Promise<boolean> {
-    const result = (await runner.query(
-      'UPDATE outbox_lease SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE partition_no = ? AND owner = ? AND epoch = ?',
-      [ttlMs * 1000, partition, owner, epoch],
-    )) as WriteResult;
-    return result.affectedRows === 1;
+  /**
+   * Begins a transaction and renews each lease on the condition that owner and its epoch are still `owner`'s, in one
+   * round trip: for each, whether it held (its row is then locked until the transaction ends).
+   */
+  async beginFenced(
+    runner: Queryable,
+    owner: string,
+    leases: ReadonlyArray<{ partition: number; epoch: number }>,
+    ttlMs: number,
+  ): Promise<boolean[]> {
+    const results = (await runner.query(
+      ['START TRANSACTION', ...leases.map(() => FENCE)].join(';\n'),
+      leases.flatMap(({ partition, epoch }) => [ttlMs * 1000, partition, owner, epoch]),
+    )) as WriteResult[];
+    return results.slice(1).map((result) => result.affectedRows === 1);
   }
 
   /** Frees the lease while it is `owner`'s, expiring at once. */

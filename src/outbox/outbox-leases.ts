@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
+import { type Queryable, StatementBatch } from '../database/statement-batch.js';
 import type { LeaseRow, OutboxLeasesRepository } from './outbox-leases.repository.js';
 
 export type { LeaseRow };
@@ -106,20 +107,30 @@ export class OutboxLeases {
 
   /**
    * Runs `work` (the deletes of published events) in one transaction with the fence: it commits only for the
-   * partitions whose lease this relay still holds with the same epoch, and returns those.
+   * partitions whose lease this relay still holds with the same epoch, and returns those. Two round trips:
+   * START TRANSACTION with the fences, then `work`'s statements with COMMIT (the server stops at the first statement
+   * it refuses, so COMMIT runs only after all of them).
    */
-  async fenced(runner: QueryRunner, partitions: number[], work: (kept: number[]) => Promise<void>): Promise<number[]> {
+  async fenced(runner: QueryRunner, partitions: number[], work: (kept: number[], later: Queryable) => Promise<void>): Promise<number[]> {
     const started = Date.now();
-    await runner.startTransaction();
+    const leases = partitions.flatMap((partition) => {
+      const lease = this.held.get(partition);
+      return lease ? [{ partition, epoch: lease.epoch }] : [];
+    });
     try {
-      const kept = await this.fence(runner, partitions);
-      if (kept.length > 0) await work(kept);
-      await runner.commitTransaction();
+      let kept: number[] = [];
+      if (leases.length > 0) {
+        const held = await this.leases.beginFenced(runner, this.owner, leases, this.ttlMs);
+        kept = leases.filter((_, i) => held[i]).map(({ partition }) => partition);
+        const later = new StatementBatch();
+        if (kept.length > 0) await work(kept, later);
+        await later.run(runner, 'COMMIT');
+      }
       for (const partition of kept) this.extend(partition, started);
       this.lose(partitions.filter((partition) => !kept.includes(partition)));
       return kept;
     } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      await runner.query('ROLLBACK').catch(() => undefined);
       if (!isLostRace(error)) throw error;
       // Another relay took one of these partitions over at the same moment (on a multi-primary cluster the
       // commit loses certification): none of the deletes happened; the new owner publishes from the same rows.
@@ -127,20 +138,6 @@ export class OutboxLeases {
       this.lose(partitions);
       return [];
     }
-  }
-
-  /**
-   * Inside the caller's transaction, renews the leases of `partitions` on the condition that owner and epoch are
-   * still this relay's, and returns the partitions that held.
-   */
-  private async fence(runner: QueryRunner, partitions: number[]): Promise<number[]> {
-    const kept: number[] = [];
-    for (const partition of partitions) {
-      const lease = this.held.get(partition);
-      if (!lease) continue;
-      if (await this.leases.fence(runner, partition, this.owner, lease.epoch, this.ttlMs)) kept.push(partition);
-    }
-    return kept;
   }
 
   /** Gives every lease back and leaves the relay table, so other relays take over at once. */

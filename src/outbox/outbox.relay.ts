@@ -234,12 +234,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Deletes the confirmed events of the partitions this relay still holds, behind the lease fence. */
   private async deletePublished(runner: QueryRunner, confirmed: Map<number, string[]>): Promise<void> {
-    const kept = await this.leases.fenced(runner, [...confirmed.keys()], async (partitions) => {
-      await this.outbox.delete(
-        runner,
+    const kept = await this.leases.fenced(runner, [...confirmed.keys()], (partitions, later) =>
+      this.outbox.delete(
+        later,
         partitions.flatMap((partition) => confirmed.get(partition)!),
-      );
-    });
+      ),
+    );
     const lost = [...confirmed.keys()].filter((partition) => !kept.includes(partition));
     if (lost.length > 0) {
       const count = lost.reduce((sum, partition) => sum + confirmed.get(partition)!.length, 0);
