@@ -39,7 +39,7 @@ interface Outcome {
  * epoch, and an outcome is recorded only under the same owner and epoch. A replica that dies mid-attempt leaves
  * its claims to lapse; another replica then attempts those deliveries again (the one request that may reach a
  * receiver twice). Woken after every commit (through the relay's kick, which happens while RabbitMQ is down
- * too) and by a timer for retries and other replicas' writes.
+ * too) while any endpoint is enabled, and by a timer for retries and other replicas' writes.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -59,6 +59,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private again = false;
   private stopped = false;
   private failing = false;
+  /** Whether the last look for due deliveries found an enabled endpoint (until one has looked: assumed so). */
+  private anyEnabled = true;
+  /** How many endpoints were created or enabled through this replica. */
+  private enabledHere = 0;
   private purgedAt = Date.now();
   /** Which endpoint's due deliveries a poll takes first (takeInTurn). */
   private turn = 0;
@@ -78,7 +82,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.sender = new WebhookSender(this.settings.timeoutMs, this.settings.allowPrivateNetworks);
     this.refill = Math.max(1, Math.floor(this.settings.concurrency / 4));
     this.endpointShare = Math.max(1, Math.ceil(this.settings.concurrency / 2));
-    relay.onKick(() => this.kick());
+    // A commit kicks for the deliveries it may have written; none when the last look found no enabled endpoint.
+    relay.onKick(() => this.anyEnabled && this.kick());
+  }
+
+  /**
+   * An endpoint was created or enabled through this replica: commits look for deliveries again from now on (an
+   * endpoint enabled through another replica is found by the next timed poll, WEBHOOKS_POLL_INTERVAL_MS).
+   */
+  endpointEnabled(): void {
+    this.anyEnabled = true;
+    this.enabledHere++;
   }
 
   onApplicationBootstrap(): void {
@@ -119,7 +133,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     try {
       const free = this.settings.concurrency - this.inFlight.size;
       if (free > 0) {
-        const endpoints = (await this.deliveries.dueEndpoints())
+        const enabledBefore = this.enabledHere;
+        const { anyEnabled, due: dueEndpoints } = await this.deliveries.dueEndpoints();
+        // An endpoint enabled here while the look was out may be one it did not see.
+        this.anyEnabled = anyEnabled || this.enabledHere !== enabledBefore;
+        const endpoints = dueEndpoints
           .map((webhookId) => ({ webhookId, limit: Math.min(free, this.endpointShare - (this.perEndpoint.get(webhookId) ?? 0)) }))
           .filter(({ limit }) => limit > 0);
         const due = (await this.deliveries.due(endpoints)).filter(({ id }) => !this.attempting.has(id));

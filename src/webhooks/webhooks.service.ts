@@ -43,6 +43,7 @@ export class WebhooksService {
     const secret = newSecret();
     const fields = { url: request.url, description: request.description ?? null, eventTypes: unique(request.eventTypes), enabled: true };
     const id = await this.webhooks.insert(fields, secret, new Date());
+    this.dispatcher.endpointEnabled();
     return { ...toResponse(await this.find(String(id))), secret };
   }
 
@@ -68,6 +69,7 @@ export class WebhooksService {
     if (!(await this.webhooks.update(id, fields, new Date()))) throw notFound(id);
     if (patch.enabled === false) await this.deliveries.pause(id);
     if (patch.enabled === true) {
+      this.dispatcher.endpointEnabled();
       await this.deliveries.resume(id);
       // Resumed deliveries go out now rather than at the next poll.
       this.dispatcher.kick();

@@ -16,6 +16,7 @@ export class TcpProxy {
   private stalled = false;
   private held?: Array<{ to: Socket; chunk: Buffer }>;
   private readonly watches = new Set<{ text: string; seen: () => void }>();
+  private readonly counters = new Set<{ text: string; seen: () => void }>();
 
   private constructor(
     private readonly targetHost: string,
@@ -62,6 +63,13 @@ export class TcpProxy {
     for (const { to, chunk } of held) if (to.writable) to.write(chunk);
   }
 
+  /** Counts, from now on, the chunks clients send towards the target that hold `text`: how many so far. */
+  countClientSends(text: string): () => number {
+    let count = 0;
+    this.counters.add({ text, seen: () => count++ });
+    return () => count;
+  }
+
   /** Resolves once a client of the proxy sends `text` (a statement's SQL, say) towards the target. */
   untilClientSends(text: string): Promise<void> {
     return new Promise((seen) => this.watches.add({ text, seen }));
@@ -84,6 +92,7 @@ export class TcpProxy {
         if (this.stalled) return;
         if (from === client) {
           this.sentByClients += chunk.length;
+          for (const counter of this.counters) if (chunk.includes(counter.text)) counter.seen();
           for (const watch of this.watches) {
             if (chunk.includes(watch.text)) {
               this.watches.delete(watch);
