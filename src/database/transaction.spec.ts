@@ -51,13 +51,17 @@ describe('inTransaction', () => {
     ]);
   });
 
-  it('tells a round trip with COMMIT the server refused (nothing committed) from one whose connection failed (unknown)', async () => {
+  it('tells a round trip with COMMIT the server refused (nothing committed) from one killed or lost on the way (unknown)', async () => {
     const refused = new QueryFailedError('INSERT', [], Object.assign(new Error('Data too long'), { errno: 1406 }));
     const refusing = database([], '10.11.6-MariaDB', refused);
     const error = await inTransaction(refusing.source, createWork).catch((failure: unknown) => failure);
     expect(error).toBe(refused);
     expect(isCommitOutcomeUnknown(error)).toBe(false);
     expect(refusing.sent[0].at(-1)).toBe('ROLLBACK');
+    // Answered by the server, but possibly by COMMIT after it took effect: a connection killed meanwhile.
+    const killed = new QueryFailedError('COMMIT', [], Object.assign(new Error('Connection was killed'), { errno: 1927 }));
+    const killing = database([], '10.11.6-MariaDB', killed);
+    expect(isCommitOutcomeUnknown(await inTransaction(killing.source, createWork).catch((failure: unknown) => failure))).toBe(true);
     const lost = new QueryFailedError(
       'COMMIT',
       [],

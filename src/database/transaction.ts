@@ -82,10 +82,13 @@ async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, wo
   try {
     const result = await work(transaction);
     if (server === 'MariaDB' && later.size > 0) {
-      // One round trip: each statement is bounded by the server (writeTimeLimited), and the server stops at the
-      // first that fails, so COMMIT runs only after all of them did, and an answer comes within the deadline.
+      // One round trip: the server stops at the first statement that fails, so COMMIT runs only after all of them
+      // did. Each statement is stopped by the server past the time left when the round trip went out
+      // (writeTimeLimited); the round trip as a whole is bounded by the statement timeout on the client's side.
       await untilCommitted(() => later.run(transaction, 'COMMIT')).catch((error: unknown) => {
-        throw isPastDeadline(error) || refusedByServer(error) ? error : Object.assign(error as object, { [COMMIT_OUTCOME_UNKNOWN]: true });
+        throw isPastDeadline(error) || refusedBeforeCommit(error)
+          ? error
+          : Object.assign(error as object, { [COMMIT_OUTCOME_UNKNOWN]: true });
       });
     } else {
       await later.run(transaction);
@@ -104,7 +107,7 @@ async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, wo
 }
 
 /**
- * On MariaDB, each statement of a transaction's round trip (not START TRANSACTION; COMMIT and ROLLBACK never come
+ * On MariaDB, each statement of a transaction's round trip (not START TRANSACTION nor COMMIT; ROLLBACK never comes
  * here) for the server to stop by itself when the request's deadline passes, as reads are (PooledStatement): a write
  * waiting for a row lock, or a slow one, does not go on running for a client that has had its 503. SET STATEMENT
  * holds for its one statement, so no session state is left on the connection. A stopped statement fails the
@@ -124,12 +127,32 @@ function writeTimeLimited(sql: string, server: DatabaseServer): string {
 }
 
 /**
- * Whether the server answered `error` (a statement it refused, the connection still good): in a round trip of
- * statements ending with COMMIT, the server stopped there, so COMMIT did not run.
+ * Errors with which the server refuses a write's statement, and with which it refuses COMMIT only when nothing was
+ * committed (a deadlock, or on Galera a failed certification, answered 1213). An error outside these, such as a
+ * connection killed or a shutdown (1927, 1053, 1317) or a proxy's own, may have come from COMMIT after it took effect.
  */
-function refusedByServer(error: unknown): boolean {
+const REFUSALS = new Set([
+  1048, // ER_BAD_NULL_ERROR
+  1062, // ER_DUP_ENTRY
+  1205, // ER_LOCK_WAIT_TIMEOUT
+  1213, // ER_LOCK_DEADLOCK
+  1264, // ER_WARN_DATA_OUT_OF_RANGE
+  1265, // WARN_DATA_TRUNCATED
+  1292, // ER_TRUNCATED_WRONG_VALUE
+  1366, // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+  1406, // ER_DATA_TOO_LONG
+  1451, // ER_ROW_IS_REFERENCED_2
+  1452, // ER_NO_REFERENCED_ROW_2
+  4025, // ER_CONSTRAINT_FAILED
+]);
+
+/**
+ * Whether `error`, answering a round trip of statements that ends with COMMIT, says that nothing was committed: the
+ * server refused one of the statements (it stops there, COMMIT did not run) or COMMIT itself for a conflict.
+ */
+function refusedBeforeCommit(error: unknown): boolean {
   const driverError = ((error as { driverError?: unknown }).driverError ?? error) as { errno?: unknown; fatal?: boolean };
-  return typeof driverError.errno === 'number' && driverError.fatal !== true;
+  return typeof driverError.errno === 'number' && driverError.fatal !== true && REFUSALS.has(driverError.errno);
 }
 
 /**

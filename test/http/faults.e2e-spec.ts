@@ -183,7 +183,8 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
 
   it('does not carry out later a write it answered 503 to', async () => {
     // The deadline passes during the first of an update's two round trips (START TRANSACTION with SELECT … FOR
-    // UPDATE, then its statements with COMMIT): the second must not go out, and the first leaves nothing behind.
+    // UPDATE, then its statements with COMMIT): whichever bound answers first (the deadline's 503 or the statement
+    // timeout, which destroys the connection), the second round trip never goes out and nothing is written later.
     proxy.delayMs = (DB_TIMEOUT_MS * 3) / 5;
     const title = `abandoned ${Date.now()}`;
     const request = {
