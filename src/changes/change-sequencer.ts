@@ -1,4 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
+import { serverErrno } from '../database/connection-errors.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
@@ -207,6 +208,6 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
 }
 
 function isLostRace(error: unknown): boolean {
-  const errno = (error as { errno?: number; driverError?: { errno?: number } })?.driverError?.errno ?? (error as { errno?: number })?.errno;
+  const errno = serverErrno(error);
   return errno !== undefined && LOST_RACE.has(errno);
 }

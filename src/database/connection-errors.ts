@@ -14,3 +14,9 @@ export function keepConnectionErrorsHandled(pool: DatabasePool): DatabasePool {
   pool.onConnection((connection) => connection.on('error', (error: Error) => logger.debug(`Connection lost: ${error.message}`)));
   return pool;
 }
+
+/** The server's error number of a failed statement, as mysql2 gives it (also wrapped in TypeORM's QueryFailedError). */
+export function serverErrno(error: unknown): number | undefined {
+  const driverError = ((error as { driverError?: unknown } | undefined)?.driverError ?? error) as { errno?: unknown } | undefined;
+  return typeof driverError?.errno === 'number' ? driverError.errno : undefined;
+}

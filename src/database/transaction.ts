@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExecuteValues, PoolConnection } from 'mysql2';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { serverErrno } from './connection-errors.js';
 import { assertDeadlineNotPassed, isPastDeadline, statementTimedOut, statementTimeLimitMs, untilCommitted } from './request-deadline.js';
 import { type Queryable, StatementBatch } from './statement-batch.js';
 import { type DatabaseServer, databaseServer, isServerTimeLimit, withServerTimeLimit } from './statement-time-limit.js';
@@ -151,8 +152,9 @@ const REFUSALS = new Set([
  * server refused one of the statements (it stops there, COMMIT did not run) or COMMIT itself for a conflict.
  */
 function refusedBeforeCommit(error: unknown): boolean {
-  const driverError = ((error as { driverError?: unknown }).driverError ?? error) as { errno?: unknown; fatal?: boolean };
-  return typeof driverError.errno === 'number' && driverError.fatal !== true && REFUSALS.has(driverError.errno);
+  const errno = serverErrno(error);
+  const fatal = (((error as { driverError?: unknown }).driverError ?? error) as { fatal?: boolean }).fatal === true;
+  return errno !== undefined && !fatal && REFUSALS.has(errno);
 }
 
 /**
@@ -187,6 +189,5 @@ export function isCommitOutcomeUnknown(error: unknown): boolean {
 }
 
 function isDeadlock(error: unknown): boolean {
-  const driverError = (error as { driverError?: { errno?: number } }).driverError;
-  return (driverError?.errno ?? (error as { errno?: number }).errno) === DEADLOCK;
+  return serverErrno(error) === DEADLOCK;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { serverErrno } from '../database/connection-errors.js';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
@@ -218,7 +219,7 @@ export class OutboxLeases {
 }
 
 function isLostRace(error: unknown): boolean {
-  const errno = (error as { errno?: number; driverError?: { errno?: number } })?.driverError?.errno ?? (error as { errno?: number })?.errno;
+  const errno = serverErrno(error);
   return errno !== undefined && LOST_RACE.has(errno);
 }
 
