@@ -120,7 +120,7 @@ async function main() {
       for (const [index, scenario] of scenarios(SEEDED).entries()) {
         if (chosen(scenario.name)) results.push(await compare(service, reference, scenario, index));
       }
-      if (chosen('GET by id') && !AGAINST) results.push(await compareCeiling(service), await compareRaw(service));
+      if (chosen('GET by id') && !AGAINST) results.push(...(await compareFloors(service)));
       printTable(results);
     }
     const mixed = results.find((row) => row.scenario.startsWith('mixed'));
@@ -200,7 +200,9 @@ async function compare(service, reference, scenario, index, roundCount = ROUNDS)
     reference: combine(rounds.get(reference)),
   };
   row.ratio = ratio(row.service, row.reference);
-  console.log(`${row.scenario}: service ${row.service.rps} req/s, ${reference.name} ${row.reference.rps} req/s, ratio ${row.ratio}`);
+  console.log(
+    `${row.scenario}: ${service.name} ${row.service.rps} req/s, ${reference.name} ${row.reference.rps} req/s, ratio ${row.ratio}`,
+  );
   for (const [name, side] of [
     ['service', row.service],
     [reference.name, row.reference],
@@ -210,21 +212,6 @@ async function compare(service, reference, scenario, index, roundCount = ROUNDS)
       console.log(`  WARNING: ${name} answered ${side.non2xx} non-2xx and had ${side.errors} errors; this row's ratio is not valid`);
   }
   return row;
-}
-
-/** GET by id on the service against a Nest app that does nothing but the query (bench/nest-ceiling.mjs). */
-async function compareCeiling(service) {
-  const ceiling = await startProcess('ceiling', ['bench/nest-ceiling.mjs'], {
-    cwd: root,
-    port: CEILING_PORT,
-    env: { DB_DATABASE: REFERENCE_DB },
-  });
-  try {
-    const [getById] = scenarios(SEEDED);
-    return await compare(service, ceiling, { ...getById, name: 'GET by id vs the ceiling (bare Nest + mysql2)' }, 0);
-  } finally {
-    await ceiling.stop();
-  }
 }
 
 /**
@@ -266,18 +253,33 @@ async function scaleSection(admin, service, reference) {
   });
 }
 
-/** GET by id on the service against node:http and mysql2 alone (bench/raw-reference.mjs). */
-async function compareRaw(service) {
-  const raw = await startProcess('raw node:http', ['bench/raw-reference.mjs'], {
+/**
+ * GET by id on the service against a Nest app that does nothing but the query (bench/nest-ceiling.mjs) and against
+ * node:http and mysql2 alone (bench/raw-reference.mjs); then that Nest app against the same raw reference: how much of
+ * the raw reference's rate the stack itself keeps, with nothing in it (its row lists the Nest app as the service).
+ */
+async function compareFloors(service) {
+  const [getById] = scenarios(SEEDED);
+  const ceiling = await startProcess('ceiling', ['bench/nest-ceiling.mjs'], {
     cwd: root,
-    port: RAW_PORT,
+    port: CEILING_PORT,
     env: { DB_DATABASE: REFERENCE_DB },
   });
+  let raw;
   try {
-    const [getById] = scenarios(SEEDED);
-    return await compare(service, raw, { ...getById, name: 'GET by id vs raw node:http + mysql2' }, 0);
+    raw = await startProcess('raw node:http', ['bench/raw-reference.mjs'], {
+      cwd: root,
+      port: RAW_PORT,
+      env: { DB_DATABASE: REFERENCE_DB },
+    });
+    return [
+      await compare(service, ceiling, { ...getById, name: 'GET by id vs the ceiling (bare Nest + mysql2)' }, 0),
+      await compare(service, raw, { ...getById, name: 'GET by id vs raw node:http + mysql2' }, 0),
+      await compare(ceiling, raw, { ...getById, name: 'bare Nest + mysql2 (as service) vs raw node:http + mysql2' }, 0),
+    ];
   } finally {
-    await raw.stop();
+    await raw?.stop();
+    await ceiling.stop();
   }
 }
 
