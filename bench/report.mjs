@@ -39,9 +39,17 @@ export async function measure(target, sampleMemory, load) {
     p99: result.latency.p99,
     requests: result.requests.total,
     non2xx: result.non2xx,
+    statuses: otherStatuses(result.statusCodeStats),
     errors: result.errors + result.timeouts,
     ...(sampleMemory ? { peakRssMb: Math.round(peakRss / 2 ** 20) } : {}),
   };
+}
+
+/** The answers other than 2xx, by status: which ones a side gave says what went wrong (`{ 503: 2 }`). */
+function otherStatuses(statusCodeStats = {}) {
+  const statuses = {};
+  for (const [status, { count }] of Object.entries(statusCodeStats)) if (!status.startsWith('2')) statuses[status] = count;
+  return statuses;
 }
 
 /** The local database server's process (MariaDB or MySQL), when there is one on this machine. */
@@ -75,8 +83,12 @@ export function combine(rounds) {
     p99: Math.max(...rounds.map((r) => r.p99)),
     requests: sum('requests'),
     non2xx: sum('non2xx'),
+    statuses: {},
     errors: sum('errors'),
   };
+  for (const round of rounds)
+    for (const [status, count] of Object.entries(round.statuses ?? {}))
+      combined.statuses[status] = (combined.statuses[status] ?? 0) + count;
   if (rounds[0].peakRssMb !== undefined) combined.peakRssMb = Math.max(...rounds.map((r) => r.peakRssMb));
   return combined;
 }

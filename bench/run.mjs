@@ -209,7 +209,9 @@ async function compare(service, reference, scenario, index, roundCount = ROUNDS)
   ]) {
     // A side that answers errors fast would look fast: its numbers do not count.
     if (side.non2xx + side.errors > 0)
-      console.log(`  WARNING: ${name} answered ${side.non2xx} non-2xx and had ${side.errors} errors; this row's ratio is not valid`);
+      console.log(
+        `  WARNING: ${name} answered ${side.non2xx} non-2xx (${JSON.stringify(side.statuses)}) and had ${side.errors} errors; this row's ratio is not valid`,
+      );
   }
   return row;
 }
