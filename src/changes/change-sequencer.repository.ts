@@ -33,19 +33,21 @@ export class ChangeSequencerRepository {
   }
 
   /**
-   * Inside the caller's transaction: renews the lease on the condition that owner and epoch are still these, and
-   * then answers the state (the row is locked from here to the commit); null when the lease was lost.
+   * Begins a transaction, renews the lease on the condition that owner and epoch are still these, and reads the
+   * state, in one round trip: the state (the row is locked from here to the end of the transaction), or null when
+   * the lease was lost.
    */
-  async fence(runner: Queryable, owner: string, epoch: number, ttlMs: number): Promise<FeedState | null> {
-    const result = (await runner.query(
-      'UPDATE change_feed_sequencer SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE id = 1 AND owner = ? AND epoch = ?',
+  async beginFenced(runner: Queryable, owner: string, epoch: number, ttlMs: number): Promise<FeedState | null> {
+    const [, fence, rows] = (await runner.query(
+      [
+        'START TRANSACTION',
+        'UPDATE change_feed_sequencer SET expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE id = 1 AND owner = ? AND epoch = ?',
+        'SELECT last_seq, pruned_through FROM change_feed_sequencer WHERE id = 1',
+      ].join(';\n'),
       [ttlMs * 1000, owner, epoch],
-    )) as WriteResult;
-    if (result.affectedRows !== 1) return null;
-    const [row] = (await runner.query('SELECT last_seq, pruned_through FROM change_feed_sequencer WHERE id = 1')) as Array<{
-      last_seq: string;
-      pruned_through: string;
-    }>;
+    )) as [unknown, WriteResult, Array<{ last_seq: string; pruned_through: string }>];
+    if (fence.affectedRows !== 1) return null;
+    const [row] = rows;
     return { lastSeq: Number(row.last_seq), prunedThrough: Number(row.pruned_through) };
   }
 

@@ -2,10 +2,10 @@ import { jest } from '@jest/globals';
 import type { ConfigService } from '@nestjs/config';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import type { ChangeFeedRepository } from './change-feed.repository.js';
+import { ChangeFeedRepository } from './change-feed.repository.js';
 import type { ChangeNotifier } from './change-notifier.js';
 import { ChangeSequencer } from './change-sequencer.js';
-import type { ChangeSequencerRepository } from './change-sequencer.repository.js';
+import { ChangeSequencerRepository } from './change-sequencer.repository.js';
 
 const LEASE_TTL_MS = 3000;
 
@@ -42,18 +42,12 @@ describe('ChangeSequencer', () => {
   });
 
   it('deletes one batch of expired changes per pass, so a backlog never holds up numbering', async () => {
-    const runner = {
-      connect: () => Promise.resolve(),
-      release: () => Promise.resolve(),
-      startTransaction: () => Promise.resolve(),
-      commitTransaction: () => Promise.resolve(),
-      isTransactionActive: false,
-    };
+    const runner = { connect: () => Promise.resolve(), release: () => Promise.resolve(), query: () => Promise.resolve() };
     const dataSource = { createQueryRunner: () => runner } as unknown as DataSource;
     let prunedThrough = 0;
     const leases = {
       claim: () => Promise.resolve(1),
-      fence: () => Promise.resolve({ lastSeq: 10_000, prunedThrough }),
+      beginFenced: () => Promise.resolve({ lastSeq: 10_000, prunedThrough }),
       setPrunedThrough: (_runner: unknown, through: number) => Promise.resolve(void (prunedThrough = through)),
     } as unknown as ChangeSequencerRepository;
     // Three full batches past retention, then nothing more.
@@ -82,5 +76,56 @@ describe('ChangeSequencer', () => {
     await pass();
     expect(oldest).toHaveBeenCalledTimes(2);
     expect(prunedThrough).toBe(2000);
+  });
+
+  it('numbers a batch in three round trips: the fence with the state, the unnumbered ids, the numbers with COMMIT', async () => {
+    const sent: string[] = [];
+    let owner = '';
+    // What the database answers each statement (or batch of them) of a pass by the lease holder.
+    const answer = (sql: string): unknown => {
+      if (sql.startsWith('SELECT 1 FROM change_feed')) return [{ 1: 1 }];
+      if (sql.startsWith('SELECT owner, epoch')) return [{ owner, epoch: '3' }];
+      if (sql.startsWith('START TRANSACTION')) return [{}, { affectedRows: 1 }, [{ last_seq: '10', pruned_through: '0' }]];
+      if (sql.startsWith('SELECT id FROM change_feed')) return [{ id: '11' }, { id: '12' }];
+      if (sql.startsWith('SELECT seq')) return [];
+      return { affectedRows: 1 };
+    };
+    const runner = {
+      connect: () => Promise.resolve(),
+      release: () => Promise.resolve(),
+      query: (sql: string) => Promise.resolve(void sent.push(sql)).then(() => answer(sql)),
+    };
+    const dataSource = { createQueryRunner: () => runner } as unknown as DataSource;
+    const advance = jest.fn();
+    const config = {
+      get: () => ({ leaseTtlMs: LEASE_TTL_MS, sequenceIntervalMs: 100, retentionDays: 7 }),
+    } as unknown as ConfigService<AppConfig, true>;
+    const sequencer = new ChangeSequencer(
+      dataSource,
+      new ChangeFeedRepository(dataSource),
+      new ChangeSequencerRepository(),
+      { advance } as unknown as ChangeNotifier,
+      config,
+    );
+    owner = sequencer.owner;
+
+    sequencer.kick();
+    await sequencer.prune();
+
+    expect(advance).toHaveBeenCalledWith(12);
+    const numbering = sent.slice(sent.findIndex((sql) => sql.startsWith('START TRANSACTION')));
+    const roundTrips = numbering.slice(0, numbering.findIndex((sql) => sql.endsWith('COMMIT')) + 1);
+    expect(roundTrips).toHaveLength(3);
+    expect(roundTrips[0].split(';\n').map((sql) => sql.split(' ', 2).join(' '))).toEqual([
+      'START TRANSACTION',
+      'UPDATE change_feed_sequencer',
+      'SELECT last_seq,',
+    ]);
+    expect(roundTrips[1]).toMatch(/^SELECT id FROM change_feed WHERE seq IS NULL/);
+    expect(roundTrips[2].split(';\n').map((sql) => sql.split(' ', 2).join(' '))).toEqual([
+      'UPDATE change_feed_sequencer',
+      'UPDATE change_feed',
+      'COMMIT',
+    ]);
   });
 });

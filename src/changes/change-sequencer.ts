@@ -1,11 +1,12 @@
 import { AsyncResource } from 'node:async_hooks';
-import { serverErrno } from '../database/connection-errors.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { serverErrno } from '../database/connection-errors.js';
+import { StatementBatch } from '../database/statement-batch.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { ChangesConfig } from '../config/changes-config.js';
 import { ChangeFeedRepository, type FeedState } from './change-feed.repository.js';
@@ -128,11 +129,11 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
   /** Numbers the oldest unnumbered committed changes; true when a full batch went, so more may wait. */
   private async sequenceBatch(runner: QueryRunner): Promise<boolean> {
     let numbered = 0;
-    const state = await this.fenced(runner, async (state) => {
+    const state = await this.fenced(runner, async (state, later) => {
       const ids = await this.feed.unsequenced(runner, BATCH_SIZE);
       if (ids.length === 0) return state;
-      await this.leases.setLastSeq(runner, state.lastSeq + ids.length);
-      await this.feed.assign(runner, ids, state.lastSeq + 1);
+      await this.leases.setLastSeq(later, state.lastSeq + ids.length);
+      await this.feed.assign(later, ids, state.lastSeq + 1);
       numbered = ids.length;
       return { ...state, lastSeq: state.lastSeq + ids.length };
     });
@@ -155,11 +156,11 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
   private async pruneBatch(runner: QueryRunner): Promise<boolean> {
     const retentionMs = this.settings.retentionDays * 86_400_000;
     let more = false;
-    await this.fenced(runner, async (state) => {
+    await this.fenced(runner, async (state, later) => {
       const through = expiredPrefix(await this.feed.oldest(runner, state.prunedThrough, PRUNE_BATCH_SIZE, retentionMs));
       if (through === null) return state;
-      await this.feed.deleteRange(runner, state.prunedThrough, through.seq);
-      await this.leases.setPrunedThrough(runner, through.seq);
+      await this.feed.deleteRange(later, state.prunedThrough, through.seq);
+      await this.leases.setPrunedThrough(later, through.seq);
       more = through.count === PRUNE_BATCH_SIZE;
       return { ...state, prunedThrough: through.seq };
     });
@@ -168,21 +169,30 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
 
   /**
    * Runs `work` in one transaction that first renews the lease on the condition that owner and epoch are still
-   * this replica's: a replica that lost the lease (paused, cut off, slow) changes nothing. Answers what `work`
-   * answered, or null (and gives the lease up locally) when the lease was lost.
+   * this replica's: a replica that lost the lease (paused, cut off, slow) changes nothing. `work` reads on the
+   * runner and adds its writes to `later`, which go to the database with COMMIT: with the fence, three round trips
+   * for a batch (the fence and the state, the reads, the writes and COMMIT), as the outbox relay's. Answers what
+   * `work` answered, or null (and gives the lease up locally) when the lease was lost.
    */
-  private async fenced(runner: QueryRunner, work: (state: FeedState) => Promise<FeedState>): Promise<FeedState | null> {
+  private async fenced(
+    runner: QueryRunner,
+    work: (state: FeedState, later: StatementBatch) => Promise<FeedState>,
+  ): Promise<FeedState | null> {
     const epoch = this.epoch;
     if (epoch === null) return null;
-    await runner.startTransaction();
     try {
-      const state = await this.leases.fence(runner, this.owner, epoch, this.settings.leaseTtlMs);
-      const result = state ? await work(state) : null;
-      await runner.commitTransaction();
-      if (!result) this.lose();
+      const state = await this.leases.beginFenced(runner, this.owner, epoch, this.settings.leaseTtlMs);
+      if (!state) {
+        await runner.query('ROLLBACK');
+        this.lose();
+        return null;
+      }
+      const later = new StatementBatch();
+      const result = await work(state, later);
+      await later.run(runner, 'COMMIT');
       return result;
     } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      await runner.query('ROLLBACK').catch(() => undefined);
       if (!isLostRace(error)) throw error;
       this.logger.warn(`Numbering changes lost a race for the sequencer lease: ${(error as Error).message}`);
       this.lose();
