@@ -78,22 +78,13 @@ describe('ChangeSequencer', () => {
     expect(prunedThrough).toBe(2000);
   });
 
-  it('numbers a batch in three round trips: the fence with the state, the unnumbered ids, the numbers with COMMIT', async () => {
+  /** A sequencer on real repositories whose runner answers from `answer` and records what it was sent. */
+  function sequencerAnswering(answer: (sql: string, owner: string) => unknown) {
     const sent: string[] = [];
-    let owner = '';
-    // What the database answers each statement (or batch of them) of a pass by the lease holder.
-    const answer = (sql: string): unknown => {
-      if (sql.startsWith('SELECT 1 FROM change_feed')) return [{ 1: 1 }];
-      if (sql.startsWith('SELECT owner, epoch')) return [{ owner, epoch: '3' }];
-      if (sql.startsWith('START TRANSACTION')) return [{}, { affectedRows: 1 }, [{ last_seq: '10', pruned_through: '0' }]];
-      if (sql.startsWith('SELECT id FROM change_feed')) return [{ id: '11' }, { id: '12' }];
-      if (sql.startsWith('SELECT seq')) return [];
-      return { affectedRows: 1 };
-    };
     const runner = {
       connect: () => Promise.resolve(),
       release: () => Promise.resolve(),
-      query: (sql: string) => Promise.resolve(void sent.push(sql)).then(() => answer(sql)),
+      query: (sql: string) => Promise.resolve(void sent.push(sql)).then(() => answer(sql, sequencer.owner)),
     };
     const dataSource = { createQueryRunner: () => runner } as unknown as DataSource;
     const advance = jest.fn();
@@ -107,8 +98,53 @@ describe('ChangeSequencer', () => {
       { advance } as unknown as ChangeNotifier,
       config,
     );
-    owner = sequencer.owner;
+    return { sequencer, sent, advance };
+  }
 
+  /** What the database answers the statements of a pass by the lease holder, but for `override`'s. */
+  const holder =
+    (override: (sql: string) => unknown = () => undefined) =>
+    (sql: string, owner: string): unknown => {
+      const overridden = override(sql);
+      if (overridden !== undefined) return overridden;
+      if (sql.startsWith('SELECT 1 FROM change_feed')) return [{ 1: 1 }];
+      if (sql.startsWith('SELECT owner, epoch')) return [{ owner, epoch: '3' }];
+      if (sql.startsWith('START TRANSACTION')) return [{}, { affectedRows: 1 }, [{ last_seq: '10', pruned_through: '0' }]];
+      if (sql.startsWith('SELECT id FROM change_feed')) return [{ id: '11' }, { id: '12' }];
+      if (sql.startsWith('SELECT seq')) return [];
+      return { affectedRows: 1 };
+    };
+
+  it('writes nothing and rolls back when the fence finds the lease taken over', async () => {
+    const { sequencer, sent, advance } = sequencerAnswering(
+      holder((sql) =>
+        sql.startsWith('START TRANSACTION') ? [{}, { affectedRows: 0 }, [{ last_seq: '10', pruned_through: '0' }]] : undefined,
+      ),
+    );
+    sequencer.kick();
+    await sequencer.prune();
+
+    expect(sequencer.isSequencer()).toBe(false);
+    expect(advance).not.toHaveBeenCalled();
+    const numbering = sent.slice(sent.findIndex((sql) => sql.startsWith('START TRANSACTION')));
+    expect(numbering).toEqual([expect.stringMatching(/^START TRANSACTION/), 'ROLLBACK']);
+  });
+
+  it('rolls back and gives the lease up locally when the COMMIT round trip loses a race', async () => {
+    const deadlock = Object.assign(new Error('Deadlock found when trying to get lock'), { errno: 1213 });
+    const { sequencer, sent, advance } = sequencerAnswering(
+      holder((sql) => (sql.endsWith('COMMIT') ? Promise.reject(deadlock) : undefined)),
+    );
+    sequencer.kick();
+    await sequencer.prune();
+
+    expect(sequencer.isSequencer()).toBe(false);
+    expect(advance).not.toHaveBeenCalled();
+    expect(sent.at(-1)).toBe('ROLLBACK');
+  });
+
+  it('numbers a batch in three round trips: the fence with the state, the unnumbered ids, the numbers with COMMIT', async () => {
+    const { sequencer, sent, advance } = sequencerAnswering(holder());
     sequencer.kick();
     await sequencer.prune();
 

@@ -139,7 +139,7 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     });
     this.renewDueAt = Date.now() + this.settings.leaseTtlMs / 3;
     if (state) this.notifier.advance(state.lastSeq);
-    return numbered === BATCH_SIZE;
+    return state !== null && numbered === BATCH_SIZE;
   }
 
   /** Deletes every change past retention, a batch per transaction, oldest first, while the lease holds. */
@@ -156,7 +156,7 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
   private async pruneBatch(runner: QueryRunner): Promise<boolean> {
     const retentionMs = this.settings.retentionDays * 86_400_000;
     let more = false;
-    await this.fenced(runner, async (state, later) => {
+    const state = await this.fenced(runner, async (state, later) => {
       const through = expiredPrefix(await this.feed.oldest(runner, state.prunedThrough, PRUNE_BATCH_SIZE, retentionMs));
       if (through === null) return state;
       await this.feed.deleteRange(later, state.prunedThrough, through.seq);
@@ -164,14 +164,14 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
       more = through.count === PRUNE_BATCH_SIZE;
       return { ...state, prunedThrough: through.seq };
     });
-    return more;
+    return state !== null && more;
   }
 
   /**
    * Runs `work` in one transaction that first renews the lease on the condition that owner and epoch are still
    * this replica's: a replica that lost the lease (paused, cut off, slow) changes nothing. `work` reads on the
    * runner and adds its writes to `later`, which go to the database with COMMIT: with the fence, three round trips
-   * for a batch (the fence and the state, the reads, the writes and COMMIT), as the outbox relay's. Answers what
+   * for a batch (the fence and the state, the reads, the writes and COMMIT), the outbox relay's pattern. Answers what
    * `work` answered, or null (and gives the lease up locally) when the lease was lost.
    */
   private async fenced(
@@ -183,8 +183,8 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     try {
       const state = await this.leases.beginFenced(runner, this.owner, epoch, this.settings.leaseTtlMs);
       if (!state) {
-        await runner.query('ROLLBACK');
         this.lose();
+        await runner.query('ROLLBACK');
         return null;
       }
       const later = new StatementBatch();
