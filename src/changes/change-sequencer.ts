@@ -5,7 +5,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { serverErrno } from '../database/connection-errors.js';
+import { isLostRace } from '../database/connection-errors.js';
 import { StatementBatch } from '../database/statement-batch.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { ChangesConfig } from '../config/changes-config.js';
@@ -18,9 +18,6 @@ import { expiredPrefix } from './change-retention.js';
 const BATCH_SIZE = 1000;
 const PRUNE_INTERVAL_MS = 60_000;
 const PRUNE_BATCH_SIZE = 1000;
-/** A deadlock, a lock wait timeout, or a Galera certification failure: a lost race for the lease row. */
-const LOST_RACE = new Set([1213, 1205]);
-
 /**
  * Numbers committed changes, so that a reader following seq never has a change appear behind its cursor.
  *
@@ -215,9 +212,4 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
       await runner.release();
     }
   }
-}
-
-function isLostRace(error: unknown): boolean {
-  const errno = serverErrno(error);
-  return errno !== undefined && LOST_RACE.has(errno);
 }

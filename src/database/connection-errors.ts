@@ -15,8 +15,27 @@ export function keepConnectionErrorsHandled(pool: DatabasePool): DatabasePool {
   return pool;
 }
 
+/** The driver's error behind a failed statement's: mysql2's own, or the one TypeORM's QueryFailedError wraps. */
+function driverError(error: unknown): { errno?: unknown; fatal?: unknown } | undefined {
+  return ((error as { driverError?: unknown } | undefined)?.driverError ?? error) as { errno?: unknown; fatal?: unknown } | undefined;
+}
+
 /** The server's error number of a failed statement, as mysql2 gives it (also wrapped in TypeORM's QueryFailedError). */
 export function serverErrno(error: unknown): number | undefined {
-  const driverError = ((error as { driverError?: unknown } | undefined)?.driverError ?? error) as { errno?: unknown } | undefined;
-  return typeof driverError?.errno === 'number' ? driverError.errno : undefined;
+  const errno = driverError(error)?.errno;
+  return typeof errno === 'number' ? errno : undefined;
+}
+
+/** Whether the statement failed with its connection (mysql2 marks such an error fatal): the server's answer, if any, was lost. */
+export function lostTheConnection(error: unknown): boolean {
+  return driverError(error)?.fatal === true;
+}
+
+/** Error numbers of a lost race for a row: a deadlock, a lock wait timeout; Galera answers a failed certification as a deadlock. */
+const LOST_RACE = new Set([1213, 1205]);
+
+/** Whether a statement lost a race for a row (a lease row, say) to another transaction: nothing of its transaction was written. */
+export function isLostRace(error: unknown): boolean {
+  const errno = serverErrno(error);
+  return errno !== undefined && LOST_RACE.has(errno);
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExecuteValues, PoolConnection } from 'mysql2';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { serverErrno } from './connection-errors.js';
+import { lostTheConnection, serverErrno } from './connection-errors.js';
 import { assertDeadlineNotPassed, isPastDeadline, statementTimedOut, statementTimeLimitMs, untilCommitted } from './request-deadline.js';
 import { type Queryable, StatementBatch } from './statement-batch.js';
 import { type DatabaseServer, databaseServer, isServerTimeLimit, withServerTimeLimit } from './statement-time-limit.js';
@@ -153,8 +153,7 @@ const REFUSALS = new Set([
  */
 function refusedBeforeCommit(error: unknown): boolean {
   const errno = serverErrno(error);
-  const fatal = (((error as { driverError?: unknown }).driverError ?? error) as { fatal?: boolean }).fatal === true;
-  return errno !== undefined && !fatal && REFUSALS.has(errno);
+  return errno !== undefined && !lostTheConnection(error) && REFUSALS.has(errno);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { serverErrno } from '../database/connection-errors.js';
+import { isLostRace } from '../database/connection-errors.js';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
@@ -41,9 +41,6 @@ interface Held {
   /** Local time until which this relay may publish for the partition (its lease, less a safety margin). */
   validUntil: number;
 }
-
-/** Error numbers of a lost race for a row: a deadlock, a lock wait timeout, or a Galera certification failure. */
-const LOST_RACE = new Set([1213, 1205]);
 
 /**
  * The relay's leases on outbox partitions, as rows of `outbox_lease` claimed by committed conditional UPDATEs and
@@ -216,11 +213,6 @@ export class OutboxLeases {
     const held = [...this.held.keys()].sort((a, b) => a - b);
     return held.length > 0 ? held.join(', ') : 'none';
   }
-}
-
-function isLostRace(error: unknown): boolean {
-  const errno = serverErrno(error);
-  return errno !== undefined && LOST_RACE.has(errno);
 }
 
 function ignoreLostRace(error: unknown): void {
