@@ -1,5 +1,5 @@
 import { finished, PassThrough, type Readable } from 'node:stream';
-import { BadRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
+import { BadRequestException, HttpException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
 import busboy from 'busboy';
 import type { Request } from 'express';
 import typeIs from 'type-is';
@@ -58,6 +58,10 @@ export function incomingFile(request: Request): Promise<IncomingFile> {
   });
 }
 
+function malformed(error: Error): BadRequestException {
+  return new BadRequestException(`Malformed multipart/form-data: ${error.message}`);
+}
+
 /** The failure of an upload whose client closed its connection before its body ended. */
 function clientGone(): BadRequestException {
   return new BadRequestException('The client closed the connection before the upload ended');
@@ -89,7 +93,7 @@ function multipartFile(request: Request): Promise<IncomingFile> {
         limits: { files: 1, fields: 20, parts: 25, fieldSize: 1024 },
       });
     } catch (error) {
-      return reject(new BadRequestException(`Malformed multipart/form-data: ${(error as Error).message}`));
+      return reject(malformed(error as Error));
     }
     let found: Readable | undefined;
     let endedOk: () => void = () => undefined;
@@ -110,6 +114,7 @@ function multipartFile(request: Request): Promise<IncomingFile> {
         return fail(new BadRequestException(`The multipart/form-data body may have one file part only, named "${FILE_FIELD}"`));
       }
       found = stream;
+      malformedAsBadRequest(stream);
       forwardAbort(request, stream);
       resolve({ filename: info.filename, declaredType: info.mimeType, content: stream, ended });
     });
@@ -119,7 +124,7 @@ function multipartFile(request: Request): Promise<IncomingFile> {
     const tooMany = () => fail(new BadRequestException('The multipart/form-data body has too many parts'));
     parser.on('fieldsLimit', tooMany);
     parser.on('partsLimit', tooMany);
-    parser.on('error', (error: Error) => fail(new BadRequestException(`Malformed multipart/form-data: ${error.message}`)));
+    parser.on('error', (error: Error) => fail(malformed(error)));
     parser.on('close', () => {
       endedOk();
       if (!found) reject(new BadRequestException(`The multipart/form-data body has no file part named "${FILE_FIELD}"`));
@@ -132,6 +137,17 @@ function multipartFile(request: Request): Promise<IncomingFile> {
     });
     request.pipe(parser);
   });
+}
+
+/**
+ * A body that ends inside the file part (no closing boundary) makes busboy fail the file's stream itself, with a plain
+ * Error ("Unexpected end of form", "Unexpected end of file"), before its own 'error' event: the upload reading the
+ * stream would meet that error first and answer 500. Every failure busboy gives the stream is the body's fault, so it
+ * fails the stream as the 400 a malformed body is; the failures of our own (413, 408, the client gone) pass unchanged.
+ */
+function malformedAsBadRequest(stream: Readable): void {
+  const destroy = stream.destroy.bind(stream);
+  stream.destroy = (error?: Error) => destroy(error === undefined || error instanceof HttpException ? error : malformed(error));
 }
 
 /**
