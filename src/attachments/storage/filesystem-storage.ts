@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AttachmentStorage, ContentWriter } from './attachment-storage.js';
 
 /** The suffix of a file still being written: the sweeper removes (or, when its attachment committed, completes) those left behind. */
 export const PARTIAL_SUFFIX = '.partial';
+
+/** The most of a file a download reads at once. */
+const READ_BYTES = 256 * 1024;
 
 /** A completed attachment's file name: its id. */
 export function finalName(attachmentId: number): string {
@@ -64,12 +66,28 @@ export class FilesystemStorage implements AttachmentStorage {
     };
   }
 
+  /**
+   * A piece at a time from one open file. An open file stays readable after it is removed, so before each piece its
+   * name is looked up again: once the file is gone (its attachment deleted) or another stands in its place, the read
+   * fails and the download ends short, as the database storage's does when its chunks go.
+   */
   async *read(attachmentId: number, start: number, end: number): AsyncIterable<Buffer> {
-    yield* createReadStream(join(this.directory, finalName(attachmentId)), {
-      start,
-      end,
-      highWaterMark: 256 * 1024,
-    }) as AsyncIterable<Buffer>;
+    const path = join(this.directory, finalName(attachmentId));
+    const handle = await open(path, 'r');
+    try {
+      const opened = await handle.stat();
+      for (let position = start; position <= end;) {
+        const current = await stat(path).catch(() => undefined);
+        if (current?.ino !== opened.ino || current.dev !== opened.dev) throw new Error(`The file of attachment ${attachmentId} is gone`);
+        const piece = Buffer.allocUnsafe(Math.min(READ_BYTES, end - position + 1));
+        const { bytesRead } = await handle.read(piece, 0, piece.length, position);
+        if (bytesRead === 0) throw new Error(`The file of attachment ${attachmentId} ends before byte ${position}`);
+        position += bytesRead;
+        yield piece.subarray(0, bytesRead);
+      }
+    } finally {
+      await handle.close();
+    }
   }
 
   async removed(attachmentIds: readonly number[]): Promise<void> {
