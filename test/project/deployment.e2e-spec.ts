@@ -162,28 +162,36 @@ describe('Dockerfile', () => {
 
 describe('docker-compose.yml', () => {
   const compose = parseYaml(read('docker-compose.yml'));
-  const { mysql, rabbitmq, app } = compose.services;
+  const { mariadb, rabbitmq, app } = compose.services;
 
-  it('runs MySQL 8 with a volume and RabbitMQ 3 with the management plugin, each with a healthcheck', () => {
-    expect(mysql.image).toMatch(/^mysql:8(\.|$)/);
-    expect(mysql.volumes).toEqual(expect.arrayContaining([expect.stringMatching(/^mysql-data:\/var\/lib\/mysql$/)]));
-    expect(Object.keys(compose.volumes)).toContain('mysql-data');
+  it('runs MariaDB 10.11 (what CI tests) with a volume and RabbitMQ 3 with the management plugin, each with a healthcheck', () => {
+    expect(compose.services.mysql).toBeUndefined();
+    expect(mariadb.image).toMatch(/^mariadb:10\.11(\.|$)/);
+    expect(mariadb.volumes).toEqual(expect.arrayContaining([expect.stringMatching(/^mariadb-data:\/var\/lib\/mysql$/)]));
+    expect(Object.keys(compose.volumes)).toEqual(expect.arrayContaining(['mariadb-data', 'rabbitmq-data']));
     expect(rabbitmq.image).toMatch(/^rabbitmq:3[.-].*management/);
     expect(rabbitmq.ports).toContain('15672:15672');
-    for (const service of [mysql, rabbitmq]) expect(service.healthcheck.test.length).toBeGreaterThan(1);
+    for (const service of [mariadb, rabbitmq]) expect(service.healthcheck.test.length).toBeGreaterThan(1);
+  });
+
+  it("checks MariaDB's health with the image's own script: over TCP (not the init-time server) and InnoDB started", () => {
+    // healthcheck.sh ships in the mariadb image and logs in as the healthcheck user the image creates (no password on
+    // a command line); --connect passes only over TCP, which the init-time server does not listen on.
+    expect(mariadb.healthcheck.test).toEqual(['CMD', 'healthcheck.sh', '--connect', '--innodb_initialized']);
+    expect(mariadb.healthcheck.start_period).toBeDefined();
   });
 
   it('builds the app from this folder and starts it once both are healthy', () => {
     expect(app.build).toBe('.');
     expect(app.ports).toContain('8080:8080');
-    expect(app.depends_on).toEqual({ mysql: { condition: 'service_healthy' }, rabbitmq: { condition: 'service_healthy' } });
+    expect(app.depends_on).toEqual({ mariadb: { condition: 'service_healthy' }, rabbitmq: { condition: 'service_healthy' } });
   });
 
   it('configures the app only through its documented environment variables, which it accepts', () => {
     const env = Object.fromEntries(Object.entries<unknown>(app.environment).map(([name, value]) => [name, withDefaults(value)]));
     expect(Object.keys(env).filter((name) => !documented.has(name))).toEqual([]);
     const config = parseConfig(env);
-    expect(config.db).toMatchObject({ host: 'mysql', port: 3306, username: 'tickets', database: 'tickets' });
+    expect(config.db).toMatchObject({ host: 'mariadb', port: 3306, username: 'tickets', database: 'tickets' });
     expect(config.rabbitmq.urls).toEqual(['amqp://tickets:tickets@rabbitmq:5672']);
     expect(config.management.probesEnabled).toBe(true);
     expect(config.log.format).toBe('json');
@@ -191,9 +199,9 @@ describe('docker-compose.yml', () => {
 
   it('gives the app the credentials the database and broker containers are created with', () => {
     const value = (service: { environment: Record<string, unknown> }, name: string) => withDefaults(service.environment[name]);
-    expect(value(app, 'DB_USERNAME')).toBe(value(mysql, 'MYSQL_USER'));
-    expect(value(app, 'DB_PASSWORD')).toBe(value(mysql, 'MYSQL_PASSWORD'));
-    expect(value(app, 'DB_DATABASE')).toBe(value(mysql, 'MYSQL_DATABASE'));
+    expect(value(app, 'DB_USERNAME')).toBe(value(mariadb, 'MARIADB_USER'));
+    expect(value(app, 'DB_PASSWORD')).toBe(value(mariadb, 'MARIADB_PASSWORD'));
+    expect(value(app, 'DB_DATABASE')).toBe(value(mariadb, 'MARIADB_DATABASE'));
     const url = new URL(value(app, 'RABBITMQ_URL'));
     expect([url.username, url.password]).toEqual([value(rabbitmq, 'RABBITMQ_DEFAULT_USER'), value(rabbitmq, 'RABBITMQ_DEFAULT_PASS')]);
   });
