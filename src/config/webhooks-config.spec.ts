@@ -10,6 +10,7 @@ describe('webhooks settings', () => {
       retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000],
       disableAfterMs: 5 * 86_400_000,
       allowPrivateNetworks: false,
+      dnsServers: [],
       concurrency: 64,
       pollIntervalMs: 500,
       leaseTtlMs: 30_000,
@@ -37,5 +38,16 @@ describe('webhooks settings', () => {
       'WEBHOOKS_LEASE_TTL_MS must be at least WEBHOOKS_TIMEOUT_MS + 1000 (21000), got 20000',
     );
     expect(parse({ WEBHOOKS_TIMEOUT_MS: '2000', WEBHOOKS_LEASE_TTL_MS: '3000' }).leaseTtlMs).toBe(3_000);
+  });
+
+  it('reads the DNS servers endpoint hosts are resolved with, and refuses what is not an address', () => {
+    expect(parse({ WEBHOOKS_DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353,[2606:4700:4700::1111]:53' }).dnsServers).toEqual([
+      '1.1.1.1',
+      '127.0.0.1:5353',
+      '[2606:4700:4700::1111]:53',
+    ]);
+    expect(() => parse({ WEBHOOKS_DNS_SERVERS: 'dns.example.com' })).toThrow(
+      'WEBHOOKS_DNS_SERVERS must be comma-separated IP addresses, each with an optional :port, got "dns.example.com"',
+    );
   });
 });

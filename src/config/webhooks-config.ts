@@ -1,3 +1,4 @@
+import { Resolver } from 'node:dns/promises';
 import { ConfigError, type EnvReader } from './env-reader.js';
 
 export interface WebhooksConfig {
@@ -9,6 +10,8 @@ export interface WebhooksConfig {
   disableAfterMs: number;
   /** Development and tests: loopback and private addresses, and plain http://. */
   allowPrivateNetworks: boolean;
+  /** The DNS servers endpoint hosts are resolved with (`ip` or `ip:port`); empty: the system's (/etc/resolv.conf). */
+  dnsServers: string[];
   /**
    * Deliveries in flight at once on this replica (one endpoint gets at most half of them, so a slow one cannot take
    * every slot); 0: this replica does not deliver (it still records).
@@ -42,6 +45,19 @@ function duration(read: EnvReader, name: string, fallback: string): number {
   return ms;
 }
 
+/** Addresses as c-ares takes them: `1.1.1.1`, `1.1.1.1:53`, `2606:4700:4700::1111`, `[2606:4700:4700::1111]:53`. */
+function dnsServers(read: EnvReader): string[] {
+  const servers = read.list('WEBHOOKS_DNS_SERVERS', '');
+  try {
+    new Resolver().setServers(servers);
+  } catch {
+    throw new ConfigError(
+      `WEBHOOKS_DNS_SERVERS must be comma-separated IP addresses, each with an optional :port, got "${servers.join(',')}"`,
+    );
+  }
+  return servers;
+}
+
 export function parseWebhooksConfig(read: EnvReader): WebhooksConfig {
   const timeoutMs = read.intBetween('WEBHOOKS_TIMEOUT_MS', 15_000, 100, 300_000);
   const schedule = read.list('WEBHOOKS_RETRY_SCHEDULE', DEFAULT_RETRY_SCHEDULE);
@@ -59,6 +75,7 @@ export function parseWebhooksConfig(read: EnvReader): WebhooksConfig {
     retryScheduleMs,
     disableAfterMs: duration(read, 'WEBHOOKS_DISABLE_AFTER', '5d'),
     allowPrivateNetworks: read.bool('WEBHOOKS_ALLOW_PRIVATE_NETWORKS', false),
+    dnsServers: dnsServers(read),
     concurrency: read.intBetween('WEBHOOKS_CONCURRENCY', 64, 0, 1_000),
     pollIntervalMs: read.intBetween('WEBHOOKS_POLL_INTERVAL_MS', 500, 10, 60_000),
     leaseTtlMs,

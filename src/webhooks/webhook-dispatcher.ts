@@ -7,6 +7,7 @@ import type { AppConfig } from '../config/app-config.js';
 import type { WebhooksConfig } from '../config/webhooks-config.js';
 import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { untraced } from '../observability/tracing/trace-context.js';
+import { dnsResolver } from './address-policy.js';
 import { nextStep } from './retry-policy.js';
 import { type AttemptRecord, type ClaimedDelivery, WebhookDispatchRepository } from './webhook-dispatch.repository.js';
 import { webhookBody, webhookHeaders } from './webhook-message.js';
@@ -79,7 +80,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     config: ConfigService<AppConfig, true>,
   ) {
     this.settings = config.get('webhooks', { infer: true });
-    this.sender = new WebhookSender(this.settings.timeoutMs, this.settings.allowPrivateNetworks);
+    this.sender = new WebhookSender(this.settings.timeoutMs, this.settings.allowPrivateNetworks, dnsResolver(this.settings.dnsServers));
     this.refill = Math.max(1, Math.floor(this.settings.concurrency / 4));
     this.endpointShare = Math.max(1, Math.ceil(this.settings.concurrency / 2));
     // A commit kicks for the deliveries it may have written; none when the last look found no enabled endpoint.

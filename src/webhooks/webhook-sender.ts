@@ -2,7 +2,15 @@ import { Agent as HttpAgent, type IncomingMessage, request as httpRequest, STATU
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { AddressRefused, checkUrlText, type ResolvedAddress, resolveChecked, type Resolver, systemResolver } from './address-policy.js';
+import {
+  AddressRefused,
+  checkUrlText,
+  type ResolvedAddress,
+  resolveChecked,
+  type Resolver,
+  systemResolver,
+  type WebhookUrl,
+} from './address-policy.js';
 import { parseRetryAfter } from './retry-policy.js';
 
 /** What one attempt came to. `error` is a line of our own: a receiver's body is never read into it. */
@@ -49,8 +57,11 @@ export class WebhookSender {
     const elapsed = () => Math.round(performance.now() - started);
     try {
       const target = checkUrlText(url, this.allowPrivateNetworks);
-      const address = await Promise.race([resolveChecked(target, this.allowPrivateNetworks, this.resolver), aborted(abort.signal)]);
-      const response = await this.post(target.url, target.host, address, headers, body, abort.signal);
+      const address = await Promise.race([
+        resolveChecked(target, this.allowPrivateNetworks, this.resolver, timeoutMs),
+        aborted(abort.signal),
+      ]);
+      const response = await this.post(target, address, headers, body, abort.signal);
       // The deadline holds until the body has been drained too: a receiver trickling it would keep the socket forever.
       draining = true;
       response.once('close', () => clearTimeout(timer));
@@ -77,8 +88,7 @@ export class WebhookSender {
   }
 
   private post(
-    url: URL,
-    host: string,
+    { url, host, port }: WebhookUrl,
     checked: ResolvedAddress,
     headers: Record<string, string>,
     body: string,
@@ -92,6 +102,8 @@ export class WebhookSender {
     return new Promise((resolve, reject) => {
       const request = (https ? httpsRequest : httpRequest)(url, {
         method: 'POST',
+        // The port the URL names, or its scheme's default; never Node's fallback for a port it reads as none.
+        port,
         agent: https ? this.agents.https : this.agents.http,
         headers: { ...headers, 'content-length': Buffer.byteLength(body), 'user-agent': 'ticket-service-webhooks' },
         lookup,

@@ -6,10 +6,10 @@ import { springFieldError } from '../common/errors/spring-field-error.js';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
 import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/paging/keyset-page.js';
 import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
-import { AddressRefused, checkUrlText, resolveChecked, resolverWithin } from './address-policy.js';
+import { AddressRefused, checkUrlText, dnsResolver, resolveChecked, type Resolver } from './address-policy.js';
 import type { DeliveryResponse, TestDeliveryResponse } from './dto/delivery-response.dto.js';
 import type { WebhookPatch } from './dto/webhook-patch.dto.js';
-import type { WebhookRequest } from './dto/webhook-request.dto.js';
+import { WEBHOOK_URL_MAX_LENGTH, type WebhookRequest } from './dto/webhook-request.dto.js';
 import type { WebhookResponse, WebhookSecretResponse } from './dto/webhook-response.dto.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
@@ -25,6 +25,7 @@ export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 export class WebhooksService {
   private readonly allowPrivateNetworks: boolean;
   private readonly timeoutMs: number;
+  private readonly resolver: Resolver;
 
   constructor(
     private readonly webhooks: WebhooksRepository,
@@ -34,17 +35,22 @@ export class WebhooksService {
   ) {
     this.allowPrivateNetworks = config.get('webhooks.allowPrivateNetworks', { infer: true });
     this.timeoutMs = config.get('webhooks.timeoutMs', { infer: true });
+    this.resolver = dnsResolver(config.get('webhooks.dnsServers', { infer: true }));
   }
 
-  @WithinRequestDeadline()
+  /**
+   * The URL is checked, its host resolved, before the request's database deadline starts (and bounded by
+   * WEBHOOKS_TIMEOUT_MS instead): a slow DNS answer is the URL's problem, a 400, never a database timeout.
+   */
   async create(request: WebhookRequest): Promise<WebhookSecretResponse> {
-    const objectName = 'webhookRequest';
-    await this.checkUrl(objectName, request.url);
-    const secret = newSecret();
-    const fields = { url: request.url, description: request.description ?? null, eventTypes: unique(request.eventTypes), enabled: true };
-    const id = await this.webhooks.insert(fields, secret, new Date());
-    this.dispatcher.endpointEnabled();
-    return { ...toResponse(await this.find(String(id))), secret };
+    const url = await this.checkUrl('webhookRequest', request.url);
+    return withinRequestDeadline(async () => {
+      const secret = newSecret();
+      const fields = { url, description: request.description ?? null, eventTypes: unique(request.eventTypes), enabled: true };
+      const id = await this.webhooks.insert(fields, secret, new Date());
+      this.dispatcher.endpointEnabled();
+      return { ...toResponse(await this.find(String(id))), secret };
+    });
   }
 
   @WithinRequestDeadline()
@@ -57,24 +63,26 @@ export class WebhooksService {
     return toResponse(await this.find(id));
   }
 
-  @WithinRequestDeadline()
+  /** A new URL is checked before the database deadline starts, as on create. */
   async update(id: string, patch: WebhookPatch): Promise<WebhookResponse> {
-    if (patch.url !== undefined) await this.checkUrl('webhookPatch', patch.url);
-    const fields = {
-      ...(patch.url !== undefined && { url: patch.url }),
-      ...(patch.description !== undefined && { description: patch.description }),
-      ...(patch.eventTypes !== undefined && { eventTypes: unique(patch.eventTypes) }),
-      ...(patch.enabled !== undefined && { enabled: patch.enabled }),
-    };
-    if (!(await this.webhooks.update(id, fields, new Date()))) throw notFound(id);
-    if (patch.enabled === false) await this.deliveries.pause(id);
-    if (patch.enabled === true) {
-      this.dispatcher.endpointEnabled();
-      await this.deliveries.resume(id);
-      // Resumed deliveries go out now rather than at the next poll.
-      this.dispatcher.kick();
-    }
-    return toResponse(await this.find(id));
+    const url = patch.url === undefined ? undefined : await this.checkUrl('webhookPatch', patch.url);
+    return withinRequestDeadline(async () => {
+      const fields = {
+        ...(url !== undefined && { url }),
+        ...(patch.description !== undefined && { description: patch.description }),
+        ...(patch.eventTypes !== undefined && { eventTypes: unique(patch.eventTypes) }),
+        ...(patch.enabled !== undefined && { enabled: patch.enabled }),
+      };
+      if (!(await this.webhooks.update(id, fields, new Date()))) throw notFound(id);
+      if (patch.enabled === false) await this.deliveries.pause(id);
+      if (patch.enabled === true) {
+        this.dispatcher.endpointEnabled();
+        await this.deliveries.resume(id);
+        // Resumed deliveries go out now rather than at the next poll.
+        this.dispatcher.kick();
+      }
+      return toResponse(await this.find(id));
+    });
   }
 
   @WithinRequestDeadline()
@@ -126,7 +134,7 @@ export class WebhooksService {
     const eventId = randomUUID();
     const body = webhookBody('webhook.test', now, JSON.stringify({ eventId, eventType: 'WEBHOOK_TEST', occurredAt: now, ticketId: 0 }));
     const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretUntil! > now ? [endpoint.previousSecret] : [])];
-    const sender = new WebhookSender(this.timeoutMs, this.allowPrivateNetworks);
+    const sender = new WebhookSender(this.timeoutMs, this.allowPrivateNetworks, this.resolver);
     try {
       const result = await sender.send(endpoint.url, webhookHeaders(secrets, eventId, now, body), body);
       const success = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -142,11 +150,18 @@ export class WebhooksService {
     return endpoint;
   }
 
-  /** The URL's text and every address its host resolves to now; refused: a 400 naming the reason. */
-  private async checkUrl(objectName: string, url: string): Promise<void> {
+  /**
+   * The URL's text and every address its host resolves to now, within WEBHOOKS_TIMEOUT_MS; refused: a 400 naming
+   * the reason. Answers the URL as the WHATWG parser serialises it: what is stored, shown and called.
+   */
+  private async checkUrl(objectName: string, url: string): Promise<string> {
     try {
       const target = checkUrlText(url, this.allowPrivateNetworks);
-      await resolveChecked(target, this.allowPrivateNetworks, resolverWithin(this.timeoutMs));
+      if (target.url.href.length > WEBHOOK_URL_MAX_LENGTH) {
+        throw new AddressRefused(`is longer than ${WEBHOOK_URL_MAX_LENGTH} characters once normalised (${target.url.href.length})`);
+      }
+      await resolveChecked(target, this.allowPrivateNetworks, this.resolver, this.timeoutMs);
+      return target.url.href;
     } catch (error) {
       if (!(error instanceof AddressRefused)) throw error;
       throw new ValidationFailedException(objectName, [

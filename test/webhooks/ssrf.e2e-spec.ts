@@ -28,7 +28,12 @@ describe('Webhooks and SSRF', () => {
         [`https://localhost:${port}/hook`, /^refused: the URL resolves to (127\.0\.0\.1|::1), which is loopback$/],
         [`https://[::ffff:127.0.0.1]:${port}/hook`, /loopback \(IPv4 127\.0\.0\.1 inside an IPv6 address\)$/],
         [`https://10.0.0.1:${port}/hook`, /which is private \(RFC 1918\)$/],
-        [`https://169.254.169.254:${port}/latest/meta-data/`, /which is link-local$/],
+        [`https://169.254.169.254:${port}/latest/meta-data/`, /which is the cloud metadata service \(AWS, Google Cloud, Azure, .*\)$/],
+        [`https://168.63.129.16:${port}/machine`, /which is Azure's platform endpoint \(WireServer\)$/],
+        [`https://100.100.100.200:${port}/latest/meta-data/`, /which is the cloud metadata service \(Alibaba Cloud\)$/],
+        [`https://[fd00:ec2::254]:${port}/latest/meta-data/`, /which is the cloud metadata service \(AWS, IPv6\)$/],
+        [`https://metadata.google.internal:${port}/computeMetadata/v1/`, /which is the name of a cloud metadata service$/],
+        [`https://93.184.216.34:0/hook`, /^refused: the URL has port 0, outside 1-65535$/],
         [`http://127.0.0.1:${port}/hook`, /^refused: the URL must use https:\/\/$/],
         [`https://user:secret@127.0.0.1:${port}/hook`, /must not carry credentials/],
       ];
@@ -85,6 +90,34 @@ describe('Webhooks and SSRF', () => {
       sender.close();
       expect(result).toMatchObject({ statusCode: null, error: 'refused: the URL resolves to 127.0.0.1, which is loopback' });
       expect(receiver.received).toHaveLength(0);
+    });
+
+    it('refuses a URL with whitespace or control characters as an older version stored it, rather than call another URL', async () => {
+      const sender = new WebhookSender(5_000, true);
+      receiver.received.length = 0;
+      for (const url of [`http://127.0.0.1:${receiver.port}/a\r\nX-Injected: 1`, `http://127.0.0.1:${receiver.port}/a\tb`]) {
+        const result = await sender.send(url, headers(), body);
+        expect(result).toMatchObject({
+          statusCode: null,
+          error: expect.stringMatching(/^refused: the URL must not contain whitespace or control/),
+        });
+      }
+      sender.close();
+      expect(receiver.received).toHaveLength(0);
+    });
+
+    it('connects to the port the URL names, and refuses port 0 rather than go to the default port', async () => {
+      const asked: string[] = [];
+      const sender = new WebhookSender(5_000, true, async (host) => (asked.push(host), [{ address: '127.0.0.1', family: 4 }]));
+      receiver.received.length = 0;
+      expect(await sender.send(`http://receiver.invalid:${receiver.port}/hook`, headers(), body)).toMatchObject({ statusCode: 204 });
+      expect(await sender.send('http://receiver.invalid:0/hook', headers(), body)).toMatchObject({
+        statusCode: null,
+        error: 'refused: the URL has port 0, outside 1-65535',
+      });
+      sender.close();
+      expect(asked).toEqual(['receiver.invalid']);
+      expect(receiver.received).toHaveLength(1);
     });
 
     it('gives up after the timeout, DNS included', async () => {

@@ -1,4 +1,5 @@
 import { expectProblem } from '../support/problem-json.js';
+import { WebhookDnsServer } from '../support/webhook-dns-server.js';
 import { asHttpResponse } from '../support/supertest-response.js';
 import { useTestApp } from '../support/test-app.js';
 import { TestIssuer } from '../support/test-issuer.js';
@@ -130,6 +131,37 @@ describe('Webhook endpoints API', () => {
       expect(response.status).toBe(400);
       expect(response.body.errors.map((error: Json) => error.field).sort()).toEqual(['extra', 'since', 'until']);
     });
+
+    it.each([
+      ['http://127.0.0.1:9/a\r\nX-Injected: 1', 'U+000D at position 20'],
+      ['http://127.0.0.1:9/a\nb', 'U+000A'],
+      ['http://127.0.0.1:9/a\tb', 'U+0009'],
+      ['http://127.0.0.1:9/a b', 'U+0020'],
+      [' http://127.0.0.1:9/a', 'U+0020 at position 0'],
+      ['http://127.0.0.1:9/a\u0000', 'U+0000'],
+      ['http://127.0.0.1:9/a\u200b', 'U+200B'],
+      ['http://127.0.0.1:0/a', 'has port 0, outside 1-65535'],
+      ['http://127.0.0.1:65536/a', 'has port 65536, outside 1-65535'],
+    ])('refuses %j even with private networks allowed: 400 naming the reason (%s)', async (url, reason) => {
+      for (const response of [
+        await http().post('/api/v2/webhooks').send({ url }),
+        await http().patch(`/api/v2/webhooks/${created[0]}`).send({ url }),
+      ]) {
+        expectProblem(asHttpResponse(response), 400);
+        expect(response.body.errors).toEqual([
+          { field: 'url', code: 'UnsafeUrl', message: expect.stringContaining(reason), rejectedValue: url },
+        ]);
+      }
+      expect((await http().get(`/api/v2/webhooks/${created[0]}`).expect(200)).body.url).not.toBe(url);
+    });
+
+    it('stores and shows the URL as it is called: the WHATWG serialisation of the one given', async () => {
+      const { body } = await create({ url: 'HTTP://LocalHost:9/a/./b/../c?q=é' });
+      expect(body.url).toBe('http://localhost:9/a/c?q=%C3%A9');
+      expect((await http().get(`/api/v2/webhooks/${body.id}`).expect(200)).body.url).toBe('http://localhost:9/a/c?q=%C3%A9');
+      const patched = await http().patch(`/api/v2/webhooks/${body.id}`).send({ url: 'http://[0:0::1]:80/x' }).expect(200);
+      expect(patched.body.url).toBe('http://[::1]/x');
+    });
   });
 
   describe('by default (public https:// only)', () => {
@@ -144,12 +176,24 @@ describe('Webhook endpoints API', () => {
       ['https://192.168.0.10/', 'which is private (RFC 1918)'],
       ['https://172.20.0.1/', 'which is private (RFC 1918)'],
       ['https://100.100.0.1/', 'carrier-grade NAT'],
-      ['https://169.254.169.254/latest/meta-data/', 'which is link-local'],
+      ['https://169.254.169.254/latest/meta-data/', 'which is the cloud metadata service (AWS, Google Cloud, Azure'],
+      ['https://168.63.129.16/machine?comp=goalstate', "which is Azure's platform endpoint (WireServer)"],
+      ['https://100.100.100.200/latest/meta-data/', 'which is the cloud metadata service (Alibaba Cloud)'],
+      ['https://[fd00:ec2::254]/latest/meta-data/', 'which is the cloud metadata service (AWS, IPv6)'],
+      ['https://[::ffff:a83f:8110]/', "Azure's platform endpoint (WireServer) (IPv4 168.63.129.16 inside an IPv6 address)"],
+      ['https://metadata.google.internal/computeMetadata/v1/', 'which is the name of a cloud metadata service'],
+      ['https://169.254.1.1/', 'which is link-local'],
+      ['https://[::127.0.0.1]/', 'which is reserved'],
+      ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', 'Teredo'],
+      ['https://[64:ff9b::7f00:1]/', 'loopback (IPv4 127.0.0.1 inside an IPv6 address)'],
+      ['https://[2002:a00:1::1]/', 'private (RFC 1918) (IPv4 10.0.0.1 inside an IPv6 address)'],
+      ['https://93.184.216.34:0/', 'has port 0, outside 1-65535'],
+      ['https://93.184.216.34/a\r\nX-Injected: 1', 'must not contain whitespace or control characters (U+000D'],
       ['https://[::1]/', 'which is loopback'],
       ['https://[fd00::1]/', 'unique local'],
       ['https://[fe80::1]/', 'link-local'],
       ['https://[::ffff:127.0.0.1]/', 'loopback (IPv4 127.0.0.1 inside an IPv6 address)'],
-      ['https://[::ffff:169.254.169.254]/', 'link-local (IPv4 169.254.169.254 inside an IPv6 address)'],
+      ['https://[::ffff:169.254.169.254]/', '(IPv4 169.254.169.254 inside an IPv6 address)'],
       ['https://2130706433/', 'which is loopback'],
       ['https://224.0.0.1/', 'multicast'],
       ['https://0.0.0.0/', 'unspecified'],
@@ -170,6 +214,58 @@ describe('Webhook endpoints API', () => {
       const response = await testApp.http.patch('/api/v2/webhooks/1').send({ url: 'https://127.0.0.1/' });
       expect(response.status).toBe(400);
       expect(response.body.errors).toEqual([expect.objectContaining({ field: 'url', code: 'UnsafeUrl' })]);
+    });
+  });
+
+  describe('with a DNS server that answers late or never', () => {
+    let dns: WebhookDnsServer;
+    // The database deadline (DB_QUERY_TIMEOUT_MS) is shorter than the resolution's bound (WEBHOOKS_TIMEOUT_MS): a
+    // resolution inside it would answer 503.
+    const env: Record<string, string> = { WEBHOOKS_CONCURRENCY: '0', WEBHOOKS_TIMEOUT_MS: '1500', DB_QUERY_TIMEOUT_MS: '500' };
+    beforeAll(async () => {
+      dns = await WebhookDnsServer.start();
+      dns.answers.set('silent.example', { silent: true });
+      dns.answers.set('late.example', { addresses: ['93.184.216.34'], delayMs: 900 });
+      dns.answers.set('late-azure.example', { addresses: ['93.184.216.34', '168.63.129.16'], delayMs: 900 });
+      env.WEBHOOKS_DNS_SERVERS = dns.address;
+    });
+    const testApp = useTestApp({ env });
+    afterAll(() => dns.stop());
+
+    it('answers 400 "does not resolve" at WEBHOOKS_TIMEOUT_MS for a name whose DNS never answers, never a database timeout', async () => {
+      for (const send of [
+        () => testApp.http.post('/api/v2/webhooks').send({ url: 'https://silent.example/hook' }),
+        () => testApp.http.patch('/api/v2/webhooks/1').send({ url: 'https://silent.example/hook' }),
+      ]) {
+        const started = Date.now();
+        const response = await send();
+        const elapsed = Date.now() - started;
+        expectProblem(asHttpResponse(response), 400);
+        expect(response.body.errors).toEqual([
+          {
+            field: 'url',
+            code: 'UnsafeUrl',
+            message: 'The URL host silent.example does not resolve (no answer within 1500 ms)',
+            rejectedValue: 'https://silent.example/hook',
+          },
+        ]);
+        expect(elapsed).toBeGreaterThanOrEqual(1_400);
+        expect(elapsed).toBeLessThan(4_000);
+      }
+      expect(dns.questions.filter((q) => q.name === 'silent.example').length).toBeGreaterThanOrEqual(2);
+    });
+
+    it('registers a name whose answer comes later than the database deadline but within the bound', async () => {
+      const response = await testApp.http.post('/api/v2/webhooks').send({ url: 'https://late.example/hook' });
+      expect(response.status).toBe(201);
+      expect(response.body.url).toBe('https://late.example/hook');
+      await testApp.http.delete(`/api/v2/webhooks/${response.body.id}`).expect(204);
+    });
+
+    it('refuses a name that resolves, late, to a platform address among public ones', async () => {
+      const response = await testApp.http.post('/api/v2/webhooks').send({ url: 'https://late-azure.example/' });
+      expect(response.status).toBe(400);
+      expect(response.body.errors[0].message).toBe("The URL resolves to 168.63.129.16, which is Azure's platform endpoint (WireServer)");
     });
   });
 

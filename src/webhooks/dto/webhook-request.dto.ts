@@ -10,7 +10,7 @@ export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 500;
 export class WebhookRequest {
   @ApiProperty({
     description:
-      'Where to POST events: https:// to a public address (http:// and private addresses only when WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true); no credentials in it',
+      'Where to POST events: https:// to a public address (http:// and private addresses only when WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true); no credentials, whitespace or control characters in it, a port of 1-65535. Kept and shown as the WHATWG URL parser serialises it',
     example: 'https://hooks.example.com/tickets',
     maxLength: WEBHOOK_URL_MAX_LENGTH,
   })
