@@ -101,7 +101,10 @@ export class WebhooksController {
   }
 }
 
-/** `since` (required) and `until` (default now), ISO-8601 instants with a zone; one 400 names every problem. */
+/**
+ * `since` (required) and `until` (default now), ISO-8601 instants with a zone, since not later than until; one 400
+ * names every problem.
+ */
 function replayWindow(raw: Record<string, unknown>): { since: Date; until: Date } {
   const params = new QueryParameters(raw, 'v2', ['since', 'until'], 'replayQuery');
   const instant = (name: string, required: boolean): number | undefined => {
@@ -115,7 +118,13 @@ function replayWindow(raw: Record<string, unknown>): { since: Date; until: Date 
     return value;
   };
   const since = instant('since', true);
-  const until = instant('until', false) ?? Date.now();
+  const givenUntil = instant('until', false);
+  const until = givenUntil ?? Date.now();
+  // [since, until) is empty when they are equal, and no window at all when since comes later: a mistake, not 0.
+  if (since !== undefined && since > until) {
+    const bound = givenUntil === undefined ? 'now (until is absent)' : 'until';
+    params.problem('since', 'Range', 'java.time.Instant', `since must not be later than ${bound}`, params.single('since'));
+  }
   if (params.problems.length > 0) throw new ValidationFailedException('replayQuery', params.fieldErrors());
   return { since: new Date(since!), until: new Date(until) };
 }

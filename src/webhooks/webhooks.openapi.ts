@@ -175,7 +175,7 @@ export const webhooksApi = {
       ApiQuery({
         name: 'since',
         required: true,
-        description: 'ISO-8601 instant with a zone',
+        description: 'ISO-8601 instant with a zone; not later than until (a 400 otherwise)',
         schema: { type: 'string', format: 'date-time' },
       }),
       ApiQuery({

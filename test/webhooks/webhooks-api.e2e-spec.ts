@@ -132,6 +132,30 @@ describe('Webhook endpoints API', () => {
       expect(response.body.errors.map((error: Json) => error.field).sort()).toEqual(['extra', 'since', 'until']);
     });
 
+    it('answers 400 for a replay whose since is later than until (or than now), 202 for an empty window', async () => {
+      const { body } = await create({ url: 'http://127.0.0.1:9/replay-window' });
+      const path = `/api/v2/webhooks/${body.id}/replay`;
+      const reversed = await http().post(path).query({ since: '2026-11-23T10:00:00Z', until: '2026-11-23T09:00:00Z' });
+      expectProblem(asHttpResponse(reversed), 400, path);
+      expect(reversed.body.errors).toEqual([
+        {
+          field: 'since',
+          code: 'Range',
+          message: 'since must not be later than until',
+          rejectedValue: '2026-11-23T10:00:00Z',
+        },
+      ]);
+      const future = await http()
+        .post(path)
+        .query({ since: new Date(Date.now() + 3_600_000).toISOString() });
+      expect(future.status).toBe(400);
+      expect(future.body.errors).toEqual([
+        expect.objectContaining({ field: 'since', message: 'since must not be later than now (until is absent)' }),
+      ]);
+      const empty = await http().post(path).query({ since: '2026-11-23T09:00:00Z', until: '2026-11-23T09:00:00Z' }).expect(202);
+      expect(empty.body).toEqual({ replayed: 0 });
+    });
+
     it.each([
       ['http://127.0.0.1:9/a\r\nX-Injected: 1', 'U+000D at position 20'],
       ['http://127.0.0.1:9/a\nb', 'U+000A'],
