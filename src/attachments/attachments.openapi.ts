@@ -18,6 +18,7 @@ import { AttachmentPageResponse } from './dto/attachment-page-response.dto.js';
 import { AttachmentResponse } from './dto/attachment-response.dto.js';
 import { FILE_FIELD } from './attachment-upload.js';
 import { rangeNotSatisfiable } from './attachment-download.js';
+import { versionedOperationId } from '../docs/operation-ids.js';
 
 const binary = { type: 'string', format: 'binary' } as const;
 
@@ -42,6 +43,7 @@ export function attachmentsApi(version: QueryDialect) {
     add: () =>
       applyDecorators(
         ApiOperation({
+          operationId: versionedOperationId(version, 'addAttachment'),
           summary: 'Attach a file to a ticket',
           description:
             `The file as multipart/form-data (the part \`${FILE_FIELD}\`, with its filename and type) or as the raw body ` +
@@ -99,6 +101,7 @@ export function attachmentsApi(version: QueryDialect) {
     list: () =>
       applyDecorators(
         ApiOperation({
+          operationId: versionedOperationId(version, 'listAttachments'),
           summary: "A ticket's attachments, oldest first",
           description:
             version === 'v1' ? 'A plain array; with `limit`, one page of it and a Link header to the next.' : 'One page at a time.',
@@ -111,7 +114,7 @@ export function attachmentsApi(version: QueryDialect) {
       ),
     get: () =>
       applyDecorators(
-        ApiOperation({ summary: "An attachment's metadata" }),
+        ApiOperation({ operationId: versionedOperationId(version, 'getAttachment'), summary: "An attachment's metadata" }),
         sub.ticket(),
         attachmentId(),
         unknownAttachment(),
@@ -120,6 +123,7 @@ export function attachmentsApi(version: QueryDialect) {
     content: () =>
       applyDecorators(
         ApiOperation({
+          operationId: versionedOperationId(version, 'getAttachmentContent'),
           summary: "An attachment's bytes",
           description:
             'Streamed. `Content-Disposition: attachment` (with filename and filename*), `X-Content-Type-Options: nosniff` and ' +
@@ -161,6 +165,7 @@ export function attachmentsApi(version: QueryDialect) {
     remove: () =>
       applyDecorators(
         ApiOperation({
+          operationId: versionedOperationId(version, 'deleteAttachment'),
           summary: 'Delete an attachment',
           description: 'With a DETACHED history entry and an ATTACHMENT_DELETED event (routing key ticket.attachment.deleted).',
         }),

@@ -32,6 +32,7 @@ export const changesApi = {
   read: () =>
     applyDecorators(
       ApiOperation({
+        operationId: 'readChanges',
         summary: 'The change feed: every committed change, in order, from a cursor',
         description:
           'Every event of every ticket (CREATED, UPDATED, DELETED as a tombstone, COMMENT_ADDED, and kinds added later), in the order ' +

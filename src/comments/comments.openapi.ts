@@ -7,6 +7,7 @@ import { ticketSubresourceApi } from '../tickets/ticket-subresource.openapi.js';
 import { CommentRequest } from './dto/comment-request.dto.js';
 import { CommentPageResponse } from './dto/comment-page-response.dto.js';
 import { CommentResponse } from './dto/comment-response.dto.js';
+import { versionedOperationId } from '../docs/operation-ids.js';
 
 /** The OpenAPI description of a ticket's comments in each version. */
 export function commentsApi(version: QueryDialect) {
@@ -22,6 +23,7 @@ export function commentsApi(version: QueryDialect) {
     add: () =>
       applyDecorators(
         ApiOperation({
+          operationId: versionedOperationId(version, 'addComment'),
           summary: 'Add a comment to a ticket',
           description:
             'Stores the comment, records a COMMENTED history entry and publishes a COMMENT_ADDED event (routing key ' +
@@ -49,6 +51,7 @@ export function commentsApi(version: QueryDialect) {
     list: () =>
       applyDecorators(
         ApiOperation({
+          operationId: versionedOperationId(version, 'listComments'),
           summary: "A ticket's comments, oldest first",
           description:
             version === 'v1' ? 'A plain array; with `limit`, one page of it and a Link header to the next.' : 'One page at a time.',
@@ -61,7 +64,7 @@ export function commentsApi(version: QueryDialect) {
       ),
     get: () =>
       applyDecorators(
-        ApiOperation({ summary: 'Read one comment of a ticket' }),
+        ApiOperation({ operationId: versionedOperationId(version, 'getComment'), summary: 'Read one comment of a ticket' }),
         sub.ticket(),
         ApiParam({
           name: 'commentId',

@@ -1,4 +1,11 @@
-import { getSchemaPath, type HeaderObject, type OpenAPIObject, type OperationObject, type ResponseObject } from '@nestjs/swagger';
+import {
+  getSchemaPath,
+  type HeaderObject,
+  type OpenAPIObject,
+  type OperationObject,
+  type PathItemObject,
+  type ResponseObject,
+} from '@nestjs/swagger';
 import { EXAMPLE_TIME } from '../common/errors/api-error-response.decorator.js';
 import { PROBLEM_JSON, problemDetails } from '../common/errors/problem-details.js';
 import { ProblemDetailResponse } from '../common/errors/problem-detail-response.dto.js';
@@ -10,6 +17,7 @@ import { INSUFFICIENT_SCOPE } from '../security/jwt/bearer-token.exception.js';
 /** The name of the bearer scheme in the document; Swagger UI's Authorize button offers it. */
 const BEARER_SCHEME = 'bearer';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+const HEALTH = '/actuator/health';
 
 const text = (description: string, pattern?: string): HeaderObject => ({
   description,
@@ -27,8 +35,12 @@ const RATE_LIMIT_HEADERS = {
  * What the security filters answer, on every operation under /api (the actuator's operations are never rate limited,
  * and their token only decides how much health shows, never whether it answers): with bearer tokens on, the bearer scheme as each operation's `security` and its 401
  * and 403; with a rate limit, its 429. Each in its version's error shape, so clients get types for them.
+ *
+ * The document's own `security` is empty: an operation needs no credentials unless it says so (with tokens off, none
+ * does). With tokens on, health takes a token optionally (anonymous, or a token whose actuator.read shows details).
  */
 export function withSecurity(document: OpenAPIObject, security: SecurityConfig): OpenAPIObject {
+  document.security = [];
   if (security.jwt) {
     document.components = {
       ...document.components,
@@ -45,8 +57,11 @@ export function withSecurity(document: OpenAPIObject, security: SecurityConfig):
   }
   const limit = security.rateLimit;
   for (const [path, item] of Object.entries(document.paths)) {
+    if (security.jwt && (path === HEALTH || path.startsWith(`${HEALTH}/`))) {
+      for (const operation of operationsOf(item)) operation.security = [{}, { [BEARER_SCHEME]: [] }];
+    }
     if (!path.startsWith('/api/')) continue;
-    for (const operation of METHODS.map((method) => item[method]).filter((found): found is OperationObject => found !== undefined)) {
+    for (const operation of operationsOf(item)) {
       if (security.jwt) {
         operation.security = [{ [BEARER_SCHEME]: [] }];
         operation.responses['401'] = refusal(
@@ -74,6 +89,10 @@ export function withSecurity(document: OpenAPIObject, security: SecurityConfig):
     }
   }
   return document;
+}
+
+function operationsOf(item: PathItemObject): OperationObject[] {
+  return METHODS.map((method) => item[method]).filter((found): found is OperationObject => found !== undefined);
 }
 
 /** An error response in the path's version's shape: Spring's error body for v1, a problem under /api/v2. */

@@ -1,7 +1,7 @@
 import { type INestApplication, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { type ComponentsObject, DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
 import { noEndpointMessage } from '../common/errors/no-endpoint.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -50,12 +50,15 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         `(also as [JSON](${relative(ASYNCAPI_PATHS.json)})) for that contract.`,
     )
     .setVersion(readPackageFacts().version)
+    // Relative: the service that serves the document (OpenAPI's default, which some tools want written out).
+    .addServer('/', 'This service')
     .addTag('tickets', 'Create, list, read, replace and delete tickets')
     .addTag('tickets v2', 'Version 2: paged lists whose filters all AND, RFC 9457 problem+json errors')
     .addTag('comments', "A ticket's conversation")
     .addTag('history', "A ticket's audit trail: who changed what and when")
     .build();
-  // v1 keeps its operation ids; a v2 controller's operations end in V2, so that every id stays unique.
+  // Every operation names its own operationId (versionedOperationId for those both versions have); this is the
+  // fallback for one that does not: the method's name, with V2 in a v2 controller.
   const operationIdFactory = (controller: string, method: string) => (controller.endsWith('V2Controller') ? `${method}V2` : method);
   const document = SwaggerModule.createDocument(app, config, { operationIdFactory });
   const security = app.get(ConfigService<AppConfig, true>).get('security', { infer: true });
@@ -65,7 +68,36 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 function groupDocument(document: OpenAPIObject, group: string): OpenAPIObject {
   const { holds, title } = GROUPS[group];
   const paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => holds(path)));
-  return { ...document, info: { ...document.info, title: `${document.info.title} (${title})` }, paths };
+  const components = usedComponents(paths, document.components ?? {});
+  return { ...document, info: { ...document.info, title: `${document.info.title} (${title})` }, paths, components };
+}
+
+/**
+ * The components that the paths refer to, directly or through other components (a group's document carries only
+ * its own schemas, so a client generated from it has no types of the other version). Security schemes are named by
+ * security requirements, not by $ref, and are all kept.
+ */
+function usedComponents(paths: OpenAPIObject['paths'], components: ComponentsObject): ComponentsObject {
+  const used = new Set<string>();
+  const pending: unknown[] = [paths];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (Array.isArray(node)) pending.push(...node);
+    else if (node !== null && typeof node === 'object') {
+      const ref = (node as { $ref?: unknown }).$ref;
+      if (typeof ref === 'string' && ref.startsWith('#/components/') && !used.has(ref)) {
+        used.add(ref);
+        const [, , type, name] = ref.split('/');
+        pending.push((components as Record<string, Record<string, unknown> | undefined>)[type]?.[name]);
+      }
+      pending.push(...Object.values(node));
+    }
+  }
+  const kept = Object.entries(components).map(([type, entries]: [string, Record<string, unknown>]) => {
+    if (type === 'securitySchemes') return [type, entries];
+    return [type, Object.fromEntries(Object.entries(entries).filter(([name]) => used.has(`#/components/${type}/${name}`)))];
+  });
+  return Object.fromEntries(kept.filter(([, entries]) => Object.keys(entries).length > 0));
 }
 
 /** Serves the document as JSON and YAML and Swagger UI on it; the document is built on first request. */

@@ -4,6 +4,7 @@ import type { QueryDialect } from '../common/paging/query-parameters.js';
 import { ticketSubresourceApi } from '../tickets/ticket-subresource.openapi.js';
 import { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
 import { HistoryPageResponse } from './dto/history-page-response.dto.js';
+import { versionedOperationId } from '../docs/operation-ids.js';
 
 /** The OpenAPI description of a ticket's history in each version. */
 export function historyApi(version: QueryDialect) {
@@ -13,6 +14,7 @@ export function historyApi(version: QueryDialect) {
     list: () =>
       applyDecorators(
         ApiOperation({
+          operationId: versionedOperationId(version, 'listHistory'),
           summary: "A ticket's history (audit trail), oldest first",
           description:
             'One entry per write of the ticket (create, PUT, PATCH, comment), recorded in the same transaction as the write. ' +

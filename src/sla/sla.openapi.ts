@@ -4,6 +4,7 @@ import type { QueryDialect } from '../common/paging/query-parameters.js';
 import { ticketSubresourceApi } from '../tickets/ticket-subresource.openapi.js';
 import { SlaResponse } from './dto/sla-response.dto.js';
 import { SLA_OFF_MESSAGE } from './sla.service.js';
+import { versionedOperationId } from '../docs/operation-ids.js';
 
 /** The OpenAPI description of a ticket's SLA clocks in each version. */
 export function slaApi(version: QueryDialect) {
@@ -13,6 +14,7 @@ export function slaApi(version: QueryDialect) {
     get: () =>
       applyDecorators(
         ApiOperation({
+          operationId: versionedOperationId(version, 'getTicketSla'),
           summary: "A ticket's SLA clocks (Jira Service Management's shape)",
           description:
             'Each metric (firstResponse, resolution) with its ongoing cycle and its completed ones: start, breach time, elapsed and ' +

@@ -35,6 +35,7 @@ import type { QueryDialect } from '../common/paging/query-parameters.js';
 import { ApiTicketQueryParameters, queryErrorExamples } from './ticket-query.openapi.js';
 import { TicketStatus } from './ticket-status.enum.js';
 import { assertTransition } from './ticket-workflow.js';
+import { versionedOperationId } from '../docs/operation-ids.js';
 
 /*
  * The OpenAPI description of the tickets controllers, one decorator per operation, for each version: v1 with
@@ -220,6 +221,8 @@ export function ticketsApi(version: QueryDialect) {
       : ApiTypedProblemResponse([InvalidTransitionProblemResponse, ProblemDetailResponse], 409, description, example, keyInUseExample(one));
   };
 
+  const operationId = (name: string) => versionedOperationId(version, name);
+
   const locationHeader = {
     ...etagHeader,
     Location: { description: 'Where the new ticket is', required: true, schema: { type: 'string', example: `${collection}/42` } },
@@ -243,6 +246,7 @@ export function ticketsApi(version: QueryDialect) {
     create: () =>
       applyDecorators(
         ApiOperation({
+          operationId: operationId('createTicket'),
           summary: 'Create a ticket',
           description:
             'Stores the ticket, records its history entry and publishes a CREATED event (see /asyncapi.yaml) after the commit. ' +
@@ -262,6 +266,7 @@ export function ticketsApi(version: QueryDialect) {
       applyDecorators(
         version === 'v1'
           ? ApiOperation({
+              operationId: operationId('listTickets'),
               summary: 'List tickets',
               description:
                 'All matching tickets in a plain array, in ascending id order unless `sort` says otherwise. Filters combine (AND), ' +
@@ -269,6 +274,7 @@ export function ticketsApi(version: QueryDialect) {
                 'leads to the next page and X-Total-Count gives the number of matches.',
             })
           : ApiOperation({
+              operationId: operationId('listTickets'),
               summary: 'List tickets, a page at a time',
               description:
                 'One page of the matching tickets, in ascending id order unless `sort` says otherwise. Every filter ANDs with the ' +
@@ -291,7 +297,7 @@ export function ticketsApi(version: QueryDialect) {
 
     get: () =>
       applyDecorators(
-        ApiOperation({ summary: 'Read one ticket' }),
+        ApiOperation({ operationId: operationId('getTicket'), summary: 'Read one ticket' }),
         idParam,
         ApiHeader({
           name: 'if-none-match',
@@ -308,6 +314,7 @@ export function ticketsApi(version: QueryDialect) {
     replace: () =>
       applyDecorators(
         ApiOperation({
+          operationId: operationId('replaceTicket'),
           summary: 'Replace a ticket',
           description:
             'A full replacement: omitted optional fields become null. Sets resolvedAt the first time the status becomes RESOLVED or CLOSED, ' +
@@ -326,6 +333,7 @@ export function ticketsApi(version: QueryDialect) {
     patch: () =>
       applyDecorators(
         ApiOperation({
+          operationId: operationId('patchTicket'),
           summary: 'Change some fields of a ticket (JSON merge patch)',
           description:
             'RFC 7396: fields present replace, fields absent are kept, null clears assignedTo (null or blank on a required field is a 400). ' +
@@ -351,6 +359,7 @@ export function ticketsApi(version: QueryDialect) {
     transitions: () =>
       applyDecorators(
         ApiOperation({
+          operationId: operationId('getTicketTransitions'),
           summary: 'Statuses a ticket may move to',
           description:
             "The ticket's status and the statuses a PUT or PATCH may set under the configured workflow (TICKET_WORKFLOW): with " +
@@ -369,6 +378,7 @@ export function ticketsApi(version: QueryDialect) {
     remove: () =>
       applyDecorators(
         ApiOperation({
+          operationId: operationId('deleteTicket'),
           summary: 'Delete a ticket',
           description:
             'Removes it for good, with its comments and history. Publishes a DELETED event (routing key ticket.deleted, the ticket as it ' +

@@ -83,6 +83,7 @@ export const webhooksApi = {
   create: () =>
     applyDecorators(
       ApiOperation({
+        operationId: 'createWebhook',
         summary: 'Register a webhook endpoint',
         description:
           'Events are POSTed to the URL as Standard Webhooks 1.0 (signed with the secret in this answer, shown only here), ' +
@@ -101,20 +102,21 @@ export const webhooksApi = {
     ),
   list: () =>
     applyDecorators(
-      ApiOperation({ summary: 'The webhook endpoints, oldest first, one page at a time' }),
+      ApiOperation({ operationId: 'listWebhooks', summary: 'The webhook endpoints, oldest first, one page at a time' }),
       common(paging),
       ApiProblemResponse(400, 'A bad limit or cursor, or an unknown parameter'),
       ApiOkResponse({ description: 'One page of endpoints', type: WebhookPageResponse }),
     ),
   get: () =>
     applyDecorators(
-      ApiOperation({ summary: 'Read one webhook endpoint (never its secret)' }),
+      ApiOperation({ operationId: 'getWebhook', summary: 'Read one webhook endpoint (never its secret)' }),
       common(webhookId),
       ApiOkResponse({ type: WebhookResponse }),
     ),
   update: () =>
     applyDecorators(
       ApiOperation({
+        operationId: 'updateWebhook',
         summary: 'Change a webhook endpoint',
         description: 'A merge patch: `url`, `eventTypes`, `enabled`, `description`. Enabling resumes the deliveries that wait.',
       }),
@@ -124,13 +126,14 @@ export const webhooksApi = {
     ),
   remove: () =>
     applyDecorators(
-      ApiOperation({ summary: 'Delete a webhook endpoint and its deliveries' }),
+      ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its deliveries' }),
       common(webhookId),
       ApiNoContentResponse({ description: 'Deleted' }),
     ),
   rotate: () =>
     applyDecorators(
       ApiOperation({
+        operationId: 'rotateWebhookSecret',
         summary: 'Replace the signing secret',
         description: 'For 24 hours deliveries carry two signatures, by the new and by the previous secret.',
       }),
@@ -141,6 +144,7 @@ export const webhooksApi = {
   test: () =>
     applyDecorators(
       ApiOperation({
+        operationId: 'testWebhook',
         summary: 'Send a test request now',
         description:
           "One signed request of type `webhook.test` (data: `eventId`, `eventType` WEBHOOK_TEST, `occurredAt`, `ticketId` 0), with the checks and signatures of a delivery; its outcome is answered and not recorded. The receiver's body is never echoed.",
@@ -150,13 +154,14 @@ export const webhooksApi = {
     ),
   deliveries: () =>
     applyDecorators(
-      ApiOperation({ summary: "An endpoint's deliveries, newest first, one page at a time" }),
+      ApiOperation({ operationId: 'listWebhookDeliveries', summary: "An endpoint's deliveries, newest first, one page at a time" }),
       common(webhookId, paging),
       ApiOkResponse({ type: DeliveryPageResponse }),
     ),
   redeliver: () =>
     applyDecorators(
       ApiOperation({
+        operationId: 'redeliverWebhookDelivery',
         summary: 'Send a delivery again',
         description: "A new pending delivery of the same event, behind the ticket's other pending deliveries to this endpoint.",
       }),
@@ -167,6 +172,7 @@ export const webhooksApi = {
   replay: () =>
     applyDecorators(
       ApiOperation({
+        operationId: 'replayWebhookEvents',
         summary: 'Send the events of a time window again',
         description:
           "Queues again, in the order they happened, the events of [since, until) that this endpoint had deliveries of and still subscribes to. It replays from the endpoint's own delivery records, so only what was recorded for it (and not yet deleted after WEBHOOKS_RETENTION_DAYS) can be replayed.",

@@ -41,16 +41,16 @@ describe("Swagger UI's Try it out, in a browser", () => {
   }
 
   it('creates a new ticket on each Execute of POST and replaces it with PUT, sending no header the user did not fill in', async () => {
-    await tryOut('create');
-    const first = await execute('create', 'POST');
-    const second = await execute('create', 'POST');
+    await tryOut('createTicket');
+    const first = await execute('createTicket', 'POST');
+    const second = await execute('createTicket', 'POST');
     expect([first.status(), second.status()]).toEqual([201, 201]);
     const [{ id }, { id: otherId }] = [await first.json(), await second.json()];
     expect(otherId).not.toBe(id);
 
-    await tryOut('replace');
-    await page.locator('#operations-tickets-replace tr[data-param-name="id"] input').fill(String(id));
-    const replaced = await execute('replace', 'PUT');
+    await tryOut('replaceTicket');
+    await page.locator('#operations-tickets-replaceTicket tr[data-param-name="id"] input').fill(String(id));
+    const replaced = await execute('replaceTicket', 'PUT');
     expect(replaced.status()).toBe(200);
     expect(await replaced.request().allHeaders()).not.toHaveProperty('if-match');
   });
