@@ -47,4 +47,12 @@ describe('parseChangesQuery', () => {
     expect(problems({ after: encodeChangeCursor(1), since: '2026-11-22T20:37:14Z' })).toEqual([{ field: 'since', code: 'InvalidCursor' }]);
     expect(problems({}, 'garbage')).toEqual([{ field: 'after', code: 'InvalidCursor' }]);
   });
+
+  it('refuses an empty after= like any cursor it did not issue, rather than reading it as no cursor', () => {
+    expect(problems({ after: '' })).toEqual([{ field: 'after', code: 'InvalidCursor' }]);
+    expect(problems({ after: '', since: '2026-11-22T20:37:14Z' })).toEqual([{ field: 'after', code: 'InvalidCursor' }]);
+    expect(problems({ after: '' }, '')).toEqual([{ field: 'after', code: 'InvalidCursor' }]);
+    // Last-Event-ID overrides the URL's after, empty or not.
+    expect(parseChangesQuery({ after: '' }, encodeChangeCursor(9)).start).toEqual({ afterSeq: 9 });
+  });
 });

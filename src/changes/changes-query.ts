@@ -23,7 +23,8 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}
 
 /**
  * The feed's query, strict as every v2 list's: unknown or repeated parameters, a cursor this service did not issue
- * (or one that was altered), both `after` and `since`, and values out of range are one 400 naming them all.
+ * (or one that was altered), an empty `after=`, both `after` and `since`, and values out of range are one 400 naming
+ * them all.
  * `lastEventId` (SSE's Last-Event-ID header), when present, overrides both `after` and `since`: EventSource
  * reconnects to the URL it was first given, so the header is the client's real position.
  */
@@ -37,6 +38,16 @@ export function parseChangesQuery(raw: Record<string, unknown>, lastEventId?: st
   let start: ChangesStart = { fromOldest: true };
   if (after !== undefined && since !== undefined) {
     params.problem('since', 'InvalidCursor', 'java.lang.String', 'Give either after (a cursor) or since (an instant), not both', since);
+  } else if (after === undefined && raw.after === '') {
+    // Unlike other parameters, an empty cursor is not "absent": a consumer that lost its cursor would silently
+    // start over from the oldest change kept.
+    params.problem(
+      'after',
+      'InvalidCursor',
+      'java.lang.String',
+      'An empty cursor: give a cursor of the change feed, or leave after out',
+      '',
+    );
   } else if (after !== undefined) {
     const position = decodeChangePosition(after);
     if (position === null)

@@ -153,6 +153,8 @@ describe('Change feed', () => {
   it('answers 400 problem+json for a malformed or foreign cursor and bad parameters', async () => {
     const queries = [
       '?after=not-a-cursor',
+      '?after=',
+      `?after=&since=${new Date().toISOString()}`,
       '?after=eyJxIjoiY2hhbmdlcyIsImsiOlsxXX0.xxxxxxxxxxxxxxxx',
       '?limit=0',
       '?limit=1001',
@@ -168,6 +170,10 @@ describe('Change feed', () => {
     const both = expectProblem(await raw(`?after=${nextCursor}&since=2026-01-01T00:00:00Z`), 400);
     expect(both.errors[0]).toMatchObject({ field: 'since', code: 'InvalidCursor' });
     expectProblem(await raw('', { accept: 'text/event-stream', 'last-event-id': 'garbage' }), 400);
+    // An empty cursor is not "no cursor": it would restart a consumer that lost its cursor from the oldest change.
+    const empty = expectProblem(await raw('?after=&waitSeconds=1'), 400);
+    expect(empty.errors).toEqual([expect.objectContaining({ field: 'after', code: 'InvalidCursor', rejectedValue: '' })]);
+    expectProblem(await raw('?after=', { accept: 'text/event-stream' }), 400);
   });
 
   it('resumes a stream from Last-Event-ID, which overrides the after or since of the URL EventSource reconnects to', async () => {
