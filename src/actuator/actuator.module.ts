@@ -9,6 +9,7 @@ import { GracefulShutdown } from './lifecycle/graceful-shutdown.service.js';
 import { HealthController } from './health/health.controller.js';
 import { HealthDisclosurePolicy } from './health/health-disclosure.js';
 import { HealthService } from './health/health.service.js';
+import { AttachmentStorageHealthIndicator } from './health/indicators/attachment-storage.health.js';
 import { AvailabilityStateHealthIndicator } from './health/indicators/availability-state.health.js';
 import { DbHealthIndicator } from './health/indicators/db.health.js';
 import { DiskSpaceHealthIndicator } from './health/indicators/disk-space.health.js';
@@ -33,6 +34,7 @@ import { PrometheusController } from './prometheus/prometheus.controller.js';
     GracefulShutdown,
     HealthDisclosurePolicy,
     HealthService,
+    AttachmentStorageHealthIndicator,
     AvailabilityStateHealthIndicator,
     DbHealthIndicator,
     DiskSpaceHealthIndicator,

@@ -1,3 +1,4 @@
+import { storageDirectoryProblemSync } from '../attachments/storage/storage-directory.js';
 import type { EnvReader } from './env-reader.js';
 
 export const ATTACHMENT_STORAGES = ['database', 'filesystem'] as const;
@@ -24,6 +25,10 @@ export function parseAttachmentsConfig(read: EnvReader): AttachmentsConfig {
   if (storage === 'filesystem' && directory === '') {
     throw read.invalid('ATTACHMENTS_DIRECTORY', 'must name a directory when ATTACHMENTS_STORAGE is filesystem');
   }
+  // Set, the directory is used (new uploads with the filesystem storage, older attachments' reads and deletes with
+  // either): one that is missing, a file or read-only stops start-up here rather than failing every upload later.
+  const problem = directory === '' ? undefined : storageDirectoryProblemSync(directory);
+  if (problem) throw read.invalid('ATTACHMENTS_DIRECTORY', `${directory} ${problem}`);
   return {
     storage,
     directory,

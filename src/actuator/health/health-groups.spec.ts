@@ -27,4 +27,15 @@ describe('healthGroups', () => {
     expect(() => healthGroups(management(env), COMPONENTS)).toThrow(ConfigError);
     expect(() => healthGroups(management(env), COMPONENTS)).toThrow(/^MANAGEMENT_ENDPOINT_HEALTH_GROUP_READINESS_INCLUDE .*dbx/);
   });
+
+  it('adds the attachment storage to readiness wherever it exists, once', () => {
+    const probes = { MANAGEMENT_HEALTH_PROBES_ENABLED: 'true' };
+    expect(healthGroups(management(probes), [...COMPONENTS, 'attachmentStorage']).readiness).toEqual([
+      'readinessState',
+      'db',
+      'attachmentStorage',
+    ]);
+    const env = { ...probes, MANAGEMENT_ENDPOINT_HEALTH_GROUP_READINESS_INCLUDE: 'attachmentStorage,readinessState' };
+    expect(healthGroups(management(env), [...COMPONENTS, 'attachmentStorage']).readiness).toEqual(['attachmentStorage', 'readinessState']);
+  });
 });

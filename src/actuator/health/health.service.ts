@@ -4,6 +4,7 @@ import { HealthCheckService, type HealthCheckResult, type HealthIndicatorResult 
 import type { AppConfig } from '../../config/app-config.js';
 import type { HealthDisclosure } from './health-disclosure.js';
 import { healthGroups } from './health-groups.js';
+import { AttachmentStorageHealthIndicator } from './indicators/attachment-storage.health.js';
 import { AvailabilityStateHealthIndicator } from './indicators/availability-state.health.js';
 import { DbHealthIndicator } from './indicators/db.health.js';
 import { DiskSpaceHealthIndicator } from './indicators/disk-space.health.js';
@@ -35,6 +36,7 @@ export class HealthService {
     outbox: OutboxHealthIndicator,
     availability: AvailabilityStateHealthIndicator,
     redis: RedisHealthIndicator,
+    attachmentStorage: AttachmentStorageHealthIndicator,
     config: ConfigService<AppConfig, true>,
   ) {
     const management = config.get('management', { infer: true });
@@ -46,6 +48,7 @@ export class HealthService {
       outbox: () => outbox.check('outbox'),
     };
     if (redis.configured) this.contributors.redis = () => redis.check('redis');
+    if (attachmentStorage.configured) this.contributors.attachmentStorage = () => attachmentStorage.check('attachmentStorage');
     if (management.probesEnabled) {
       this.contributors.livenessState = () => availability.liveness('livenessState');
       this.contributors.readinessState = () => availability.readiness('readinessState');

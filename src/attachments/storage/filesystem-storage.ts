@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ServiceUnavailableException } from '@nestjs/common';
 import type { AttachmentStorage, ContentWriter } from './attachment-storage.js';
 
 /** The suffix of a file still being written: the sweeper removes (or, when its attachment committed, completes) those left behind. */
@@ -36,7 +37,13 @@ export class FilesystemStorage implements AttachmentStorage {
 
   writer(_transaction: unknown, attachmentId: number): ContentWriter {
     const partial = join(this.directory, `${attachmentId}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`);
-    const file = mkdir(this.directory, { recursive: true }).then(() => open(partial, 'wx'));
+    // The directory is the operator's (a volume), checked at start-up and by readiness: one gone meanwhile is not
+    // made again (it would be on another disk than the volume's), the upload fails with a 503 instead.
+    const file = open(partial, 'wx').catch((error: NodeJS.ErrnoException) => {
+      throw new ServiceUnavailableException(
+        `The attachment storage cannot be written (ATTACHMENTS_DIRECTORY: ${error.code ?? error.message})`,
+      );
+    });
     // Its failure is met by the first write; until then it must not count as unhandled.
     file.catch(() => undefined);
     let closed = false;
@@ -61,7 +68,9 @@ export class FilesystemStorage implements AttachmentStorage {
       },
       abandon: async () => {
         await close().catch(() => undefined);
-        await rm(partial, { force: true });
+        // A failed removal (the directory gone meanwhile) must not replace the upload's own failure; what it leaves,
+        // the sweeper removes.
+        await rm(partial, { force: true }).catch(() => undefined);
       },
     };
   }
