@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +44,17 @@ describe('SLA settings', () => {
     ['a missing file', null, /nope\.yaml: cannot be read \(ENOENT\)/],
     ['invalid YAML', 'calendars: [', /: \(document\): not valid YAML/],
     [
+      'a !!js/function tag',
+      VALID.replace('always: 24x7', 'always: !!js/function "function () { return \'24x7\' }"'),
+      /: \(document\): unsupported YAML tag !!js\/function at line 4, column 11; the policy takes plain mappings, lists and strings$/,
+    ],
+    [
+      'a custom tag',
+      VALID.replace('warningBefore: PT15M', 'warningBefore: !duration PT15M'),
+      /: \(document\): unsupported YAML tag !duration at line 5/,
+    ],
+    ['a YAML 1.1 tag', VALID.replace('"2026-12-25"', '!!timestamp 2026-12-25'), /unsupported YAML tag !!timestamp at line 3/],
+    [
       'a zone that is not IANA',
       VALID.replace('Europe/Berlin', 'CET+1'),
       /: calendars\.office\.timeZone: "CET\+1" is not an IANA time zone/,
@@ -68,6 +80,23 @@ describe('SLA settings', () => {
     expect(() => parseConfig({ SLA_ENABLED: 'true', SLA_POLICY_FILE: file })).toThrow(
       new RegExp(`^SLA_POLICY_FILE ${file.replace(/[.]/g, '\\.')}: [^\\n]+$`),
     );
+  });
+
+  it('prints no YAMLWarning (nor anything else) for an unsupported tag: the ConfigError is the one line', () => {
+    const file = policyFile(VALID.replace('always: 24x7', 'always: !!js/function "function () {}"'));
+    const emitWarning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(() => loadSlaPolicy(file)).toThrow(/unsupported YAML tag !!js\/function/);
+      expect(emitWarning).not.toHaveBeenCalled();
+      expect(warn).not.toHaveBeenCalled();
+      expect(stderr).not.toHaveBeenCalled();
+    } finally {
+      emitWarning.mockRestore();
+      warn.mockRestore();
+      stderr.mockRestore();
+    }
   });
 
   it("refuses a goal longer than a year of its calendar's weekly hours", () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { parseDocument } from 'yaml';
 import { ConfigError, type EnvReader } from './env-reader.js';
 
 /** The policy that ships with the service: config/ at the project's root, two levels above this file in src/ and dist/. */
@@ -71,16 +71,34 @@ export function loadSlaPolicy(file: string): SlaPolicy {
     throw new ConfigError(`SLA_POLICY_FILE ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
   const fail = (key: string, problem: string) => new ConfigError(`SLA_POLICY_FILE ${file}: ${key}: ${problem}`);
-  let document: unknown;
-  try {
-    document = parse(text);
-  } catch (error) {
-    throw fail('(document)', `not valid YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
-  return parseSlaPolicy(document, file, fail);
+  return parseSlaPolicy(readYaml(text, fail), file, fail);
 }
 
 type Fail = (key: string, problem: string) => ConfigError;
+
+/**
+ * The document's plain values. A tag the core schema does not know (`!!js/function`, `!!timestamp`, `!custom`) is
+ * refused, naming it: `parse` would print a YAMLWarning of several lines to stderr and go on with the tagged text as
+ * a string, which then fails further on with a misleading reason. parseDocument prints nothing; its errors and
+ * warnings become the one line of a ConfigError.
+ */
+function readYaml(text: string, fail: Fail): unknown {
+  // The core schema's tags only (!!str, !!int, !!map, …): resolveKnownTags: false leaves !!timestamp, !!binary and
+  // !!set unresolved too, so that they are refused like any other.
+  const document = parseDocument(text, { resolveKnownTags: false });
+  const [error] = document.errors;
+  if (error) throw fail('(document)', `not valid YAML: ${error.message.split('\n')[0]}`);
+  const [warning] = document.warnings;
+  if (warning) {
+    const at = warning.linePos ? ` at line ${warning.linePos[0].line}, column ${warning.linePos[0].col}` : '';
+    if (warning.code === 'TAG_RESOLVE_FAILED') {
+      const tag = text.slice(warning.pos[0], warning.pos[1]);
+      throw fail('(document)', `unsupported YAML tag ${tag}${at}; the policy takes plain mappings, lists and strings`);
+    }
+    throw fail('(document)', `not valid YAML: ${warning.message.split('\n')[0]}`);
+  }
+  return document.toJS();
+}
 
 function parseSlaPolicy(document: unknown, file: string, fail: Fail): SlaPolicy {
   const root = record(document, '(document)', fail);
