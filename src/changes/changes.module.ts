@@ -5,6 +5,7 @@ import { ChangeSequencer } from './change-sequencer.js';
 import { ChangeSequencerRepository } from './change-sequencer.repository.js';
 import { ChangesController } from './changes.controller.js';
 import { ChangesService } from './changes.service.js';
+import { StreamSlots } from './stream-slots.js';
 
 /**
  * The change feed: changes recorded by the outbox writer in each write's transaction, numbered after commit by the
@@ -12,7 +13,7 @@ import { ChangesService } from './changes.service.js';
  */
 @Module({
   controllers: [ChangesController],
-  providers: [ChangeFeedRepository, ChangeSequencerRepository, ChangeSequencer, ChangeNotifier, ChangesService],
+  providers: [ChangeFeedRepository, ChangeSequencerRepository, ChangeSequencer, ChangeNotifier, ChangesService, StreamSlots],
   exports: [ChangeSequencer],
 })
 export class ChangesModule {}

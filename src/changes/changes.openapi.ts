@@ -39,7 +39,9 @@ export const changesApi = {
           "they were numbered after commit: a consumer that follows `nextCursor` sees each change once, and a ticket's changes in " +
           'commit order, with no change ever appearing before a cursor it already holds. `Accept: text/event-stream` serves the same ' +
           'items as Server-Sent Events (`id` = cursor, `event` = eventType, `data` = the item), resumable with `Last-Event-ID`, with a ' +
-          '`: heartbeat` comment when idle. See docs/changes.md.',
+          '`: heartbeat` comment when idle. A stream ends when its token is no longer accepted, and after CHANGES_STREAM_MAX_SECONDS at ' +
+          'the latest, with a `: stream-end <reason>: …` comment: reconnect (with a fresh token) and `Last-Event-ID`. A long-poll ' +
+          'answers by then too. See docs/changes.md.',
       }),
       ApiProduces('application/json', 'text/event-stream'),
       ApiQuery({
@@ -76,7 +78,8 @@ export const changesApi = {
           'text/event-stream': {
             schema: {
               type: 'string',
-              description: 'Events `id: <cursor>`, `event: <eventType>`, `data: <item JSON>`; comments `: heartbeat`',
+              description:
+                'Events `id: <cursor>`, `event: <eventType>`, `data: <item JSON>`; comments `: heartbeat` and, last, `: stream-end <reason>: …`',
             },
             example:
               'id: eyJxIjoiY2hhbmdlcyIsImsiOlsxXX0.abc\nevent: CREATED\ndata: {"cursor":"…","eventType":"CREATED",…}\n\n: heartbeat\n\n',
@@ -99,6 +102,11 @@ export const changesApi = {
           message: resyncRequired('Changes after this cursor were deleted: only 7 days are kept').message,
           problem: RESYNC_REQUIRED,
         },
+      ),
+      ApiProblemResponse(
+        429,
+        'The client already holds CHANGES_STREAMS_PER_CLIENT streams and long-polls (10 by default) on this replica; ' +
+          '`Retry-After` says when the first of them ends at the latest',
       ),
       ApiProblemResponse(503, 'The database cannot be reached right now; retry later'),
       ApiProblemResponse(500, 'An unexpected failure (logged with its cause)'),

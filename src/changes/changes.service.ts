@@ -46,10 +46,13 @@ export class ChangesService {
     this.retentionDays = config.get('changes', { infer: true }).retentionDays;
   }
 
-  /** One page of the feed as the JSON form answers it; with `waitSeconds`, a long-poll. */
-  async page(query: ChangesQuery, signal?: AbortSignal): Promise<ChangePageResponse> {
+  /**
+   * One page of the feed as the JSON form answers it; with `waitSeconds`, a long-poll, which waits until `notAfter`
+   * at the latest (when its token expires, or the longest a stream lives).
+   */
+  async page(query: ChangesQuery, signal?: AbortSignal, notAfter = Infinity): Promise<ChangePageResponse> {
     let read = await this.first(query.start, query.limit);
-    const until = Date.now() + query.waitSeconds * 1000;
+    const until = Math.min(Date.now() + query.waitSeconds * 1000, notAfter);
     while (read.items.length === 0 && Date.now() < until && !this.notifier.stopping && !signal?.aborted) {
       await this.notifier.wait(read.next.seq, until - Date.now(), signal);
       read = await this.readAfterWait(read.next, query.limit);

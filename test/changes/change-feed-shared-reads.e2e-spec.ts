@@ -20,7 +20,7 @@ describe('Change feed long-polls waiting at one position', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    app = await createTestApp({ env: { DB_DATABASE: database } });
+    app = await createTestApp({ env: { DB_DATABASE: database, CHANGES_STREAMS_PER_CLIENT: String(READERS) } });
     baseUrl = `http://127.0.0.1:${await listen(app)}`;
   });
 

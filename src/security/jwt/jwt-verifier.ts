@@ -5,7 +5,14 @@ import { IssuerKeySource } from './issuer-keys.js';
 import type { Principal } from '../../common/context/principal.js';
 
 /** Spring Security's JwtTimestampValidator default. */
-const CLOCK_SKEW_SECONDS = 60;
+export const CLOCK_SKEW_SECONDS = 60;
+
+/** A verified token: the request's Principal, and until when the token is accepted (`exp` plus the clock skew). */
+export interface VerifiedToken {
+  principal: Principal;
+  /** Milliseconds since the epoch; undefined for a token without `exp`. */
+  acceptedUntil?: number;
+}
 
 /** Verifies a bearer token as Spring's NimbusJwtDecoder does and turns it into the request's Principal. */
 export class JwtVerifier {
@@ -16,7 +23,7 @@ export class JwtVerifier {
   }
 
   /** Throws a BearerTokenException (401) for a token refused, an IssuerUnavailableException (503) when undecidable. */
-  async verify(token: string): Promise<Principal> {
+  async verify(token: string): Promise<VerifiedToken> {
     const { key, issuer } = await this.keys.keys();
     let payload: JWTPayload;
     try {
@@ -30,7 +37,8 @@ export class JwtVerifier {
       if (error instanceof IssuerUnavailableException) throw error;
       throw BearerTokenException.invalid(rejectionReason(error));
     }
-    return principalFrom(payload);
+    const acceptedUntil = typeof payload.exp === 'number' ? (payload.exp + CLOCK_SKEW_SECONDS) * 1000 : undefined;
+    return { principal: principalFrom(payload), acceptedUntil };
   }
 }
 

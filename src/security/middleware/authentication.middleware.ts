@@ -7,6 +7,7 @@ import { BearerTokenException, IssuerUnavailableException } from '../jwt/bearer-
 import { resolveBearerToken } from '../jwt/bearer-token.resolver.js';
 import { JwtVerifier } from '../jwt/jwt-verifier.js';
 import { setPrincipal } from '../../common/context/principal.js';
+import { setTokenAcceptedUntil } from '../token-lifetime.js';
 
 /**
  * Decides who a request is (Spring's BearerTokenAuthenticationFilter), on every path, in two steps (see
@@ -34,7 +35,9 @@ export class AuthenticationMiddleware {
     try {
       const token = resolveBearerToken(request.headers.authorization);
       if (token !== undefined) {
-        setPrincipal(request, await this.verifier!.verify(token));
+        const { principal, acceptedUntil } = await this.verifier!.verify(token);
+        setPrincipal(request, principal);
+        setTokenAcceptedUntil(request, acceptedUntil);
         this.issuerAnswered();
       }
     } catch (error) {
