@@ -52,24 +52,52 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion(readPackageFacts().version)
     // Relative: the service that serves the document (OpenAPI's default, which some tools want written out).
     .addServer('/', 'This service')
-    .addTag('tickets', 'Create, list, read, replace and delete tickets')
-    .addTag('tickets v2', 'Version 2: paged lists whose filters all AND, RFC 9457 problem+json errors')
-    .addTag('comments', "A ticket's conversation")
-    .addTag('history', "A ticket's audit trail: who changed what and when")
     .build();
+  config.tags = TAGS.map(([name, description]) => ({ name, description }));
   // Every operation names its own operationId (versionedOperationId for those both versions have); this is the
   // fallback for one that does not: the method's name, with V2 in a v2 controller.
   const operationIdFactory = (controller: string, method: string) => (controller.endsWith('V2Controller') ? `${method}V2` : method);
-  const document = SwaggerModule.createDocument(app, config, { operationIdFactory });
+  // No tag made up from a controller's name: each controller names its tag (a made-up one showed an operation twice).
+  const document = SwaggerModule.createDocument(app, config, { operationIdFactory, autoTagControllers: false });
   const security = app.get(ConfigService<AppConfig, true>).get('security', { infer: true });
-  return withSecurity(document, security);
+  return withUsedTags(withSecurity(document, security));
+}
+
+/**
+ * The groups of operations, in the order Swagger UI shows them: each controller tags its operations with one of
+ * these names (a version's own controllers with `… v2`).
+ */
+const TAGS: Array<[name: string, description: string]> = [
+  ['tickets', 'Create, list, read, replace and delete tickets'],
+  ['tickets v2', 'Version 2: paged lists whose filters all AND, RFC 9457 problem+json errors'],
+  ['sla', "A ticket's SLA clocks (SLA_ENABLED=true)"],
+  ['sla v2', "Version 2: a ticket's SLA clocks (SLA_ENABLED=true), problem+json errors"],
+  ['comments', "A ticket's conversation"],
+  ['comments v2', "Version 2: a ticket's conversation, one page at a time, problem+json errors"],
+  ['history', "A ticket's audit trail: who changed what and when"],
+  ['history v2', "Version 2: a ticket's audit trail, one page at a time, problem+json errors"],
+  ['attachments', "A ticket's files, streamed in and out"],
+  ['attachments v2', "Version 2: a ticket's files, streamed in and out, problem+json errors"],
+  ['changes v2', 'Every committed change of every ticket, in order, from a cursor: pages, long-poll or Server-Sent Events'],
+  ['webhooks v2', 'Signed webhook endpoints (Standard Webhooks 1.0), their deliveries and replays'],
+  ['actuator', "Spring Boot's actuator: links, health and probes, info, Prometheus metrics"],
+];
+
+/** The document with only the tags its operations use: a tag without operations is an empty group in Swagger UI. */
+function withUsedTags(document: OpenAPIObject): OpenAPIObject {
+  const used = new Set(
+    Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Record<string, { tags?: string[] }>).flatMap((operation) => operation?.tags ?? []),
+    ),
+  );
+  return { ...document, tags: (document.tags ?? []).filter(({ name }) => used.has(name)) };
 }
 
 function groupDocument(document: OpenAPIObject, group: string): OpenAPIObject {
   const { holds, title } = GROUPS[group];
   const paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => holds(path)));
   const components = usedComponents(paths, document.components ?? {});
-  return { ...document, info: { ...document.info, title: `${document.info.title} (${title})` }, paths, components };
+  return withUsedTags({ ...document, info: { ...document.info, title: `${document.info.title} (${title})` }, paths, components });
 }
 
 /**

@@ -121,6 +121,16 @@ function describeServedDocuments(env: () => Record<string, string>): void {
     }
   });
 
+  it("lists the tags its operations use and no other (Swagger UI's groups), and files each operation under one", () => {
+    for (const document of served) {
+      const listed = (document.document.tags ?? []).map(({ name }) => name);
+      const used = new Set(operationsOf(document).flatMap(([, { tags }]) => tags ?? []));
+      expect([document.address, [...listed].sort()]).toEqual([document.address, [...used].sort()]);
+      const notOnce = operationsOf(document).filter(([, { tags }]) => tags?.length !== 1);
+      expect([document.address, notOnce]).toEqual([document.address, []]);
+    }
+  });
+
   it('generates, with openapi-typescript, a client that compiles under strict without a diagnostic', async () => {
     expect(await compileClients(served)).toEqual([]);
   }, 120_000);

@@ -1,15 +1,15 @@
 import { applyDecorators, Controller, Get, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiErrorResponse } from '../../common/errors/api-error-response.decorator.js';
 import { noEndpointMessage } from '../../common/errors/no-endpoint.js';
 import { ActuatorEndpoint, EndpointExposureGuard } from '../endpoint-exposure.guard.js';
+import { ApiActuator } from '../actuator.openapi.js';
 import { MetricsRegistry, OPENMETRICS_TEXT, PROMETHEUS_TEXT } from '../../observability/metrics/metrics.registry.js';
 import { prefersOpenMetrics } from '../../observability/metrics/metrics-negotiation.js';
 
 const ApiPrometheus = () =>
   applyDecorators(
-    ApiTags('actuator'),
     ApiOperation({
       operationId: 'prometheus',
       summary: 'Metrics in the Prometheus text format, or OpenMetrics when Accept asks for it',
@@ -36,6 +36,7 @@ const ApiPrometheus = () =>
 
 /** Spring's /actuator/prometheus: the scrape endpoint, 404 unless exposed. */
 @Controller('actuator/prometheus')
+@ApiActuator()
 @ActuatorEndpoint('prometheus')
 @UseGuards(EndpointExposureGuard)
 export class PrometheusController {
