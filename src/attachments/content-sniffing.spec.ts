@@ -39,4 +39,17 @@ describe('mayBeInline', () => {
     for (const type of ['text/html', 'image/svg+xml', 'application/xml', 'text/xml', 'application/octet-stream'])
       expect(mayBeInline(type)).toBe(false);
   });
+
+  it('allows only types the bytes confirmed: a declared image type the sniffing cannot check stays an attachment', () => {
+    for (const type of ['image/webp', 'image/bmp', 'image/avif', 'image/tiff', 'image/x-icon']) {
+      expect(recordedContentType(BINARY, type)).toBe(type);
+      expect(mayBeInline(recordedContentType(BINARY, type))).toBe(false);
+    }
+    for (const [bytes, declared] of [
+      [PNG, 'image/webp'],
+      [Buffer.from('%PDF-1.7\n'), 'image/avif'],
+      [Buffer.from('hello'), 'image/bmp'],
+    ] as const)
+      expect(mayBeInline(recordedContentType(bytes, declared))).toBe(true);
+  });
 });

@@ -57,7 +57,17 @@ export function recordedContentType(head: Buffer, declared: string | undefined):
   return claimsOther ? 'application/octet-stream' : essence;
 }
 
-/** Types a browser may show in the page (`?disposition=inline`): raster images, PDF and plain text; never HTML, SVG or XML. */
+/**
+ * The recorded types that the bytes confirmed: recordedContentType says PNG, JPEG, GIF and PDF only for their magic
+ * numbers, and text/plain only for text. Every other recorded type may be the client's word alone (image/webp over
+ * bytes of anything), which a browser would sniff and render as it sees fit.
+ */
+const CONFIRMED_INLINE: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'application/pdf', 'text/plain']);
+
+/**
+ * Types a browser may show in the page (`?disposition=inline`): only those the bytes confirmed, PNG, JPEG, GIF, PDF
+ * and plain text; never HTML, SVG or XML, nor a declared type the sniffing cannot check (WebP, BMP, AVIF, …).
+ */
 export function mayBeInline(contentType: string): boolean {
-  return /^image\/(?:png|jpeg|gif|webp|bmp|avif)$/.test(contentType) || contentType === 'application/pdf' || contentType === 'text/plain';
+  return CONFIRMED_INLINE.has(contentType);
 }

@@ -142,6 +142,30 @@ describe('Attachments: downloads, ranges, safe headers, comments, ticket deletes
       expect(refused.headers).toMatchObject(SAFE_HEADERS);
       await http.get(`/api/tickets/${ticketId}/attachments/${png.id}/content?disposition=open`).expect(400);
     });
+
+    it('serves a declared WebP, BMP or AVIF as an attachment even when inline is asked for: its bytes cannot be confirmed', async () => {
+      const ticketId = await newTicket();
+      // A real WebP's first bytes (RIFF, size, WEBP, a VP8L chunk) and bytes of anything, declared image/webp alike.
+      const webp = Buffer.concat([Buffer.from('RIFF'), Buffer.from([26, 0, 0, 0]), Buffer.from('WEBPVP8L'), binaryBytes(18)]);
+      for (const [bytes, type] of [
+        [webp, 'image/webp'],
+        [binaryBytes(64), 'image/webp'],
+        [binaryBytes(64), 'image/bmp'],
+        [binaryBytes(64), 'image/avif'],
+      ] as const) {
+        const attachment = await attach(ticketId, bytes, 'picture', type);
+        expect(attachment.contentType).toBe(type);
+        for (const version of ['/api', '/api/v2']) {
+          const response = await download(http, `${version}/tickets/${ticketId}/attachments/${attachment.id}/content?disposition=inline`);
+          expect([type, response.status, response.headers['content-disposition']]).toEqual([
+            type,
+            200,
+            expect.stringMatching(/^attachment; filename="picture"/),
+          ]);
+          expect(response.headers).toMatchObject({ ...SAFE_HEADERS, 'content-type': type });
+        }
+      }
+    });
   });
 
   describe('comments that name attachments', () => {
