@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { TicketPriority } from '../../src/tickets/ticket-priority.enum.js';
+import { TicketStatus } from '../../src/tickets/ticket-status.enum.js';
 import { useTestApp } from '../support/test-app.js';
 
 /** The API guide, where the table of a ticket's fields lives. */
 const API_DOC = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
 interface FieldRow {
   field: string;
@@ -79,5 +82,19 @@ describe("docs/api.md: the table of a ticket's fields", () => {
       const type = Array.isArray(property.type) ? property.type.find((t: string) => t !== 'null') : property.type;
       expect([row.field, row.type]).toEqual([row.field, `${type}${format}${nullable}`]);
     }
+  });
+});
+
+describe("README.md: the values of a ticket's enums, for the first POST", () => {
+  /** The values the README's row for `field` lists (`| \`status\` | \`OPEN\`, … |`), in its order. */
+  const listed = (field: string): string[] => {
+    const row = README.split('\n').find((line) => line.startsWith(`| \`${field}\` |`));
+    expect(row).toBeDefined();
+    return [...row!.split(' | ')[1].matchAll(/`([A-Z_]+)`/g)].map(([, value]) => value);
+  };
+
+  it('lists every status and every priority the service accepts, in the order it sorts them', () => {
+    expect(listed('status')).toEqual(Object.values(TicketStatus));
+    expect(listed('priority')).toEqual(Object.values(TicketPriority));
   });
 });
