@@ -91,10 +91,10 @@ function readYaml(text: string, fail: Fail): unknown {
   const [warning] = document.warnings;
   if (warning) {
     const at = warning.linePos ? ` at line ${warning.linePos[0].line}, column ${warning.linePos[0].col}` : '';
-    if (warning.code === 'TAG_RESOLVE_FAILED') {
-      const tag = text.slice(warning.pos[0], warning.pos[1]);
+    // An unresolved tag's warning spans the tag as written.
+    const tag = text.slice(warning.pos[0], warning.pos[1]);
+    if (tag.startsWith('!'))
       throw fail('(document)', `unsupported YAML tag ${tag}${at}; the policy takes plain mappings, lists and strings`);
-    }
     throw fail('(document)', `not valid YAML: ${warning.message.split('\n')[0]}`);
   }
   return document.toJS();
