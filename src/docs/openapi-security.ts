@@ -17,7 +17,6 @@ import { INSUFFICIENT_SCOPE } from '../security/jwt/bearer-token.exception.js';
 /** The name of the bearer scheme in the document; Swagger UI's Authorize button offers it. */
 const BEARER_SCHEME = 'bearer';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
-const HEALTH = '/actuator/health';
 
 const text = (description: string, pattern?: string): HeaderObject => ({
   description,
@@ -37,7 +36,7 @@ const RATE_LIMIT_HEADERS = {
  * and 403; with a rate limit, its 429. Each in its version's error shape, so clients get types for them.
  *
  * The document's own `security` is empty: an operation needs no credentials unless it says so (with tokens off, none
- * does). With tokens on, health takes a token optionally (anonymous, or a token whose actuator.read shows details).
+ * does; with them on, the actuator's answer anonymously too).
  */
 export function withSecurity(document: OpenAPIObject, security: SecurityConfig): OpenAPIObject {
   document.security = [];
@@ -57,9 +56,6 @@ export function withSecurity(document: OpenAPIObject, security: SecurityConfig):
   }
   const limit = security.rateLimit;
   for (const [path, item] of Object.entries(document.paths)) {
-    if (security.jwt && (path === HEALTH || path.startsWith(`${HEALTH}/`))) {
-      for (const operation of operationsOf(item)) operation.security = [{}, { [BEARER_SCHEME]: [] }];
-    }
     if (!path.startsWith('/api/')) continue;
     for (const operation of operationsOf(item)) {
       if (security.jwt) {
