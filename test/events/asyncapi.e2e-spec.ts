@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../../src/config/app-config.js';
+import { asyncApiFor } from '../../src/docs/asyncapi.setup.js';
 import { TICKET_EVENT_ROUTING_KEYS } from '../../src/tickets/events/ticket-event.js';
 import { SLA_EVENT_ROUTING_KEYS } from '../../src/sla/sla-event.js';
 import { WEBHOOK_DISABLED_ROUTING_KEY } from '../../src/webhooks/webhook-endpoint-health.js';
@@ -174,14 +175,28 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       }
     });
 
-    it('serves the document as written at /asyncapi.yaml and as JSON at /asyncapi.json', async () => {
+    it('serves the document at /asyncapi.yaml and as JSON at /asyncapi.json, naming the exchange and queue in force', async () => {
       const http = request(app.getHttpServer());
       const yaml = await http.get('/asyncapi.yaml').buffer(true).expect(200);
       expect(yaml.headers['content-type']).toBe('application/yaml; charset=utf-8');
-      expect(yaml.text).toBe(SOURCE);
+      // The run has an exchange and a queue of its own (test/support/global-setup.ts), not the defaults the file names.
+      const { exchange, exchangeType, queue, routingKey } = parseConfig(process.env).rabbitmq;
+      expect([exchange, queue]).not.toEqual([parseConfig({}).rabbitmq.exchange, parseConfig({}).rabbitmq.queue]);
+      expect(yaml.text).toBe(asyncApiFor(SOURCE, { exchange, exchangeType, queue, routingKey }).yaml);
+      const { document: served, diagnostics: yamlDiagnostics } = await new Parser().parse(yaml.text);
+      expect(yamlDiagnostics.filter((d) => d.severity <= 1)).toEqual([]);
+      for (const channel of served!.channels().all()) {
+        const amqp = channel.bindings().get('amqp')!.value();
+        if (amqp.is === 'routingKey') expect([channel.id(), amqp.exchange.name]).toEqual([channel.id(), exchange]);
+        else expect([channel.id(), channel.address(), amqp.queue.name]).toEqual([channel.id(), queue, queue]);
+      }
+      expect(served!.channels().get('ticketEvents')!.address()).toBe(routingKey);
+      expect(served!.channels().get('ticketEvents')!.json().description).toContain(`Exchange \`${exchange}\``);
+      for (const name of [parseConfig({}).rabbitmq.exchange, parseConfig({}).rabbitmq.queue])
+        expect(yaml.text).not.toContain(`\`${name}\``);
       const json = await http.get('/asyncapi.json').expect(200);
       expect(json.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(json.body).toEqual(parseYaml(SOURCE));
+      expect(json.body).toEqual(parseYaml(yaml.text));
       // The JSON form is the same document for an AsyncAPI tool too.
       const { document: fromJson, diagnostics } = await new Parser().parse(json.text);
       expect(diagnostics.filter((d) => d.severity <= 1)).toEqual([]);
