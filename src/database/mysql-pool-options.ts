@@ -2,8 +2,8 @@ import type { PoolOptions } from 'mysql2';
 import type { AppConfig } from '../config/app-config.js';
 
 /**
- * The settings of the service's mysql2 pool. The application creates its pool with them (DatabasePool); the migration
- * CLI's TypeORM gets them as `extra` (typeOrmOptions), which TypeORM applies last, so both pools are alike.
+ * The settings of the service's mysql2 pool, the one pool every statement uses (DatabasePool; TypeORM gets the same
+ * pool as its `driver`).
  */
 export function mysqlPoolOptions(db: AppConfig['db']): PoolOptions {
   return {

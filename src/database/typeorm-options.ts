@@ -19,14 +19,12 @@ import { WebhookDeliveriesWithoutForeignKey1763900021000 } from './migrations/17
 import { WebhookDeliveriesDueByEndpoint1763900021001 } from './migrations/1763900021001-WebhookDeliveriesDueByEndpoint.js';
 import { SlaReconciliation1763900022000 } from './migrations/1763900022000-SlaReconciliation.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
-import { mysqlPoolOptions } from './mysql-pool-options.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
 /**
- * The one set of TypeORM options, shared by the application and the migration CLI (ormconfig.ts). The application
- * adds its own pool as `driver` (DatabaseModule); the CLI's TypeORM makes a pool of its own from `extra`. The
- * entities belong to their features: the application loads those the feature modules register
- * (`TypeOrmModule.forFeature`), the CLI names them.
+ * The application's TypeORM options. DatabaseModule adds the service's own pool as `driver`, so TypeORM makes no pool
+ * of its own. The entities belong to their features: the application loads those the feature modules register
+ * (`TypeOrmModule.forFeature`). The migrations are written by hand and listed here (docs/architecture.md).
  */
 export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
   return {
@@ -60,17 +58,16 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       SlaReconciliation1763900022000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
-    // which ran; the CLI runs them on `migration:run`.
+    // which ran; there is no other way they run.
     migrationsRun: false,
     synchronize: false,
     subscribers: [databaseTimeoutsSubscriber()],
     logger: new NestTypeOrmLogger(),
     // A database that is down, slow or silently gone must cost a request at most DB_QUERY_TIMEOUT_MS, not
     // hang it: connecting and each statement are bounded by it (a connection whose statement timed out is
-    // destroyed, see DatabaseTimeoutsSubscriber); 0 turns these bounds off (e.g. for a long migration by the CLI).
+    // destroyed, see DatabaseTimeoutsSubscriber); 0 turns these bounds off (e.g. for a long migration at start-up).
     connectTimeout: db.queryTimeoutMs || undefined,
     enableQueryTimeout: db.queryTimeoutMs > 0,
     maxQueryExecutionTime: db.queryTimeoutMs || undefined,
-    extra: mysqlPoolOptions(db),
   };
 }

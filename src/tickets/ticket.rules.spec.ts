@@ -1,8 +1,7 @@
 import type { TicketRequest } from './dto/ticket-request.dto.js';
-import type { Ticket } from './ticket.entity.js';
 import { TicketPriority } from './ticket-priority.enum.js';
 import { TicketStatus } from './ticket-status.enum.js';
-import { newTicket, nextUpdatedAt, patchTicket, replaceTicket } from './ticket.rules.js';
+import { newTicket, nextUpdatedAt, patchTicket, replaceTicket, type TicketState } from './ticket.rules.js';
 
 const T0 = new Date('2026-01-01T10:00:00.000Z');
 const T1 = new Date('2026-01-01T11:00:00.000Z');
@@ -12,7 +11,7 @@ function request(status: TicketStatus, overrides: Partial<TicketRequest> = {}): 
   return { title: 't', description: 'd', status, priority: TicketPriority.LOW, requesterEmail: 'a@b.c', ...overrides };
 }
 
-function stored(overrides: Partial<Ticket> = {}): Ticket {
+function stored(overrides: Partial<TicketState & { id: string }> = {}): TicketState & { id: string } {
   return { id: '1', ...newTicket(request(TicketStatus.OPEN), T0), ...overrides };
 }
 

@@ -1,10 +1,20 @@
 import type { TicketPatch } from './dto/ticket-patch.dto.js';
 import type { TicketRequest } from './dto/ticket-request.dto.js';
-import type { Ticket } from './ticket.entity.js';
+import type { TicketPriority } from './ticket-priority.enum.js';
 import { TicketStatus } from './ticket-status.enum.js';
 
-/** A ticket's state apart from its id, which the database assigns. */
-export type TicketState = Omit<Ticket, 'id'>;
+/** A ticket's state apart from its id, which the database assigns: the fields these rules write. */
+export interface TicketState {
+  title: string;
+  description: string;
+  status: TicketStatus;
+  priority: TicketPriority;
+  requesterEmail: string;
+  assignedTo: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  resolvedAt: Date | null;
+}
 
 const RESOLVING_STATUSES: ReadonlySet<TicketStatus> = new Set([TicketStatus.RESOLVED, TicketStatus.CLOSED]);
 

@@ -1,8 +1,6 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
-import { Ticket } from './ticket.entity.js';
 import { TicketsController } from './tickets.controller.js';
 import { TicketHistoryRepository } from './ticket-history.repository.js';
 import { TicketDeletionHooks } from './ticket-deletion-hooks.js';
@@ -11,7 +9,7 @@ import { TicketsService } from './tickets.service.js';
 import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Ticket]), OutboxModule, IdempotencyModule],
+  imports: [OutboxModule, IdempotencyModule],
   controllers: [TicketsController, TicketsV2Controller],
   providers: [TicketsService, TicketsRepository, TicketHistoryRepository, TicketDeletionHooks],
   exports: [TicketDeletionHooks],
