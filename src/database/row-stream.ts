@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { AbandonedStatement } from './abandoned-statement.js';
 import type { DatabasePool } from './database-pool.js';
 import { databaseTimeout, requestDeadline } from './request-deadline.js';
 
@@ -16,13 +17,14 @@ export interface RowStreamOptions {
  * promise rejects with the 503; once open, the rows flow as fast as the stream is read, with back-pressure down to
  * the server (mysql2 stops reading the socket while the stream is full). The connection goes back to the pool when
  * the last row has arrived. Destroying the stream before its end, an error, or the deadline destroys the connection
- * (mysql2 would otherwise read the rest of the result to free it): a server sending rows stops at its next write.
- * Neither the server's time limit (it would bound the whole stream, however long the client takes to read) nor
- * KILL QUERY (behind a proxy or on Galera the id may be another node's connection) is used, so a statement
- * abandoned before its first row (a long sort) runs until that row, and stops there.
+ * (mysql2 would otherwise read the rest of the result to free it) and stops the statement in the server
+ * (AbandonedStatement): nothing of an abandoned list goes on running there, neither a long sort before the first row
+ * nor a scan between two far-apart matches. The server's time limit is not used: it would bound the whole stream,
+ * however long the client takes to read.
  */
 export function openRowStream(pool: DatabasePool, sql: string, values: unknown[], options: RowStreamOptions = {}): Promise<Readable> {
   const deadline = requestDeadline();
+  const statement = new AbandonedStatement(sql);
   return new Promise((resolve, reject) => {
     let waiting = true;
     let stop: (() => void) | undefined;
@@ -38,7 +40,7 @@ export function openRowStream(pool: DatabasePool, sql: string, values: unknown[]
       if (connectError) return fail(connectError);
       if (!waiting) return connection.release();
       const query = connection.query(
-        { sql, dateStrings: options.dateStrings, ...(options.bytes && { rowsAsArray: true, typeCast: false }) },
+        { sql: statement.sql, dateStrings: options.dateStrings, ...(options.bytes && { rowsAsArray: true, typeCast: false }) },
         values,
       );
       const rows = query.stream({ highWaterMark: options.highWaterMark });
@@ -47,6 +49,7 @@ export function openRowStream(pool: DatabasePool, sql: string, values: unknown[]
         if (!held) return;
         held = false;
         pool.destroy(connection);
+        statement.stop(pool);
       };
       const open = () => {
         if (!waiting) return;

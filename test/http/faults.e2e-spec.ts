@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { get, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { INestApplication } from '@nestjs/common';
 import { type Connection, createConnection } from 'mysql2/promise';
@@ -29,6 +31,7 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
   let brokerProxy: TcpProxy;
   let app: INestApplication;
   let client: HttpClient;
+  let port: number;
   let db: Connection;
   let seeded: { id: number };
 
@@ -40,7 +43,8 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
     app = await createTestApp({
       env: { DB_PORT: String(proxy.port), DB_QUERY_TIMEOUT_MS: String(DB_TIMEOUT_MS), RABBITMQ_URL: broker.toString() },
     });
-    client = new HttpClient(await listen(app));
+    port = await listen(app);
+    client = new HttpClient(port);
     db = await createConnection({
       host: process.env.DB_HOST ?? '127.0.0.1',
       port: Number(process.env.DB_PORT ?? 3306),
@@ -157,6 +161,59 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
     }
     // The connections went back to the pool clean (or were replaced): the next reads are answered.
     for (let i = 0; i < 25; i++) expect((await client.send({ method: 'GET', path: '/api/v2/tickets?limit=1' })).status).toBe(200);
+  });
+
+  describe('a streamed list (GET /api/tickets, unpaged) abandoned before its end', () => {
+    const runningLists = async () =>
+      (
+        await db.query(
+          "SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE '%SELECT CONCAT(%FROM tickets%' AND info NOT LIKE '%processlist%'",
+        )
+      )[0] as Array<{ id: number }>;
+
+    /** Every read of tickets past the row with id `through` computes for hours, and notices no closed connection. */
+    async function slowTicketsAfter(through: number, work: () => Promise<void>): Promise<void> {
+      await db.query('RENAME TABLE tickets TO tickets_stored');
+      await db.query(
+        `CREATE VIEW tickets AS SELECT * FROM tickets_stored WHERE id <= ${through} OR BENCHMARK(10000000000, SHA2(title, 256)) = 1`,
+      );
+      try {
+        await work();
+      } finally {
+        for (const { id } of await runningLists()) await db.query('KILL QUERY ?', [id]).catch(() => undefined); // ended meanwhile
+        await db.query('DROP VIEW tickets');
+        await db.query('RENAME TABLE tickets_stored TO tickets');
+      }
+    }
+
+    it('is stopped in the database when its first row did not come within the deadline: nothing of it runs 1 s after its 503', async () => {
+      await slowTicketsAfter(0, async () => {
+        const response = await client.send({ method: 'GET', path: '/api/tickets?sort=-updatedAt,priority' });
+        expect(response.status).toBe(503);
+        await sleep(1_000);
+        expect(await runningLists()).toEqual([]);
+      });
+    });
+
+    it('is stopped in the database when its client goes away after the first rows: nothing of it runs 1 s later', async () => {
+      // More than the server's network buffer (16 KiB) of rows that come at once, which it sends before it scans
+      // on; then rows that each take hours to scan.
+      for (let i = 0; i < 20; i++) expect((await post(buildTicketRequest({ description: 'd'.repeat(2_000) }))).status).toBe(201);
+      const [[{ fast }]] = await db.query<any[]>('SELECT MAX(id) AS fast FROM tickets');
+      for (let i = 0; i < 2; i++) expect((await post(buildTicketRequest())).status).toBe(201);
+      await slowTicketsAfter(fast, async () => {
+        const request = get({ host: '127.0.0.1', port, path: '/api/tickets' });
+        request.on('error', () => undefined);
+        const [response] = (await once(request, 'response')) as [IncomingMessage];
+        expect(response.statusCode).toBe(200);
+        const [chunk] = (await once(response, 'data')) as [Buffer];
+        expect(chunk.toString()).toMatch(/^\[\{"id":/);
+        await waitUntil(async () => (await runningLists()).length === 1, 10_000, 'the list scanning for its next row');
+        request.destroy();
+        await sleep(1_000);
+        expect(await runningLists()).toEqual([]);
+      });
+    });
   });
 
   it('has the database stop a write at the deadline: a write waiting for a row lock is not left waiting after its 503', async () => {
