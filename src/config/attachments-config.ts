@@ -1,4 +1,4 @@
-import { storageDirectoryProblemSync } from '../attachments/storage/storage-directory.js';
+import { storageDirectoryProblemSync } from './storage-directory.js';
 import type { EnvReader } from './env-reader.js';
 
 export const ATTACHMENT_STORAGES = ['database', 'filesystem'] as const;

@@ -90,7 +90,7 @@ describe('Streamed ticket list (GET /api/tickets, unpaged)', () => {
   const runningLists = async () =>
     (
       await db.query('SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE ?', [
-        `SELECT CONCAT('{"id":'%FROM tickets%`,
+        `/* stream %SELECT CONCAT('{"id":'%FROM tickets%`,
       ])
     )[0] as Array<{
       id: number;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { storageDirectoryProblem } from '../../../attachments/storage/storage-directory.js';
+import { storageDirectoryProblem } from '../../../config/storage-directory.js';
 import type { AppConfig } from '../../../config/app-config.js';
 import { probe } from '../health-probe.js';
 
