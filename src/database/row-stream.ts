@@ -58,14 +58,16 @@ export function openRowStream(pool: DatabasePool, sql: string, values: unknown[]
         resolve(rows);
       };
       query.once('result', open);
-      // mysql2 tells a lost connection to the connection, not to a query without callback.
+      // mysql2 tells a lost connection to the connection, not to a query without callback; a query's error goes
+      // to the stream too, which must have a listener of its own while no reader holds it (an 'error' emitted
+      // without one is thrown out of the socket's handler). It stays: destroy(error) emits once more.
       const failed = (error: Error) => {
         rows.destroy(error);
         stop?.();
         fail(error);
       };
       connection.once('error', failed);
-      query.once('error', failed);
+      rows.on('error', failed);
       query.once('end', () => {
         connection.removeListener('error', failed);
         open();

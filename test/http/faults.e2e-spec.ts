@@ -195,6 +195,17 @@ describe('Database and broker faults (service -> TCP proxies -> MariaDB, RabbitM
       });
     });
 
+    it('answers 503 when its connection is lost before the first row, and the service goes on serving', async () => {
+      await slowTicketsAfter(0, async () => {
+        const answer = client.send({ method: 'GET', path: '/api/tickets' });
+        await waitUntil(async () => (await runningLists()).length === 1, 10_000, 'the list scanning for its first row');
+        const [{ id }] = await runningLists();
+        await db.query('KILL CONNECTION ?', [id]);
+        expect((await answer).status).toBe(503);
+      });
+      expect((await client.send({ method: 'GET', path: '/api/tickets' })).status).toBe(200);
+    });
+
     it('is stopped in the database when its client goes away after the first rows: nothing of it runs 1 s later', async () => {
       // More than the server's network buffer (16 KiB) of rows that come at once, which it sends before it scans
       // on; then rows that each take hours to scan.
