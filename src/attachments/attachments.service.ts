@@ -9,7 +9,6 @@ import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/p
 import { freeOfRequestDeadline, WithinRequestDeadline } from '../database/request-deadline.js';
 import { inTransaction, isCommitOutcomeUnknown, type Transaction } from '../database/transaction.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import { attachmentEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
 import { HistoryAction } from '../tickets/history-action.js';
@@ -37,7 +36,6 @@ export class AttachmentsService implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
-    private readonly relay: OutboxRelay,
     private readonly idempotency: IdempotencyService,
     private readonly attachments: AttachmentsRepository,
     private readonly history: TicketHistoryRepository,
@@ -123,7 +121,6 @@ export class AttachmentsService implements OnModuleInit {
       if (!isCommitOutcomeUnknown(error)) await writer?.abandon();
       throw error;
     }
-    this.relay.kick();
     // Committed: a failed rename leaves the partial file, which the sweeper completes (OrphanSweeper).
     await writer?.committed().catch((error: unknown) => this.logger.error(`Attachment ${attachment.id}: ${String(error)}`));
     return attachment;
@@ -228,7 +225,6 @@ export class AttachmentsService implements OnModuleInit {
       await this.outbox.record(transaction.later, event, routingKeyOf('ATTACHMENT_DELETED'));
       return attachment;
     });
-    this.relay.kick();
     await this.removeBytes(removed.storage, [removed.id]);
   }
 
@@ -242,7 +238,7 @@ export class AttachmentsService implements OnModuleInit {
   }
 
   /** A ticket's delete: its attachments' rows (and chunks) go in its transaction, their files after its commit. */
-  private async deleteOfTicket(transaction: Transaction, ticketId: string): Promise<() => Promise<void>> {
+  private async deleteOfTicket(transaction: Transaction, ticketId: string): Promise<void> {
     // By id, those committed (a consistent read): an upload still running to the ticket holds its row uncommitted, and
     // a delete by ticket would wait for that upload; the upload instead finds the ticket gone at its end and rolls back.
     const attachments = await this.attachments.ofTicket(transaction, ticketId);
@@ -250,12 +246,12 @@ export class AttachmentsService implements OnModuleInit {
       transaction.later,
       attachments.map((attachment) => attachment.id),
     );
-    return async () => {
+    transaction.afterCommit(async () => {
       for (const kind of new Set(attachments.map((attachment) => attachment.storage))) {
         const ids = attachments.filter((attachment) => attachment.storage === kind).map((attachment) => attachment.id);
         await this.removeBytes(kind, ids);
       }
-    };
+    });
   }
 }
 

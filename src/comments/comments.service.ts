@@ -5,7 +5,6 @@ import type { DataSource } from 'typeorm';
 import { HistoryAction } from '../tickets/history-action.js';
 import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import { commentAddedEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
 import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/paging/keyset-page.js';
@@ -27,7 +26,6 @@ export class CommentsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
-    private readonly relay: OutboxRelay,
     private readonly idempotency: IdempotencyService,
     private readonly comments: CommentsRepository,
     private readonly history: TicketHistoryRepository,
@@ -72,7 +70,6 @@ export class CommentsService {
       await this.idempotency.finishCreated(transaction, context.idempotency, comment, null);
       return comment;
     });
-    this.relay.kick();
     return comment;
   }
 

@@ -15,7 +15,7 @@ describe('parseConfig', () => {
         queueType: 'classic',
         queueArguments: {},
       },
-      outbox: { partitions: 8, leaseTtlMs: 10_000 },
+      outbox: { partitions: 8, pollIntervalMs: 500, leaseTtlMs: 10_000 },
       tickets: { workflow: 'open' },
       management: { probesEnabled: false, readinessInclude: ['readinessState', 'db'], exposure: ['health', 'info'] },
     });
@@ -67,10 +67,22 @@ describe('parseConfig', () => {
     ['RABBITMQ_ADDRESSES', 'http://node1'],
     ['OUTBOX_PARTITIONS', '0'],
     ['OUTBOX_LEASE_TTL_MS', '100'],
+    ['OUTBOX_LEASE_TTL_MS', '1000'],
+    ['OUTBOX_POLL_INTERVAL_MS', '5'],
     ['TICKET_WORKFLOW', 'STRICT'],
   ])('stops with a message naming %s when it is %p', (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(new RegExp(`^${name} `));
+  });
+
+  it('holds each lease renewed by a worker to at least four of its poll intervals', () => {
+    expect(() => parseConfig({ OUTBOX_POLL_INTERVAL_MS: '250', OUTBOX_LEASE_TTL_MS: '999' })).toThrow(
+      'OUTBOX_LEASE_TTL_MS must be at least 4 × OUTBOX_POLL_INTERVAL_MS (1000), got 999',
+    );
+    expect(parseConfig({ OUTBOX_POLL_INTERVAL_MS: '250', OUTBOX_LEASE_TTL_MS: '1000' }).outbox.leaseTtlMs).toBe(1_000);
+    expect(() => parseConfig({ CHANGES_SEQUENCE_INTERVAL_MS: '200', CHANGES_LEASE_TTL_MS: '600' })).toThrow(
+      'CHANGES_LEASE_TTL_MS must be at least 4 × CHANGES_SEQUENCE_INTERVAL_MS (800), got 600',
+    );
   });
 
   describe('broker addresses', () => {

@@ -16,10 +16,16 @@ export interface ChangesConfig {
 }
 
 export function parseChangesConfig(read: EnvReader): ChangesConfig {
+  const sequenceIntervalMs = read.intBetween('CHANGES_SEQUENCE_INTERVAL_MS', 100, 10, 10_000);
   return {
     retentionDays: read.intBetween('CHANGES_RETENTION_DAYS', 7, 1, 3650),
-    sequenceIntervalMs: read.intBetween('CHANGES_SEQUENCE_INTERVAL_MS', 100, 10, 10_000),
-    leaseTtlMs: read.intBetween('CHANGES_LEASE_TTL_MS', 10_000, 500, 600_000),
+    sequenceIntervalMs,
+    leaseTtlMs: read.leaseCoveringPolls(
+      'CHANGES_LEASE_TTL_MS',
+      read.intBetween('CHANGES_LEASE_TTL_MS', 10_000, 500, 600_000),
+      'CHANGES_SEQUENCE_INTERVAL_MS',
+      sequenceIntervalMs,
+    ),
     sseHeartbeatMs: read.intBetween('CHANGES_SSE_HEARTBEAT_MS', 15_000, 100, 300_000),
     streamMaxSeconds: read.intBetween('CHANGES_STREAM_MAX_SECONDS', 3600, 1, 86_400),
     streamsPerClient: read.intBetween('CHANGES_STREAMS_PER_CLIENT', 10, 0, 100_000),

@@ -33,6 +33,15 @@ export class EnvReader {
     return Number(raw);
   }
 
+  /**
+   * A lease renewed by a worker's passes must outlast several poll intervals: a lease valid for its TTL less a fifth,
+   * renewed only during a pass, would otherwise be lost between two passes. Answers `leaseMs`.
+   */
+  leaseCoveringPolls(leaseName: string, leaseMs: number, pollName: string, pollMs: number): number {
+    if (leaseMs < 4 * pollMs) throw this.invalid(leaseName, `must be at least 4 × ${pollName} (${4 * pollMs}), got ${leaseMs}`);
+    return leaseMs;
+  }
+
   intBetween(name: string, fallback: number, min: number, max: number): number {
     const value = this.int(name, fallback);
     if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);

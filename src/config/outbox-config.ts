@@ -3,13 +3,22 @@ import type { EnvReader } from './env-reader.js';
 export interface OutboxConfig {
   /** Fixed per deployment: a ticket's events share the partition `ticketId mod partitions`. */
   partitions: number;
+  /** How often the relay looks for events besides being woken by each commit that recorded one. */
+  pollIntervalMs: number;
   leaseTtlMs: number;
 }
 
 export function parseOutboxConfig(read: EnvReader): OutboxConfig {
+  const pollIntervalMs = read.intBetween('OUTBOX_POLL_INTERVAL_MS', 500, 10, 150_000);
   return {
     partitions: read.intBetween('OUTBOX_PARTITIONS', 8, 1, 1024),
+    pollIntervalMs,
     // A replica that stops renewing (crashed, paused, cut off) loses its partitions after this long.
-    leaseTtlMs: read.intBetween('OUTBOX_LEASE_TTL_MS', 10_000, 500, 600_000),
+    leaseTtlMs: read.leaseCoveringPolls(
+      'OUTBOX_LEASE_TTL_MS',
+      read.intBetween('OUTBOX_LEASE_TTL_MS', 10_000, 500, 600_000),
+      'OUTBOX_POLL_INTERVAL_MS',
+      pollIntervalMs,
+    ),
   };
 }

@@ -89,4 +89,48 @@ describe('inTransaction', () => {
     await expect(inTransaction(failed.source, async (transaction) => transaction.query('SELECT 1'))).rejects.toBe(other);
     expect(failed.sent).toHaveLength(1);
   });
+
+  describe('after-commit hooks', () => {
+    /** Work that registers a hook (on the transaction, then on its later statements) recording when it ran. */
+    const hooked = (ran: string[], db: { sent: string[][] }, fail?: Error) => async (transaction: Transaction) => {
+      transaction.afterCommit(() => void ran.push(`first, after ${db.sent.flat().at(-1)}`));
+      await transaction.query('INSERT INTO tickets (title) VALUES (?)', ['t']);
+      transaction.later.afterCommit(async () => {
+        if (fail) throw fail;
+        ran.push('second');
+      });
+      await transaction.later.query('INSERT INTO ticket_history (ticket_id) VALUES (?)', [7]);
+    };
+
+    it('runs them in order once COMMIT succeeded, before inTransaction answers', async () => {
+      const db = database();
+      const ran: string[] = [];
+      await inTransaction(db.source, hooked(ran, db));
+      expect(ran).toEqual(['first, after INSERT INTO ticket_history (ticket_id) VALUES (?);\nCOMMIT', 'second']);
+    });
+
+    it('never runs them after a rollback, nor for an attempt a deadlock rolled back', async () => {
+      const refused = new QueryFailedError('INSERT', [], Object.assign(new Error('Data too long'), { errno: 1406 }));
+      const rolledBack = database([], '10.11.6-MariaDB', refused);
+      const ran: string[] = [];
+      await expect(inTransaction(rolledBack.source, hooked(ran, rolledBack))).rejects.toBe(refused);
+      expect(ran).toEqual([]);
+      // Two attempts rolled back by deadlocks registered hooks too: only the committed one's run.
+      const retried = database([deadlock(), deadlock()]);
+      await inTransaction(retried.source, hooked(ran, retried));
+      expect(ran).toEqual(['first, after INSERT INTO ticket_history (ticket_id) VALUES (?);\nCOMMIT', 'second']);
+    });
+
+    it('does not fail a committed transaction when a hook fails: the others still run', async () => {
+      const db = database();
+      const ran: string[] = [];
+      const work = async (transaction: Transaction) => {
+        await hooked(ran, db, new Error('disk gone'))(transaction);
+        transaction.afterCommit(() => void ran.push('third'));
+        return 'committed';
+      };
+      expect(await inTransaction(db.source, work)).toBe('committed');
+      expect(ran).toEqual(['first, after INSERT INTO ticket_history (ticket_id) VALUES (?);\nCOMMIT', 'third']);
+    });
+  });
 });

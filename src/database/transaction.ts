@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger } from '@nestjs/common';
 import type { ExecuteValues, PoolConnection } from 'mysql2';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { lostTheConnection, serverErrno } from './connection-errors.js';
@@ -14,8 +15,8 @@ import { type DatabaseServer, databaseServer, isServerTimeLimit, withServerTimeL
  * passed (DatabaseTimeoutsSubscriber checks before each round trip): a write the client got a 503 for must not
  * commit later. Once COMMIT is out, the request waits for its answer (untilCommitted).
  */
-export interface Transaction extends Queryable {
-  readonly later: Queryable;
+export interface Transaction extends TransactionWrites {
+  readonly later: TransactionWrites;
   /**
    * One statement as a prepared statement (mysql2's `execute`, the binary protocol): a Buffer parameter travels as
    * its bytes, where `query` writes it into the statement's text hex-encoded, twice its size and built as a string.
@@ -23,6 +24,21 @@ export interface Transaction extends Queryable {
    */
   execute(sql: string, params: ExecuteValues[]): Promise<unknown>;
 }
+
+/** What is to happen once a transaction has committed, e.g. waking the worker that publishes what it recorded. */
+export type AfterCommit = () => void | Promise<void>;
+
+/** Statements of a transaction, and what is to happen once it has committed. */
+export interface TransactionWrites extends Queryable {
+  /**
+   * Runs `hook` after COMMIT succeeded, in the order registered, before inTransaction answers; never after a
+   * rollback, nor for an attempt that a deadlock rolled back. A hook's failure is logged, not thrown: the write has
+   * committed.
+   */
+  afterCommit(hook: AfterCommit): void;
+}
+
+const logger = new Logger('Database');
 
 /** InnoDB's ER_LOCK_DEADLOCK: it rolled the whole transaction back to break a deadlock. */
 const DEADLOCK = 1213;
@@ -59,10 +75,14 @@ export async function inTransaction<T>(
  */
 async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, work: (transaction: Transaction) => Promise<T>): Promise<T> {
   let begun = false;
-  const later = new StatementBatch();
+  let result: T;
+  const hooks: AfterCommit[] = [];
+  const afterCommit = (hook: AfterCommit) => void hooks.push(hook);
+  const later = Object.assign(new StatementBatch(), { afterCommit });
   const send = (sql: string, params: unknown[]) => runner.query(writeTimeLimited(sql, server), params).catch(serverTimeLimitAs503);
   const transaction: Transaction = {
     later,
+    afterCommit,
     query: async (sql: string, params: unknown[] = []) => {
       if (begun) return send(sql, params);
       begun = true;
@@ -81,7 +101,7 @@ async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, wo
     },
   };
   try {
-    const result = await work(transaction);
+    result = await work(transaction);
     if (server === 'MariaDB' && later.size > 0) {
       // One round trip: the server stops at the first statement that fails, so COMMIT runs only after all of them
       // did. Each statement is stopped by the server past the time left when the round trip went out
@@ -98,12 +118,23 @@ async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, wo
         throw isPastDeadline(error) ? error : Object.assign(error as object, { [COMMIT_OUTCOME_UNKNOWN]: true });
       });
     }
-    return result;
   } catch (error) {
     await runner.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
     await runner.release();
+  }
+  await runHooks(hooks);
+  return result;
+}
+
+async function runHooks(hooks: AfterCommit[]): Promise<void> {
+  for (const hook of hooks) {
+    try {
+      await hook();
+    } catch (error) {
+      logger.error(`A step after a commit failed: ${(error as Error).message}`, (error as Error).stack);
+    }
   }
 }
 

@@ -13,8 +13,6 @@ import { type OutboxBacklog, OutboxRepository, type PendingEvent } from './outbo
 export type { OutboxBacklog, PendingEvent };
 
 const BATCH_SIZE = 200;
-/** Also how soon a partition whose relay died is taken over once its lease has expired. */
-const POLL_INTERVAL_MS = 500;
 const MAX_BACKOFF_MS = 5_000;
 const LINGER_MS = 10;
 /** A message the broker refused this many times, while connected, is parked instead of blocking the rows behind it. */
@@ -66,6 +64,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly routingKey: string;
   private readonly exchange: string;
   private readonly leases: OutboxLeases;
+  /** Also how soon a partition whose relay died is taken over once its lease has expired. */
+  private readonly pollIntervalMs: number;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private rerun = false;
@@ -76,7 +76,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private partitionsReady = false;
   private refreshedAt = 0;
   private observer?: OutboxRelayObserver;
-  private readonly kickListeners: Array<() => void> = [];
   /** Created outside any request, with the application. */
   private readonly ownContext = new AsyncResource(OutboxRelay.name);
 
@@ -91,10 +90,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     this.exchange = config.get('rabbitmq.exchange', { infer: true });
     const settings = config.get('outbox', { infer: true });
     this.leases = new OutboxLeases(leases, settings.partitions, settings.leaseTtlMs);
+    this.pollIntervalMs = settings.pollIntervalMs;
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.kick(), POLL_INTERVAL_MS);
+    this.timer = setInterval(() => this.kick(), this.pollIntervalMs);
     this.timer.unref();
     // The first pass waits for the broker's first connection attempt, so start-up does not report a backlog.
     void this.client.firstConnectionAttempt().then(() => this.kick());
@@ -111,7 +111,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Starts a relay pass, or asks the running one to go round again. Never throws. */
   kick(): void {
-    for (const listener of this.kickListeners) listener();
     if (this.stopped || Date.now() < this.retryAt) return;
     if (this.running) {
       this.rerun = true;
@@ -121,11 +120,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     // database deadline and log lines as part of the request.
     // Nor is the relay's polling traced: only its publishes are, each in the trace of the request that wrote it.
     this.running = this.ownContext.runInAsyncScope(() => untraced(() => this.drain())).finally(() => (this.running = undefined));
-  }
-
-  /** Also told of every kick (after each write's commit), while the broker is away too; must not throw. */
-  onKick(listener: () => void): void {
-    this.kickListeners.push(listener);
   }
 
   observe(observer: OutboxRelayObserver): void {
@@ -183,7 +177,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
    * still current; a long drain (a backlog after an outage) still says it is alive and keeps its share current.
    */
   private async refreshLeasesIfDue(runner: QueryRunner): Promise<void> {
-    if (Date.now() - this.refreshedAt < POLL_INTERVAL_MS / 2) return;
+    if (Date.now() - this.refreshedAt < this.pollIntervalMs / 2) return;
     await this.leases.refresh(runner);
     this.refreshedAt = Date.now();
   }

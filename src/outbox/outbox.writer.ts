@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
-import type { Queryable } from '../database/statement-batch.js';
+import type { TransactionWrites } from '../database/transaction.js';
+import { OutboxRelay } from './outbox.relay.js';
 import { OutboxRepository } from './outbox.repository.js';
 import { ChangeFeedRepository } from '../changes/change-feed.repository.js';
 
@@ -24,15 +25,21 @@ export interface RecordedEvent extends OutboxEvent {
 }
 
 /** Writes something more in the transaction of every event recorded, e.g. into the caller's statement batch. */
-export type OutboxFollower = (manager: Queryable, event: RecordedEvent) => Promise<void>;
+export type OutboxFollower = (writes: TransactionWrites, event: RecordedEvent) => Promise<void>;
 
-/** Records an event in the caller's transaction, so it commits or rolls back with the write it describes. */
+/**
+ * Records an event in the caller's transaction, so it commits or rolls back with the write it describes, and wakes
+ * the relay once that transaction has committed (the relay's poll is only the fallback).
+ */
 @Injectable()
 export class OutboxWriter {
   private readonly partitions: number;
   private readonly followers: OutboxFollower[] = [];
+  /** Transactions that will wake the relay once committed: once each, however many events they record. */
+  private readonly waking = new WeakSet<TransactionWrites>();
 
   constructor(
+    private readonly relay: OutboxRelay,
     private readonly outbox: OutboxRepository,
     private readonly changes: ChangeFeedRepository,
     config: ConfigService<AppConfig, true>,
@@ -50,7 +57,7 @@ export class OutboxWriter {
    * current one (a write made for several requests names each's).
    */
   async record(
-    manager: Queryable,
+    writes: TransactionWrites,
     event: OutboxEvent,
     routingKey: string | null,
     trace: TraceHeaders | undefined = currentTraceContext(),
@@ -59,7 +66,7 @@ export class OutboxWriter {
     // several kinds, each to its own key, in order. The request's trace context travels with the event, so its
     // publish joins the request's trace (NULL untraced).
     const payload = JSON.stringify(event);
-    await this.outbox.insert(manager, {
+    await this.outbox.insert(writes, {
       eventId: event.eventId,
       eventType: event.eventType,
       ticketId: event.ticketId,
@@ -71,7 +78,11 @@ export class OutboxWriter {
       tracestate: trace?.tracestate ?? null,
     });
     // Every kind of event is a change of the feed, committed with it (src/changes/).
-    await this.changes.insert(manager, { ...event, payload });
-    for (const follower of this.followers) await follower(manager, { ...event, routingKey, payload });
+    await this.changes.insert(writes, { ...event, payload });
+    for (const follower of this.followers) await follower(writes, { ...event, routingKey, payload });
+    if (!this.waking.has(writes)) {
+      this.waking.add(writes);
+      writes.afterCommit(() => this.relay.kick());
+    }
   }
 }

@@ -6,7 +6,6 @@ import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { inTransaction } from '../database/transaction.js';
 import { untraced } from '../observability/tracing/trace-context.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import { SLA_EVENT_ROUTING_KEYS, slaEvent } from './sla-event.js';
 import { SlaMetrics } from './sla.metrics.js';
@@ -40,7 +39,6 @@ export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdow
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: SlaRepository,
     private readonly outbox: OutboxWriter,
-    private readonly relay: OutboxRelay,
     private readonly metrics: SlaMetrics,
     private readonly reconciler: SlaReconciler,
     config: ConfigService<AppConfig, true>,
@@ -76,21 +74,17 @@ export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdow
   private async pass(): Promise<boolean> {
     try {
       const due = await this.repository.due(new Date(), BATCH);
-      let sent = 0;
       let failed = 0;
       for (const event of due) {
         if (this.stopped) break;
         // One event that fails (its transaction rolled back, so it stays due) does not hold up the others.
-        const handled = await this.handle(event).catch((error: unknown) => {
+        await this.handle(event).catch((error: unknown) => {
           this.logger.warn(
             `SLA ${event.kind} of ticket ${event.ticketId} (${event.metric}, cycle ${event.cycle}) not sent yet: ${(error as Error).message}`,
           );
           failed++;
-          return false;
         });
-        if (handled) sent++;
       }
-      if (sent > 0) this.relay.kick();
       // Straight on to the next batch only while this one made progress: failing events are retried at the next poll.
       return due.length === BATCH && failed < due.length;
     } catch (error) {
@@ -99,8 +93,8 @@ export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  /** Handles one due event in its own transaction; true when this call recorded it (it was not sent before). */
-  private async handle(event: DueEvent): Promise<boolean> {
+  /** Handles one due event in its own transaction: records it unless it was sent before. */
+  private async handle(event: DueEvent): Promise<void> {
     const now = new Date();
     const recorded = await inTransaction(this.dataSource, async (transaction) => {
       const clock = await this.repository.lockDue(transaction, event);
@@ -115,6 +109,5 @@ export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdow
       return fresh ? clock : undefined;
     });
     if (recorded && event.kind === 'BREACHED') this.metrics.breached(event.metric, recorded.priority);
-    return recorded !== undefined;
   }
 }

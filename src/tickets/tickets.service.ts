@@ -7,7 +7,6 @@ import { TicketHistoryRepository } from './ticket-history.repository.js';
 import { TicketDeletionHooks } from './ticket-deletion-hooks.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { ticketChanges } from './ticket-changes.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import type { TicketPatch } from './dto/ticket-patch.dto.js';
 import type { TicketRequest } from './dto/ticket-request.dto.js';
@@ -25,7 +24,7 @@ import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { assertPrefixesBounded } from './query/search-prefix-bound.js';
 import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
-import { inTransaction } from '../database/transaction.js';
+import { inTransaction, type TransactionWrites } from '../database/transaction.js';
 import type { Queryable } from '../database/statement-batch.js';
 import { BatchedWrites } from '../database/batched-writes.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
@@ -59,7 +58,6 @@ export class TicketsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly outbox: OutboxWriter,
-    private readonly relay: OutboxRelay,
     private readonly idempotency: IdempotencyService,
     private readonly tickets: TicketsRepository,
     private readonly history: TicketHistoryRepository,
@@ -76,9 +74,7 @@ export class TicketsService {
   /** The ticket row, its search words, its history entry, its CREATED event and its idempotency record commit together. */
   async create(request: TicketRequest, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     const now = new Date();
-    const ticket = await this.creates.write({ fields: newTicket(request, now), now, context, trace: currentTraceContext() });
-    this.relay.kick();
-    return ticket;
+    return this.creates.write({ fields: newTicket(request, now), now, context, trace: currentTraceContext() });
   }
 
   private insertAll(pending: NewTicket[]): Promise<TicketResponse[]> {
@@ -173,7 +169,6 @@ export class TicketsService {
       await this.idempotency.finishUpdated(transaction, context.idempotency, updated, ticketEtag(updated));
       return updated;
     });
-    this.relay.kick();
     return ticket;
   }
 
@@ -186,16 +181,13 @@ export class TicketsService {
   async remove(id: string, ifMatch?: string): Promise<void> {
     const now = new Date();
     // The version check and the delete share the row lock, so no update can slip in between them.
-    const afterCommit = await inTransaction(this.dataSource, async (transaction) => {
+    await inTransaction(this.dataSource, async (transaction) => {
       const last = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, last);
       await this.tickets.delete(transaction.later, id);
-      const afterCommit = await this.deletionHooks.run(transaction, id);
+      await this.deletionHooks.run(transaction, id);
       await this.outbox.record(transaction.later, ticketEvent('DELETED', last, now), routingKeyOf('DELETED'));
-      return afterCommit;
     });
-    this.relay.kick();
-    await afterCommit();
   }
 
   private async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse> {
@@ -206,7 +198,7 @@ export class TicketsService {
 
   /** The write's history entry (what changed) and its event, in the write's transaction. */
   private async recordWrite(
-    manager: Queryable,
+    writes: TransactionWrites,
     context: WriteContext,
     action: HistoryAction.CREATED | HistoryAction.UPDATED,
     before: TicketState | null,
@@ -214,13 +206,13 @@ export class TicketsService {
     now: Date,
     trace = currentTraceContext(),
   ): Promise<void> {
-    await this.history.record(manager, {
+    await this.history.record(writes, {
       ticketId: ticket.id,
       occurredAt: now,
       actor: context.actor,
       action,
       changes: ticketChanges(before, ticket),
     });
-    await this.outbox.record(manager, ticketEvent(action, ticket, now), routingKeyOf(action), trace);
+    await this.outbox.record(writes, ticketEvent(action, ticket, now), routingKeyOf(action), trace);
   }
 }

@@ -5,7 +5,6 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import type { WebhooksConfig } from '../config/webhooks-config.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { untraced } from '../observability/tracing/trace-context.js';
 import { dnsResolver } from './address-policy.js';
 import { nextStep } from './retry-policy.js';
@@ -76,15 +75,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     private readonly deliveries: WebhookDispatchRepository,
     private readonly endpoints: WebhookEndpointHealth,
     private readonly metrics: WebhooksMetrics,
-    relay: OutboxRelay,
     config: ConfigService<AppConfig, true>,
   ) {
     this.settings = config.get('webhooks', { infer: true });
     this.sender = new WebhookSender(this.settings.timeoutMs, this.settings.allowPrivateNetworks, dnsResolver(this.settings.dnsServers));
     this.refill = Math.max(1, Math.floor(this.settings.concurrency / 4));
     this.endpointShare = Math.max(1, Math.ceil(this.settings.concurrency / 2));
-    // A commit kicks for the deliveries it may have written; none when the last look found no enabled endpoint.
-    relay.onKick(() => this.anyEnabled && this.kick());
+  }
+
+  /** A commit wrote deliveries for the enabled endpoints: none when the last look found no enabled endpoint. */
+  deliveriesWritten(): void {
+    if (this.anyEnabled) this.kick();
   }
 
   /**

@@ -5,7 +5,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { inTransaction } from '../database/transaction.js';
-import { OutboxRelay } from '../outbox/outbox.relay.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import type { ClaimedDelivery } from './webhook-dispatch.repository.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -42,7 +41,6 @@ export class WebhookEndpointHealth {
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly outbox: OutboxWriter,
-    private readonly relay: OutboxRelay,
     config: ConfigService<AppConfig, true>,
   ) {
     this.disableAfterMs = config.get('webhooks.disableAfterMs', { infer: true });
@@ -76,6 +74,5 @@ export class WebhookEndpointHealth {
     });
     if (!disabled) return;
     this.logger.warn(`Webhook ${webhookId} disabled: ${reason}`);
-    this.relay.kick();
   }
 }

@@ -19,6 +19,7 @@ describe('SLA events across replicas and restarts', () => {
     ...slaPolicyEnv({ HIGH: { firstResponse: 'PT2S', resolution: 'PT10H' } }),
     DB_DATABASE: database,
     OUTBOX_LEASE_TTL_MS: '1000',
+    OUTBOX_POLL_INTERVAL_MS: '250',
     LOG_LEVEL: 'warn',
   };
   const services: ServiceProcess[] = [];
