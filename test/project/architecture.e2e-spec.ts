@@ -189,6 +189,15 @@ describe('Architecture', () => {
     expect(imports).toEqual([]);
   });
 
+  it('reaches the database driver only through src/database/', () => {
+    const imports = FILES.filter((file) => !file.startsWith('database/')).flatMap((file) =>
+      specifiersOf(SOURCES.get(file)!)
+        .filter((specifier) => specifier === 'mysql2' || specifier.startsWith('mysql2/'))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+    expect(imports).toEqual([]);
+  });
+
   it("names in docs/architecture.md's folder map every top-level folder of src/ and no other", () => {
     const folders = readdirSync(SRC)
       .filter((name) => statSync(join(SRC, name)).isDirectory())
