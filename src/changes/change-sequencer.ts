@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
@@ -6,6 +5,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { isLostRace } from '../database/connection-errors.js';
+import { PeriodicWorker } from '../database/periodic-worker.js';
 import { StatementBatch } from '../database/statement-batch.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { ChangesConfig } from '../config/changes-config.js';
@@ -40,12 +40,9 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
   private claimDueAt = 0;
   private renewDueAt = 0;
   private pruneDueAt = 0;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
   private stopped = false;
   private failing = false;
-  /** Created outside any request, with the application. */
-  private readonly ownContext = new AsyncResource(ChangeSequencer.name);
+  private readonly worker: PeriodicWorker;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -55,18 +52,16 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     config: ConfigService<AppConfig, true>,
   ) {
     this.settings = config.get('changes', { infer: true });
+    this.worker = new PeriodicWorker({ name: ChangeSequencer.name, intervalMs: this.settings.sequenceIntervalMs, pass: () => this.pass() });
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.kick(), this.settings.sequenceIntervalMs);
-    this.timer.unref();
-    this.kick();
+    this.worker.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.worker.stop();
     if (this.epoch === null) return;
     // Another replica takes over at once instead of after the TTL; if the database is gone, the lease expires.
     await this.withRunner((runner) => this.leases.release(runner, this.owner)).catch(() => undefined);
@@ -77,15 +72,14 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     return this.epoch !== null;
   }
 
-  /** Runs a pass now unless one is running. Never throws. */
+  /** Runs a pass now, or once more after the one in progress. Never throws. */
   kick(): void {
-    if (this.stopped || this.running) return;
-    this.running = this.ownContext.runInAsyncScope(() => this.pass()).finally(() => (this.running = undefined));
+    this.worker.wake();
   }
 
   /** Deletes the changes past retention now (the owner does it every minute); false when this replica is not the owner. */
   async prune(): Promise<boolean> {
-    await this.running;
+    await this.worker.idle();
     return this.withRunner((runner) => this.pruneAll(runner));
   }
 

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   ConflictException,
   Injectable,
-  Logger,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
   UnprocessableEntityException,
@@ -11,6 +10,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Queryable } from '../database/statement-batch.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { IdempotencyClaim } from '../common/context/write-context.js';
+import { PeriodicWorker } from '../database/periodic-worker.js';
 import { freeOfRequestDeadline, WithinRequestDeadline } from '../database/request-deadline.js';
 import { IdempotencyRepository, type KeyRecord, type StartedKey, type StoredResponse } from './idempotency.repository.js';
 
@@ -39,9 +39,12 @@ export type IdempotencyStart = { claim: IdempotencyClaim } | { replay: StoredRes
  */
 @Injectable()
 export class IdempotencyService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(IdempotencyService.name);
   private readonly ttlMs: number;
-  private timer?: NodeJS.Timeout;
+  private readonly purge = new PeriodicWorker({
+    name: IdempotencyService.name,
+    intervalMs: PURGE_INTERVAL_MS,
+    pass: () => this.purgeExpired().then(() => false),
+  });
 
   constructor(
     private readonly keys: IdempotencyRepository,
@@ -51,14 +54,11 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.purgeExpired().catch((error: Error) => this.logger.warn(`Purging expired idempotency keys failed: ${error.message}`));
-    }, PURGE_INTERVAL_MS);
-    this.timer.unref();
+    this.purge.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  async onApplicationShutdown(): Promise<void> {
+    await this.purge.stop();
   }
 
   /**

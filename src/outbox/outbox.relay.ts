@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -6,6 +5,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { type PublishOutcome, RabbitMqClient } from '../messaging/rabbitmq.client.js';
 import { publishSpans, untraced } from '../observability/tracing/trace-context.js';
+import { PeriodicWorker } from '../database/periodic-worker.js';
 import { OutboxLeases } from './outbox-leases.js';
 import { OutboxLeasesRepository } from './outbox-leases.repository.js';
 import { type OutboxBacklog, OutboxRepository, type PendingEvent } from './outbox.repository.js';
@@ -66,9 +66,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly leases: OutboxLeases;
   /** Also how soon a partition whose relay died is taken over once its lease has expired. */
   private readonly pollIntervalMs: number;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private rerun = false;
+  /**
+   * A pass woken by a request's commit must not run in that request's async context (it would carry the request's
+   * database deadline and log lines), which PeriodicWorker sees to; nor is the relay's polling traced: only its
+   * publishes are, each in the trace of the request that wrote it.
+   */
+  private readonly worker: PeriodicWorker;
   private stopped = false;
   private failures = 0;
   private retryAt = 0;
@@ -76,8 +79,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private partitionsReady = false;
   private refreshedAt = 0;
   private observer?: OutboxRelayObserver;
-  /** Created outside any request, with the application. */
-  private readonly ownContext = new AsyncResource(OutboxRelay.name);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -91,19 +92,17 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     const settings = config.get('outbox', { infer: true });
     this.leases = new OutboxLeases(leases, settings.partitions, settings.leaseTtlMs);
     this.pollIntervalMs = settings.pollIntervalMs;
+    this.worker = new PeriodicWorker({ name: OutboxRelay.name, intervalMs: this.pollIntervalMs, pass: () => untraced(() => this.drain()) });
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.kick(), this.pollIntervalMs);
-    this.timer.unref();
     // The first pass waits for the broker's first connection attempt, so start-up does not report a backlog.
-    void this.client.firstConnectionAttempt().then(() => this.kick());
+    void this.client.firstConnectionAttempt().then(() => this.worker.start());
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.worker.stop();
     // Other relays take the partitions over at once instead of after the lease's TTL. Best effort: if the
     // database is gone, the leases simply expire.
     await this.withRunner((runner) => this.leases.releaseAll(runner)).catch(() => undefined);
@@ -111,15 +110,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Starts a relay pass, or asks the running one to go round again. Never throws. */
   kick(): void {
-    if (this.stopped || Date.now() < this.retryAt) return;
-    if (this.running) {
-      this.rerun = true;
-      return;
-    }
-    // A pass kicked by a request must not run in that request's async context: it would carry the request's
-    // database deadline and log lines as part of the request.
-    // Nor is the relay's polling traced: only its publishes are, each in the trace of the request that wrote it.
-    this.running = this.ownContext.runInAsyncScope(() => untraced(() => this.drain())).finally(() => (this.running = undefined));
+    this.worker.wake();
   }
 
   observe(observer: OutboxRelayObserver): void {
@@ -136,6 +127,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private async drain(): Promise<void> {
+    // Backing off after a failed pass: neither a commit nor the poll starts one before retryAt.
+    if (Date.now() < this.retryAt) return;
     try {
       await this.withRunner(async (runner) => {
         if (!this.partitionsReady) {
@@ -146,9 +139,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         await this.refreshLeasesIfDue(runner);
         if (!this.client.canPublish()) throw this.client.connectionError() ?? new Error('RabbitMQ is not connected');
         for (;;) {
-          this.rerun = false;
+          this.worker.takeWake(); // what woke it until now, the batches below publish
           while (!this.stopped && (await this.relayBatch(runner)));
-          if (!this.rerun || this.stopped) break;
+          if (!this.worker.takeWake() || this.stopped) break;
           // Writes kept coming while this batch went out: let a few more commit, so that under load each
           // batch carries more events for the same statements.
           await new Promise((resolve) => setTimeout(resolve, LINGER_MS));

@@ -1,9 +1,9 @@
-import { AsyncResource } from 'node:async_hooks';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
+import { PeriodicWorker } from '../database/periodic-worker.js';
 import { inTransaction } from '../database/transaction.js';
 import { untraced } from '../observability/tracing/trace-context.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
@@ -29,11 +29,12 @@ const BATCH = 100;
 export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SlaDetector.name);
   private readonly enabled: boolean;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
   private stopped = false;
-  /** Created outside any request, with the application: its passes carry no request's deadline or log context. */
-  private readonly ownContext = new AsyncResource(SlaDetector.name);
+  private readonly worker = new PeriodicWorker({
+    name: SlaDetector.name,
+    intervalMs: SLA_POLL_INTERVAL_MS,
+    pass: () => untraced(() => this.pass()),
+  });
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -49,25 +50,13 @@ export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdow
   /** Clocks that missed writes made while SLA was off are reconciled first, so no event is sent from a stale one. */
   async onApplicationBootstrap(): Promise<void> {
     if (!this.enabled) return;
-    await this.ownContext.runInAsyncScope(() => untraced(() => this.reconciler.reconcile()));
-    this.schedule(0);
+    await untraced(() => this.reconciler.reconcile());
+    this.worker.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.ownContext
-        .runInAsyncScope(() => untraced(() => this.pass()))
-        .then((more) => this.schedule(more ? 0 : SLA_POLL_INTERVAL_MS))
-        .finally(() => (this.running = undefined));
-    }, delayMs);
-    this.timer.unref();
+    await this.worker.stop();
   }
 
   /** One pass over what is due now; true when a full batch suggests more is waiting. Never throws. */

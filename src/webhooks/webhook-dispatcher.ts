@@ -1,10 +1,10 @@
-import { AsyncResource } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import type { WebhooksConfig } from '../config/webhooks-config.js';
+import { PeriodicWorker } from '../database/periodic-worker.js';
 import { untraced } from '../observability/tracing/trace-context.js';
 import { dnsResolver } from './address-policy.js';
 import { nextStep } from './retry-policy.js';
@@ -38,8 +38,8 @@ interface Outcome {
  * conditional update that lasts WEBHOOKS_LEASE_TTL_MS (longer than an attempt may take) and raises the row's
  * epoch, and an outcome is recorded only under the same owner and epoch. A replica that dies mid-attempt leaves
  * its claims to lapse; another replica then attempts those deliveries again (the one request that may reach a
- * receiver twice). Woken after every commit (through the relay's kick, which happens while RabbitMQ is down
- * too) while any endpoint is enabled, and by a timer for retries and other replicas' writes.
+ * receiver twice). Woken after every commit that wrote deliveries (WebhookFanOut's after-commit hook, RabbitMQ
+ * or not) while any endpoint is enabled, and by its poll (a PeriodicWorker) for retries and other replicas' writes.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -53,10 +53,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /** Attempts in flight per endpoint: each has a share of the slots at most (endpointShare). */
   private readonly perEndpoint = new Map<number, number>();
   private readonly endpointShare: number;
-  private readonly ownContext = new AsyncResource(WebhookDispatcher.name);
-  private timer?: NodeJS.Timeout;
-  private polling?: Promise<void>;
-  private again = false;
+  private readonly worker: PeriodicWorker;
   private stopped = false;
   private failing = false;
   /** Whether the last look for due deliveries found an enabled endpoint (until one has looked: assumed so). */
@@ -81,6 +78,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.sender = new WebhookSender(this.settings.timeoutMs, this.settings.allowPrivateNetworks, dnsResolver(this.settings.dnsServers));
     this.refill = Math.max(1, Math.floor(this.settings.concurrency / 4));
     this.endpointShare = Math.max(1, Math.ceil(this.settings.concurrency / 2));
+    // Not traced, nor in the async context of the request whose commit woke it (PeriodicWorker).
+    this.worker = new PeriodicWorker({
+      name: WebhookDispatcher.name,
+      intervalMs: this.settings.pollIntervalMs,
+      pass: () => untraced(() => this.poll()),
+    });
   }
 
   /** A commit wrote deliveries for the enabled endpoints: none when the last look found no enabled endpoint. */
@@ -98,17 +101,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   onApplicationBootstrap(): void {
-    if (this.settings.concurrency === 0) return;
-    this.timer = setInterval(() => this.kick(), this.settings.pollIntervalMs);
-    this.timer.unref();
-    this.kick();
+    if (this.settings.concurrency > 0) this.worker.start();
   }
 
   /** Waits for the attempts in flight (each bounded by WEBHOOKS_TIMEOUT_MS), so that their outcomes are recorded. */
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    await this.polling;
+    await this.worker.stop();
     await Promise.all(this.inFlight);
     this.sender.close();
     await this.deliveries.closeDispatcherConnection().catch(() => undefined);
@@ -116,22 +115,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   /** Looks for due deliveries now, or once more after the look in progress. Never throws. */
   kick(): void {
-    if (this.stopped || this.settings.concurrency === 0) return;
-    if (this.polling) {
-      this.again = true;
-      return;
-    }
-    this.again = false;
-    // Not in the async context of the request whose commit kicked it, and not traced.
-    this.polling = this.ownContext
-      .runInAsyncScope(() => untraced(() => this.poll()))
-      .finally(() => {
-        this.polling = undefined;
-        if (this.again) this.kick();
-      });
+    this.worker.wake();
   }
 
-  private async poll(): Promise<void> {
+  /** One look for due deliveries; true when every free slot was taken, so more may be due behind them. */
+  private async poll(): Promise<boolean> {
+    let more = false;
     try {
       const free = this.settings.concurrency - this.inFlight.size;
       if (free > 0) {
@@ -148,8 +137,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         const taken = await this.deliveries.claim(ids, this.owner, this.settings.leaseTtlMs);
         const deliveries = await this.deliveries.claimed(taken, this.owner);
         for (const delivery of deliveries) this.start(delivery, leaseEnds);
-        // Every free slot taken: more may be due behind them.
-        if (ids.length === free && deliveries.length > 0) this.again = true;
+        more = ids.length === free && deliveries.length > 0;
       }
       if (Date.now() - this.purgedAt > this.settings.purgeIntervalMs) await this.purge();
       if (this.failing) this.logger.log('Webhook deliveries resumed');
@@ -158,6 +146,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       if (!this.failing) this.logger.warn(`Cannot look for due webhook deliveries: ${(error as Error).message}; retrying`);
       this.failing = true;
     }
+    return more;
   }
 
   private start(delivery: ClaimedDelivery, leaseEnds: number): void {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/app-config.js';
+import { PeriodicWorker } from '../../database/periodic-worker.js';
 import { AttachmentsRepository } from '../attachments.repository.js';
 import { AttachmentStorages } from './attachment-storages.js';
 import { finalName, PARTIAL_SUFFIX } from './filesystem-storage.js';
@@ -35,7 +36,11 @@ async function olderThan(path: string, cutoff: number): Promise<boolean> {
 export class OrphanSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OrphanSweeper.name);
   private readonly orphanAgeMs: number;
-  private timer?: NodeJS.Timeout;
+  private readonly worker = new PeriodicWorker({
+    name: OrphanSweeper.name,
+    intervalMs: SWEEP_INTERVAL_MS,
+    pass: () => this.sweep().then(() => false),
+  });
 
   constructor(
     private readonly storages: AttachmentStorages,
@@ -46,14 +51,11 @@ export class OrphanSweeper implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   onApplicationBootstrap(): void {
-    if (!this.storages.filesystem) return;
-    const run = () => void this.sweep().catch((error: unknown) => this.logger.warn(`Sweeping attachment files failed: ${String(error)}`));
-    run();
-    this.timer = setInterval(run, SWEEP_INTERVAL_MS).unref();
+    if (this.storages.filesystem) this.worker.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  async onApplicationShutdown(): Promise<void> {
+    await this.worker.stop();
   }
 
   async sweep(orphanAgeMs = this.orphanAgeMs): Promise<SweepResult> {
