@@ -4,6 +4,9 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { DeliveryStatus } from './webhook-deliveries.repository.js';
 
 /** A delivery this replica claimed, with what sending it needs. */
+/** What became of an attempt's outcome: recorded, fenced out by another replica's claim, or its delivery deleted. */
+export type RecordOutcome = 'recorded' | 'lease_lost' | 'gone';
+
 export interface ClaimedDelivery {
   id: number;
   epoch: number;
@@ -225,9 +228,10 @@ export class WebhookDispatchRepository {
   /**
    * Records attempts and releases their claims, each only while `owner` still holds it with its epoch: one
    * transaction (one round trip, one commit) for attempts that ended about the same time. Answers, per attempt,
-   * whether it was recorded.
+   * whether it was recorded, its claim was lost (another replica took it over), or its delivery is gone (its
+   * endpoint was deleted meanwhile, with its deliveries).
    */
-  async record(attempts: Array<{ id: number; owner: string; epoch: number; attempt: AttemptRecord }>): Promise<boolean[]> {
+  async record(attempts: Array<{ id: number; owner: string; epoch: number; attempt: AttemptRecord }>): Promise<RecordOutcome[]> {
     if (attempts.length === 0) return [];
     const update = `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, last_attempt_at = ?, last_status_code = ?,
               last_error = ?, duration_ms = ?, next_attempt_at = IF(? IS NULL, NULL, NOW(3) + INTERVAL ? MICROSECOND),
@@ -247,8 +251,17 @@ export class WebhookDispatchRepository {
       epoch,
     ]);
     const results = await this.inOneTransaction(this.outcomes, sorted.map(() => update).join(';\n'), params);
-    const recorded = new Map(sorted.map(({ id }, index) => [id, results[index]?.affectedRows === 1]));
-    return attempts.map(({ id }) => recorded.get(id)!);
+    const recorded = new Set(sorted.filter((_, index) => results[index]?.affectedRows === 1).map(({ id }) => id));
+    const unrecorded = attempts.filter(({ id }) => !recorded.has(id)).map(({ id }) => id);
+    const remaining =
+      unrecorded.length === 0
+        ? new Set<number>()
+        : new Set(
+            ((await this.outcomes.query('SELECT id FROM webhook_deliveries WHERE id IN (?)', [unrecorded])) as Array<{ id: string }>).map(
+              (row) => Number(row.id),
+            ),
+          );
+    return attempts.map(({ id }) => (recorded.has(id) ? 'recorded' : remaining.has(id) ? 'lease_lost' : 'gone'));
   }
 
   /**

@@ -8,7 +8,7 @@ import { PeriodicWorker } from '../database/periodic-worker.js';
 import { untraced } from '../observability/tracing/trace-context.js';
 import { dnsResolver } from './address-policy.js';
 import { nextStep } from './retry-policy.js';
-import { type AttemptRecord, type ClaimedDelivery, WebhookDispatchRepository } from './webhook-dispatch.repository.js';
+import { type AttemptRecord, type ClaimedDelivery, type RecordOutcome, WebhookDispatchRepository } from './webhook-dispatch.repository.js';
 import { webhookBody, webhookHeaders } from './webhook-message.js';
 import { WebhookSender } from './webhook-sender.js';
 import { WebhookEndpointHealth } from './webhook-endpoint-health.js';
@@ -29,7 +29,7 @@ interface Outcome {
   /** When the claim lapses, on performance.now()'s clock. */
   leaseEnds: number;
   attempt: AttemptRecord;
-  done: { resolve: (recorded: boolean) => void; reject: (error: unknown) => void };
+  done: { resolve: (recorded: RecordOutcome) => void; reject: (error: unknown) => void };
 }
 
 /**
@@ -186,7 +186,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       durationMs: result.durationMs,
       nextAttemptInMs: step.status === 'pending' ? step.delayMs : null,
     });
-    if (!recorded) {
+    if (recorded === 'gone') {
+      this.metrics.attempted('endpoint_deleted', delivery.occurredAt);
+      this.logger.log(`Webhook delivery ${delivery.id}: its endpoint was deleted during the attempt`);
+      return;
+    }
+    if (recorded === 'lease_lost') {
       this.metrics.attempted('lease_lost', delivery.occurredAt);
       this.logger.warn(`Webhook delivery ${delivery.id}: claim lapsed during the attempt; another replica has it`);
       return;
@@ -199,8 +204,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     else await this.endpoints.failed(delivery, attemptedAt);
   }
 
-  /** Queues the outcome for the next batch of records; answers whether the claim still held. */
-  private record(delivery: ClaimedDelivery, leaseEnds: number, attempt: AttemptRecord): Promise<boolean> {
+  /** Queues the outcome for the next batch of records; answers what became of it (see WebhookDispatchRepository.record). */
+  private record(delivery: ClaimedDelivery, leaseEnds: number, attempt: AttemptRecord): Promise<RecordOutcome> {
     return new Promise((resolve, reject) => {
       this.outcomes.push({ delivery, leaseEnds, attempt, done: { resolve, reject } });
       if (this.outcomes.length >= RECORD_BATCH) this.flushOutcomes();
@@ -225,7 +230,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       );
   }
 
-  private async recordAlone({ delivery, leaseEnds, attempt }: Outcome): Promise<boolean> {
+  private async recordAlone({ delivery, leaseEnds, attempt }: Outcome): Promise<RecordOutcome> {
     for (;;) {
       try {
         const [recorded] = await this.deliveries.record([{ id: delivery.id, owner: this.owner, epoch: delivery.epoch, attempt }]);

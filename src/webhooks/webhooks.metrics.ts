@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram } from '../observability/metrics/prom-client.
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 
 /** The outcome of an attempt, as `webhooks_deliveries_total` counts it. */
-export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'lease_lost';
+export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'lease_lost' | 'endpoint_deleted';
 
 /** Lag boundaries in seconds, from a few milliseconds to the end of the default retry schedule (about three days). */
 const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 86400, 259200];
@@ -22,7 +22,7 @@ export class WebhooksMetrics {
     const registers = [metrics.registry];
     this.attempts = new Counter({
       name: 'webhooks_deliveries_total',
-      help: 'Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt scheduled), failed (no attempt left, or 410), lease_lost (outcome not recorded: another replica took the delivery over)',
+      help: 'Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt scheduled), failed (no attempt left, or 410), lease_lost (outcome not recorded: another replica took the delivery over), endpoint_deleted (the endpoint was deleted during the attempt)',
       labelNames: ['outcome'],
       registers,
     });

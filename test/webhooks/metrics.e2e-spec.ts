@@ -50,4 +50,20 @@ describe('Webhook metrics', () => {
     expect(after.get('webhooks_pending')?.type).toBe('GAUGE');
     await testApp.http.delete(`/api/v2/webhooks/${webhook.id}`).expect(204);
   }, 120_000);
+
+  it('counts an attempt whose endpoint was deleted while it ran as endpoint_deleted, not as a lost lease', async () => {
+    const before = await scrape();
+    const count = (scraped: typeof before, outcome: string) => valueOf(scraped, 'webhooks_deliveries_total', { outcome }) || 0;
+    let release!: () => void;
+    receiver.holdUntil = new Promise<void>((resolve) => (release = resolve));
+    const held = receiver.received.length;
+    const webhook = (await testApp.http.post('/api/v2/webhooks').send({ url: receiver.url() }).expect(201)).body;
+    await createTicket(testApp.http);
+    await waitUntil(() => receiver.received.length > held, 30_000, 'the attempt to arrive');
+    await testApp.http.delete(`/api/v2/webhooks/${webhook.id}`).expect(204);
+    receiver.holdUntil = undefined;
+    release();
+    await waitUntil(async () => count(await scrape(), 'endpoint_deleted') === count(before, 'endpoint_deleted') + 1, 10_000, 'the count');
+    expect(count(await scrape(), 'lease_lost')).toBe(count(before, 'lease_lost'));
+  });
 });

@@ -18,8 +18,10 @@ describe('Webhooks and SSRF', () => {
   describe('on every attempt, by default', () => {
     const testApp = useTestApp({ env: { WEBHOOKS_POLL_INTERVAL_MS: '100', WEBHOOKS_RETRY_SCHEDULE: '1h' } });
     const ids: number[] = [];
-    afterAll(async () => {
-      for (const id of ids) await testApp.http.delete(`/api/v2/webhooks/${id}`);
+    // Before the app closes (its afterAll, declared first, runs first): endpoints left enabled would be sent every
+    // later suite's events in this database, and their hanging attempts would hold the dispatcher's slots there.
+    afterEach(async () => {
+      for (const id of ids.splice(0)) await testApp.http.delete(`/api/v2/webhooks/${id}`).expect(204);
     });
 
     it('refuses to send to endpoints that were registered while private networks were allowed', async () => {
