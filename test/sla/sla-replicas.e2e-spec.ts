@@ -19,7 +19,6 @@ describe('SLA events across replicas and restarts', () => {
     ...slaPolicyEnv({ HIGH: { firstResponse: 'PT2S', resolution: 'PT10H' } }),
     DB_DATABASE: database,
     OUTBOX_LEASE_TTL_MS: '1000',
-    LOG_LEVEL: 'warn',
   };
   const services: ServiceProcess[] = [];
   let consumer: EventConsumer;
