@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { deliveryReport, received as steps, waitUntil, writeTickets } from '../support/delivery.js';
+import { deliveryReport, received as steps, writeTickets } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { useTestApp } from '../support/test-app.js';
 import { buildTicketRequest, createTicket } from '../support/ticket-factory.js';
