@@ -5,6 +5,7 @@ import { expectProblem } from '../support/problem-json.js';
 import { createTestApp } from '../support/test-app.js';
 import { TestIssuer } from '../support/test-issuer.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
+import { waitUntil } from '../support/waits.js';
 
 type Json = Record<string, any>;
 
@@ -28,14 +29,6 @@ async function endCursor(baseUrl: string, headers: Record<string, string> = {}):
     const page = JSON.parse(response.body) as { nextCursor: string; endOfStream: boolean };
     if (page.endOfStream) return page.nextCursor;
     query = `?limit=1000&after=${page.nextCursor}`;
-  }
-}
-
-async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -149,7 +142,7 @@ describe('Change feed streams and long-polls with bearer tokens', () => {
     expect((await stream({ ...bob, 'last-event-id': start })).response!.statusCode).toBe(200);
 
     held[0].close();
-    await waitUntil(async () => (await raw(baseUrl, `?after=${start}&waitSeconds=1`, alice)).status === 200);
+    await waitUntil(async () => (await raw(baseUrl, `?after=${start}&waitSeconds=1`, alice)).status === 200, 20_000);
   });
 });
 

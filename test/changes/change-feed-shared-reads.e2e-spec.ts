@@ -2,9 +2,9 @@ import { jest } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { ChangeFeedRepository } from '../../src/changes/change-feed.repository.js';
 import { FeedWalker, readFeed } from '../support/change-feed.js';
-import { waitUntil } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { listen } from '../support/http-client.js';
-import { dropDatabase } from '../support/database.js';
+import { useOwnDatabase } from '../support/database.js';
 import { createTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 
@@ -13,7 +13,7 @@ const READERS = 20;
  * On a database of its own: changes other suites of the run committed just before may be numbered after the walker
  * caught up, and would reach the waiting readers with this test's change.
  */
-const database = `${process.env.DB_DATABASE}_shared_reads`;
+const database = useOwnDatabase('shared_reads');
 
 describe('Change feed long-polls waiting at one position', () => {
   let app: INestApplication;
@@ -26,7 +26,6 @@ describe('Change feed long-polls waiting at one position', () => {
 
   afterAll(async () => {
     await app?.close();
-    await dropDatabase(database);
   });
 
   it('are answered by one read of the feed when a change wakes them, each with the change', async () => {

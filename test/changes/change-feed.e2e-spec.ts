@@ -9,6 +9,7 @@ import { listen } from '../support/http-client.js';
 import { expectProblem } from '../support/problem-json.js';
 import { createTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
+import { waitUntil } from '../support/waits.js';
 
 type Json = Record<string, any>;
 
@@ -263,7 +264,7 @@ describe('Change feed', () => {
   it('numbers changes only under the lease: a replica that lost it numbers nothing, and the next owner continues the numbers', async () => {
     const sequencer = app.get(ChangeSequencer);
     const db = app.get(DataSource);
-    await waitUntil(() => sequencer.isSequencer());
+    await waitUntil(() => sequencer.isSequencer(), 20_000);
     const walker = await fromNow();
     const before = decodeChangeCursor(walker.cursor!)!;
     const [{ epoch }] = await db.query('SELECT epoch FROM change_feed_sequencer WHERE id = 1');
@@ -272,7 +273,7 @@ describe('Change feed', () => {
       "UPDATE change_feed_sequencer SET owner = 'elsewhere', epoch = epoch + 1, expires_at = NOW(3) + INTERVAL 1 HOUR WHERE id = 1",
     );
     const ticket = await post('/api/tickets', buildTicketRequest());
-    await waitUntil(() => !sequencer.isSequencer());
+    await waitUntil(() => !sequencer.isSequencer(), 20_000);
     const [unnumbered] = await db.query('SELECT seq FROM change_feed WHERE ticket_id = ?', [ticket.id]);
     expect(unnumbered.seq).toBeNull();
     expect(await readFeed(baseUrl, { after: walker.cursor })).toMatchObject({ items: [], endOfStream: true });
@@ -297,7 +298,7 @@ describe('Change feed', () => {
     await app
       .get(DataSource)
       .query('UPDATE change_feed SET sequenced_at = NOW(3) - INTERVAL 8 DAY WHERE seq <= ?', [decodeChangeCursor(change.cursor)]);
-    await waitUntil(() => sequencer.isSequencer());
+    await waitUntil(() => sequencer.isSequencer(), 20_000);
     expect(await sequencer.prune()).toBe(true);
 
     const problem = expectProblem(await raw(`?after=${old}`), 410);
@@ -353,18 +354,10 @@ describe('Change feed', () => {
     stalled.write(
       `GET /api/v2/changes?since=${new Date(Date.now() - 3_600_000).toISOString()} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`,
     );
-    await waitUntil(() => received > 0);
+    await waitUntil(() => received > 0, 20_000);
     // The stream is cut off at shutdown rather than held until the client reads or the HTTP drain gives up on it.
     await other.close();
     expect((other.getHttpServer() as { listening: boolean }).listening).toBe(false);
     stalled.destroy();
   });
 });
-
-async function waitUntil(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import amqp, { type ChannelModel } from 'amqplib';
 import { createConnection } from 'mysql2/promise';
 import { RabbitCluster } from '../support/clusters/rabbitmq-cluster.js';
-import { deliveryReport, received, waitUntil, writeTickets } from '../support/delivery.js';
+import { deliveryReport, received, writeTickets } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { reportMeasurement } from './measurements.js';
 

@@ -1,6 +1,6 @@
 import { EventConsumer } from '../support/event-consumer.js';
 import { uploadRaw } from '../support/attachment-uploads.js';
-import { waitUntil } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { useTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 import { registerWebhook } from '../support/webhook-endpoints.js';

@@ -4,7 +4,7 @@ import amqp from 'amqplib';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { OutboxWriter } from '../../src/outbox/outbox.writer.js';
-import { waitUntil } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { createTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';

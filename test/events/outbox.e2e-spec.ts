@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { waitUntil } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { RabbitMqClient } from '../../src/messaging/rabbitmq.client.js';
 import { MAX_ATTEMPTS } from '../../src/outbox/outbox.relay.js';

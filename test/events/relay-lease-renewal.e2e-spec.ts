@@ -1,6 +1,6 @@
 import { OutboxRelay } from '../../src/outbox/outbox.relay.js';
-import { dropDatabase } from '../support/database.js';
-import { waitUntil } from '../support/delivery.js';
+import { useOwnDatabase } from '../support/database.js';
+import { waitUntil } from '../support/waits.js';
 import { createTestApp } from '../support/test-app.js';
 import type { INestApplication } from '@nestjs/common';
 
@@ -8,13 +8,13 @@ const PARTITIONS = 4;
 /** The shortest lease the settings accept for this poll interval (4 ×): renewed by the passes alone. */
 const POLL_MS = 500;
 const TTL_MS = 4 * POLL_MS;
+const database = useOwnDatabase('lease_renewal');
 
 /**
  * A relay renews its leases in its passes; between two passes, with no commit waking it, a lease must still be
  * valid. Its own database: no other relay shares the partitions.
  */
 describe('Outbox relay leases at the shortest TTL the poll interval allows', () => {
-  const database = `${process.env.DB_DATABASE}_lease_renewal`;
   let app: INestApplication;
 
   beforeAll(async () => {
@@ -30,7 +30,6 @@ describe('Outbox relay leases at the shortest TTL the poll interval allows', () 
 
   afterAll(async () => {
     await app?.close();
-    await dropDatabase(database);
   });
 
   it('holds every partition without a gap while idle, across many passes and renewals', async () => {

@@ -1,5 +1,6 @@
 import { EventConsumer } from '../support/event-consumer.js';
-import { deliveryReport, heldPartitions, received, waitForEvenSplit, waitUntil, writeTickets } from '../support/delivery.js';
+import { deliveryReport, heldPartitions, received, waitForEvenSplit, writeTickets } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';

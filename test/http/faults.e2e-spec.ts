@@ -3,7 +3,7 @@ import { get, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { INestApplication } from '@nestjs/common';
 import { type Connection, createConnection } from 'mysql2/promise';
-import { waitUntil } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { HttpClient, type HttpRequest, type HttpResponse, listen } from '../support/http-client.js';
 import { springErrorShapeProblem } from '../support/spring-error.js';

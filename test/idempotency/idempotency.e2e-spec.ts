@@ -391,7 +391,7 @@ describe('Idempotency-Key across a restart', () => {
     const body = JSON.stringify(buildTicketRequest());
     const post = (url: string) =>
       fetch(`${url}/api/tickets`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Idempotency-Key': k }, body });
-    const first = await ServiceProcess.start({ LOG_LEVEL: 'silent' });
+    const first = await ServiceProcess.start();
     let created: Response;
     let createdText: string;
     try {
@@ -402,7 +402,7 @@ describe('Idempotency-Key across a restart', () => {
       first.kill('SIGKILL');
       await first.exited;
     }
-    const second = await ServiceProcess.start({ LOG_LEVEL: 'silent' });
+    const second = await ServiceProcess.start();
     try {
       const replay = await post(second.url);
       expect(replay.status).toBe(201);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { waitUntil } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { type Family, parseScrape, seriesKeys, seriesOf, valueOf } from '../support/prometheus-scrape.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { createTestApp, useTestApp } from '../support/test-app.js';

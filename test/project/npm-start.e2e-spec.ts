@@ -3,7 +3,7 @@ import { cp, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { freePort } from '../support/service-process.js';
+import { listeningPort } from '../support/service-process.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -18,17 +18,13 @@ class NpmProcess {
   output = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(
-    readonly child: ChildProcess,
-    readonly port: number,
-  ) {
+  constructor(readonly child: ChildProcess) {
     child.stdout!.on('data', (chunk) => (this.output += chunk));
     child.stderr!.on('data', (chunk) => (this.output += chunk));
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   }
 
   static async run(cwd: string, args: string[]): Promise<NpmProcess> {
-    const port = await freePort();
     // A terminal's environment: the npm_* variables of the test run's own npm would not be there.
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')));
     const child = spawn('npm', args, {
@@ -40,12 +36,19 @@ class NpmProcess {
         // npm and the service run on the Node.js the tests run on.
         PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH}`,
         NODE_OPTIONS: '',
-        SERVER_PORT: String(port),
+        SERVER_PORT: '0',
         LOG_FORMAT: 'json',
         LOG_LEVEL: 'info',
       },
     });
-    return new NpmProcess(child, port);
+    return new NpmProcess(child);
+  }
+
+  /** The port the service listens on, from its start-up line. */
+  get port(): number {
+    const port = listeningPort(this.output);
+    if (port === undefined) throw new Error(`The service has not said which port it listens on:\n${this.output}`);
+    return port;
   }
 
   get pid(): number {
@@ -58,8 +61,10 @@ class NpmProcess {
     for (;;) {
       if (this.child.exitCode !== null || this.child.signalCode !== null) throw new Error(`npm ended before serving:\n${this.output}`);
       if (Date.now() > deadline) throw new Error(`Not serving within ${timeoutMs} ms:\n${this.output}`);
+      const port = listeningPort(this.output);
       try {
-        await fetch(`http://127.0.0.1:${this.port}/actuator/health`, { signal: AbortSignal.timeout(1_000) });
+        if (port === undefined) throw new Error('not listening yet');
+        await fetch(`http://127.0.0.1:${port}/actuator/health`, { signal: AbortSignal.timeout(1_000) });
         return;
       } catch {
         await new Promise((resolve) => setTimeout(resolve, 200));

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import request, { type Response } from 'supertest';
-import { waitUntil } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import type { HttpResponse } from '../support/http-client.js';
 import { expectProblem } from '../support/problem-json.js';
 import { ServiceProcess } from '../support/service-process.js';

@@ -6,6 +6,7 @@ import { ticketListSql } from '../../src/tickets/query/ticket-query-sql.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { createTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
+import { useOwnDatabase } from '../support/database.js';
 
 type Json = Record<string, any>;
 
@@ -13,13 +14,14 @@ const ROWS = 20_000;
 const LIMIT = 50;
 const H = 3_600_000;
 
+const database = useOwnDatabase('sla_queries');
+
 /**
  * The SLA list parameters (slaBreached, slaDueBefore, sort=slaDueAt) in v2 and as v1's optional ones, and their
  * plans: on a database of their own with enough rows for the optimizer to care, EXPLAIN shows the SLA indexes read
  * in order (no filesort) and ANALYZE that a deep page reads no more rows than the first.
  */
 describe('SLA list queries', () => {
-  const database = `${process.env.DB_DATABASE}_sla_queries`;
   // CRITICAL's resolution breaches after 1 s; everything else in hours.
   const env = { ...slaPolicyEnv({ CRITICAL: { firstResponse: 'PT10H', resolution: 'PT1S' } }), DB_DATABASE: database };
   let app: INestApplication;
@@ -41,7 +43,6 @@ describe('SLA list queries', () => {
 
   afterAll(async () => {
     await app?.close();
-    await db?.query(`DROP DATABASE IF EXISTS \`${database}\``);
     await db?.end();
   });
 

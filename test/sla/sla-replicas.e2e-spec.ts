@@ -4,8 +4,11 @@ import { ServiceProcess } from '../support/service-process.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { slaEventsOf } from '../support/sla-events.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
+import { useOwnDatabase } from '../support/database.js';
 
 type Json = Record<string, any>;
+
+const database = useOwnDatabase('sla');
 
 /**
  * SLA events with the service as real processes on one database of their own: replicas racing for the same
@@ -13,14 +16,12 @@ type Json = Record<string, any>;
  * eventId: the outbox delivers at least once, so a redelivery after a crash repeats an eventId, never makes a new one.
  */
 describe('SLA events across replicas and restarts', () => {
-  const database = `${process.env.DB_DATABASE}_sla`;
   // HIGH: first response due 2 s after the create; everything else in hours. Warnings off: only breaches.
   const env = {
     ...slaPolicyEnv({ HIGH: { firstResponse: 'PT2S', resolution: 'PT10H' } }),
     DB_DATABASE: database,
     OUTBOX_LEASE_TTL_MS: '1000',
     OUTBOX_POLL_INTERVAL_MS: '250',
-    LOG_LEVEL: 'warn',
   };
   const services: ServiceProcess[] = [];
   let consumer: EventConsumer;
@@ -41,7 +42,6 @@ describe('SLA events across replicas and restarts', () => {
 
   afterAll(async () => {
     await Promise.all(services.map((service) => service.stop()));
-    await db?.query(`DROP DATABASE IF EXISTS \`${database}\``);
     await db?.end();
     await consumer?.stop();
   }, 60_000);

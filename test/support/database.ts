@@ -21,3 +21,15 @@ export async function dropDatabase(name: string): Promise<void> {
     await db.end();
   }
 }
+
+/**
+ * A database of the suite's own, for a suite that must not see what other suites leave in the worker's database
+ * (or must not leave its settings' effects there). Named after the worker's database, so the run's teardown finds
+ * it too; dropped after the suite. Call it at the top of the file, outside any describe: its drop then runs after
+ * the describe blocks' own afterAll hooks have closed the services using it.
+ */
+export function useOwnDatabase(suffix: string): string {
+  const name = `${process.env.DB_DATABASE}_${suffix}`;
+  afterAll(() => dropDatabase(name));
+  return name;
+}

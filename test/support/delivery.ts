@@ -1,4 +1,5 @@
 import { buildTicketRequest } from './ticket-factory.js';
+import { waitUntil } from './waits.js';
 
 /** What a consumer received, judged against the writes that were acknowledged. */
 export interface DeliveryReport {
@@ -43,14 +44,6 @@ export function deliveryReport(received: ReceivedEvent[], expected: Map<number, 
     if (arrived.some((step, i) => i > 0 && step <= arrived[i - 1])) outOfOrder.push(ticketId);
   }
   return { lost, duplicates, outOfOrder };
-}
-
-export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Waits until each of the services holds an equal share of the `partitions` outbox partitions. */

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 interface LaunchOptions {
@@ -8,18 +7,35 @@ interface LaunchOptions {
   nodeArgs?: string[];
 }
 
+/**
+ * The port a service listens on, from its start-up line (bootstrap.ts: "Ticket service listening on port <n>: ...",
+ * JSON or pretty). Services start with SERVER_PORT=0, so the system picks a free port and nothing can take it first.
+ */
+export function listeningPort(output: string): number | undefined {
+  const match = /Ticket service listening on port (\d+)/.exec(output);
+  return match ? Number(match[1]) : undefined;
+}
+
 /** The service as a real child process (built by global setup), for signal, crash and multi-replica tests. */
 export class ServiceProcess {
   output = '';
   readonly exited: Promise<number | null>;
+  private port: number | undefined;
 
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly url: string,
-  ) {
-    child.stdout?.on('data', (chunk) => (this.output += chunk));
-    child.stderr?.on('data', (chunk) => (this.output += chunk));
+  private constructor(private readonly child: ChildProcess) {
+    const collect = (chunk: Buffer) => {
+      this.output += chunk;
+      this.port ??= listeningPort(this.output);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  /** Where the service answers; known once it has logged its start-up line (at LOG_LEVEL info or lower). */
+  get url(): string {
+    if (this.port === undefined) throw new Error(`The service has not said which port it listens on:\n${this.output}`);
+    return `http://127.0.0.1:${this.port}`;
   }
 
   /**
@@ -42,14 +58,14 @@ export class ServiceProcess {
 
   /** Starts the process without waiting for it to serve, e.g. to watch a start-up that cannot finish. */
   static async launch(env: Record<string, string> = {}, { cwd, nodeArgs = [] }: LaunchOptions = {}): Promise<ServiceProcess> {
-    const port = await freePort();
     const main = cwd ? join(cwd, 'dist', 'main.js') : join(process.env.TEST_SERVICE_BUILD!, 'main.js');
     const child = spawn(process.execPath, [...nodeArgs, main], {
       cwd,
-      env: { ...process.env, NODE_OPTIONS: '', SERVER_PORT: String(port), ...env },
+      // At info its start-up line says the port (a LOG_LEVEL=error in the shell would hide it; the output is only kept).
+      env: { ...process.env, NODE_OPTIONS: '', SERVER_PORT: '0', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    return new ServiceProcess(child, `http://127.0.0.1:${port}`);
+    return new ServiceProcess(child);
   }
 
   kill(signal: NodeJS.Signals): void {
@@ -66,6 +82,7 @@ export class ServiceProcess {
   }
 
   private async answers(): Promise<boolean> {
+    if (this.port === undefined) return false;
     try {
       await fetch(`${this.url}/api/tickets/1`, { signal: AbortSignal.timeout(1_000) });
       return true;
@@ -73,13 +90,4 @@ export class ServiceProcess {
       return false;
     }
   }
-}
-
-/** A TCP port nothing listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

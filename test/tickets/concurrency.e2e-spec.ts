@@ -7,7 +7,7 @@ import { TicketsService } from '../../src/tickets/tickets.service.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { createTestApp } from '../support/test-app.js';
 import { buildTicketRequest, type TicketRequestBody, createTicket as createTicketThrough } from '../support/ticket-factory.js';
-import { dropDatabase } from '../support/database.js';
+import { useOwnDatabase } from '../support/database.js';
 
 const STATUSES = ['OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED'];
 const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'];
@@ -25,7 +25,7 @@ interface Ticket {
  * On a database of its own: one test counts the server's commits while it writes, and the webhook endpoints other
  * suites of the run leave registered would have every write here fan out deliveries whose attempts commit too.
  */
-const database = `${process.env.DB_DATABASE}_concurrency`;
+const database = useOwnDatabase('concurrency');
 
 const clientFields = (ticket: TicketRequestBody | Ticket) =>
   Object.fromEntries(CLIENT_FIELDS.map((field) => [field, ticket[field] ?? null]));
@@ -46,7 +46,6 @@ describe('Concurrent writes', () => {
 
   afterAll(async () => {
     await app.close();
-    await dropDatabase(database);
   });
 
   /** COMMITs the database has run, from all its clients. */

@@ -7,7 +7,7 @@ import supertest from 'supertest';
 import type { Connection, ResultSetHeader } from 'mysql2/promise';
 import fc from 'fast-check';
 import { connectToDatabase } from '../support/database.js';
-import { waitUntil } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { HttpClient, listen } from '../support/http-client.js';
 import { expectSpringError } from '../support/spring-error.js';
 import { TcpProxy } from '../support/tcp-proxy.js';

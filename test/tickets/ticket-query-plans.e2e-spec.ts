@@ -4,6 +4,7 @@ import { parseTicketQuery } from '../../src/tickets/query/ticket-query.js';
 import { ticketCountSql, ticketListSql } from '../../src/tickets/query/ticket-query-sql.js';
 import { insertTicketWords } from '../../src/tickets/query/ticket-words.js';
 import { createTestApp } from '../support/test-app.js';
+import { useOwnDatabase } from '../support/database.js';
 
 const ROWS = 20_000;
 const LIMIT = 50;
@@ -17,6 +18,8 @@ interface PlanRow {
   r_rows?: string | number | null;
 }
 
+const database = useOwnDatabase('plans');
+
 /**
  * The common queues are read through their index, without a sort, on the real server: EXPLAIN for the plan,
  * ANALYZE (which runs the statement) for how many rows it actually read, on the first page and on a page
@@ -24,7 +27,6 @@ interface PlanRow {
  * database of their own (migrated by the app) with enough rows for the optimizer to care.
  */
 describe('Query plans of the common queues (EXPLAIN on MariaDB)', () => {
-  const database = `${process.env.DB_DATABASE}_plans`;
   let app: INestApplication;
   let db: Connection;
 
@@ -56,7 +58,6 @@ describe('Query plans of the common queues (EXPLAIN on MariaDB)', () => {
 
   afterAll(async () => {
     await app?.close();
-    await db?.query(`DROP DATABASE IF EXISTS \`${database}\``);
     await db?.end();
   });
 

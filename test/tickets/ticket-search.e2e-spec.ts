@@ -14,6 +14,7 @@ import { asHttpResponse } from '../support/supertest-response.js';
 import { createTestApp, useTestApp } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 import { type ApiVersion, listTickets, walkPages } from '../support/ticket-lists.js';
+import { useOwnDatabase } from '../support/database.js';
 
 /*
  * Full-text search through the word index (ticket_words): what a word matches, prefixes, and the index kept in
@@ -303,12 +304,13 @@ describe('Full-text search', () => {
   });
 });
 
+const database = useOwnDatabase('words');
+
 /*
  * The migration that brings the word index to a database whose tickets already exist: taken down (the FULLTEXT
  * index back, no word table) and up again on a database of its own, it indexes every ticket by the same rules.
  */
 describe('Migration CreateTicketWords', () => {
-  const database = `${process.env.DB_DATABASE}_words`;
   let app: INestApplication;
 
   beforeAll(async () => {
@@ -316,7 +318,6 @@ describe('Migration CreateTicketWords', () => {
   });
 
   afterAll(async () => {
-    await app?.get(DataSource).query(`DROP DATABASE IF EXISTS \`${database}\``);
     await app?.close();
   });
 

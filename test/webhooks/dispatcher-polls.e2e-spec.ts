@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dropDatabase } from '../support/database.js';
-import { waitUntil } from '../support/delivery.js';
+import { useOwnDatabase } from '../support/database.js';
+import { waitUntil } from '../support/waits.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { createTestApp } from '../support/test-app.js';
 import { createTicket } from '../support/ticket-factory.js';
@@ -14,7 +14,7 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
  * to look for due deliveries, until an endpoint is enabled. The looks are counted on the way to the database (a
  * proxy), on a database of its own: endpoints other suites leave registered would be found.
  */
-const database = `${process.env.DB_DATABASE}_dispatcher_polls`;
+const database = useOwnDatabase('dispatcher_polls');
 const LOOK = 'FROM webhooks w WHERE w.enabled = 1';
 
 describe('Webhook dispatcher without endpoints', () => {
@@ -42,7 +42,6 @@ describe('Webhook dispatcher without endpoints', () => {
     await app?.close();
     await receiver.stop();
     await proxy.stop();
-    await dropDatabase(database);
   });
 
   it('sends no look for due deliveries after writes while no endpoint is enabled, and looks again once one is', async () => {

@@ -1,17 +1,12 @@
 import type { Connection } from 'mysql2/promise';
-import { waitUntil } from '../support/delivery.js';
-import { connectToDatabase } from '../support/database.js';
+import { waitUntil } from '../support/waits.js';
+import { connectToDatabase, useOwnDatabase } from '../support/database.js';
 import { useTestApp } from '../support/test-app.js';
 import { createTicket } from '../support/ticket-factory.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { deliveriesOf, registerWebhook } from '../support/webhook-endpoints.js';
 
-const database = `${process.env.DB_DATABASE}_webhook_isolation`;
-
-/** A connection to the run's database, or (null) to none. */
-function connect(name: string | null = process.env.DB_DATABASE!): Promise<Connection> {
-  return connectToDatabase({ database: name ?? undefined });
-}
+const database = useOwnDatabase('webhook_isolation');
 
 describe('One endpoint holds up neither ticket writes nor other endpoints', () => {
   describe('an endpoint update held open', () => {
@@ -21,7 +16,7 @@ describe('One endpoint holds up neither ticket writes nor other endpoints', () =
     let db: Connection;
     beforeAll(async () => {
       receiver = await WebhookReceiver.start();
-      db = await connect();
+      db = await connectToDatabase();
     });
     afterAll(async () => {
       await db.end();
@@ -74,9 +69,6 @@ describe('One endpoint holds up neither ticket writes nor other endpoints', () =
       release();
       await slow.stop();
       await prompt.stop();
-      const db = await connect(null);
-      await db.query(`DROP DATABASE IF EXISTS \`${database}\``);
-      await db.end();
     });
 
     it("does not keep another endpoint's deliveries waiting", async () => {

@@ -1,15 +1,15 @@
-import { waitUntil } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { parseScrape, valueOf } from '../support/prometheus-scrape.js';
 import { useTestApp } from '../support/test-app.js';
 import { createTicket } from '../support/ticket-factory.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { dropDatabase } from '../support/database.js';
+import { useOwnDatabase } from '../support/database.js';
 
 /**
  * On a database of its own: webhooks_pending counts every pending delivery of the database, and the dispatcher works
  * on all of them, so deliveries other suites of the run left pending would change both the count and the wait.
  */
-const database = `${process.env.DB_DATABASE}_webhook_metrics`;
+const database = useOwnDatabase('webhook_metrics');
 
 describe('Webhook metrics', () => {
   const testApp = useTestApp({
@@ -25,7 +25,6 @@ describe('Webhook metrics', () => {
   beforeAll(async () => (receiver = await WebhookReceiver.start()));
   afterAll(async () => {
     await receiver.stop();
-    await dropDatabase(database);
   });
   const scrape = async () => parseScrape((await testApp.http.get('/actuator/prometheus').expect(200)).text);
 

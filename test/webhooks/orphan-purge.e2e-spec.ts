@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mysql2/promise';
 import { connectToDatabase } from '../support/database.js';
-import { waitUntil } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { useTestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -47,11 +47,15 @@ describe('The dispatcher purges pending deliveries of deleted endpoints', () => 
     const live = await register();
     const deleted = await register();
     await http().delete(`/api/v2/webhooks/${deleted.id}`).expect(204);
+    // One transaction, so that the purge (every second) cannot take the orphan before it has been seen pending: on a
+    // loaded machine a second can pass between the insert and the check.
+    await db.beginTransaction();
     // What a write that read the endpoint just before its delete commits after it (no foreign key stops it).
     const orphan = await recordDelivery(deleted.id, 0);
     // A live endpoint's delivery waiting for its next attempt.
     const waiting = await recordDelivery(live.id, 3_600);
     expect(await status(orphan)).toBe('pending');
+    await db.commit();
 
     await waitUntil(async () => (await status(orphan)) === undefined, 20_000, 'the purge of the orphan delivery');
     expect(await status(waiting)).toBe('pending');

@@ -1,14 +1,15 @@
-import { deliveryReport, received as steps, waitUntil, writeTickets } from '../support/delivery.js';
+import { deliveryReport, received as steps, writeTickets } from '../support/delivery.js';
+import { waitUntil } from '../support/waits.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { dropDatabase } from '../support/database.js';
+import { useOwnDatabase } from '../support/database.js';
 
 /**
  * On a database of its own: the replicas work on every due delivery of their database, and with this suite's retry
  * schedule the deliveries other suites of the run left pending (to endpoints whose receivers are gone) would take
  * their share of the slots, so the time to deliver this suite's events would depend on what ran before it.
  */
-const database = `${process.env.DB_DATABASE}_webhook_replicas`;
+const database = useOwnDatabase('webhook_replicas');
 
 /** Every replica delivers (B up to 16 at once); a claim lapses 3 s after a replica dies. */
 const ENV = {
@@ -45,7 +46,6 @@ describe('Webhooks across replicas', () => {
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await receiver?.stop();
-    await dropDatabase(database);
   });
 
   it('shares the deliveries; when one replica is SIGKILLed mid-delivery nothing is lost, order holds, and only in-flight ones repeat', async () => {
