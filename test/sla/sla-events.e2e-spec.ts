@@ -27,7 +27,12 @@ const GOALS = {
 };
 
 describe('SLA events', () => {
-  const testApp = useTestApp({ env: { ...slaPolicyEnv(GOALS, 'PT2S'), MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,prometheus' } });
+  // The lock-order test holds a statement waiting on a row lock while it polls the server: its claim is the order of
+  // the locks (a deadlock or a lock taken the other way fails it at once), not the machine's speed, so the wait is not
+  // bounded by the default 5 s statement timeout, which a stall of the shared test server once exceeded.
+  const testApp = useTestApp({
+    env: { ...slaPolicyEnv(GOALS, 'PT2S'), MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,prometheus', DB_QUERY_TIMEOUT_MS: '20000' },
+  });
   let consumer: EventConsumer;
   let db: DataSource;
 
