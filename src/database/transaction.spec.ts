@@ -121,6 +121,18 @@ describe('inTransaction', () => {
       expect(ran).toEqual(['first, after INSERT INTO ticket_history (ticket_id) VALUES (?);\nCOMMIT', 'second']);
     });
 
+    it('runs a function registered twice once', async () => {
+      const db = database();
+      let runs = 0;
+      const wake = () => void runs++;
+      await inTransaction(db.source, async (transaction) => {
+        transaction.afterCommit(wake);
+        transaction.later.afterCommit(wake);
+        transaction.afterCommit(() => void runs++);
+      });
+      expect(runs).toBe(2);
+    });
+
     it('does not fail a committed transaction when a hook fails: the others still run', async () => {
       const db = database();
       const ran: string[] = [];

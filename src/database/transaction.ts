@@ -33,7 +33,7 @@ export interface TransactionWrites extends Queryable {
   /**
    * Runs `hook` after COMMIT succeeded, in the order registered, before inTransaction answers; never after a
    * rollback, nor for an attempt that a deadlock rolled back. A hook's failure is logged, not thrown: the write has
-   * committed.
+   * committed. The same function registered again runs once (a wake-up registered by each event of a batch).
    */
   afterCommit(hook: AfterCommit): void;
 }
@@ -77,7 +77,9 @@ async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, wo
   let begun = false;
   let result: T;
   const hooks: AfterCommit[] = [];
-  const afterCommit = (hook: AfterCommit) => void hooks.push(hook);
+  const afterCommit = (hook: AfterCommit) => {
+    if (!hooks.includes(hook)) hooks.push(hook);
+  };
   const later = Object.assign(new StatementBatch(), { afterCommit });
   const send = (sql: string, params: unknown[]) => runner.query(writeTimeLimited(sql, server), params).catch(serverTimeLimitAs503);
   const transaction: Transaction = {

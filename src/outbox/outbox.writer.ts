@@ -35,8 +35,8 @@ export type OutboxFollower = (writes: TransactionWrites, event: RecordedEvent) =
 export class OutboxWriter {
   private readonly partitions: number;
   private readonly followers: OutboxFollower[] = [];
-  /** Transactions that will wake the relay once committed: once each, however many events they record. */
-  private readonly waking = new WeakSet<TransactionWrites>();
+  /** One function, so that a transaction recording many events wakes the relay once (afterCommit runs it once). */
+  private readonly wakeRelay = () => this.relay.kick();
 
   constructor(
     private readonly relay: OutboxRelay,
@@ -80,9 +80,6 @@ export class OutboxWriter {
     // Every kind of event is a change of the feed, committed with it (src/changes/).
     await this.changes.insert(writes, { ...event, payload });
     for (const follower of this.followers) await follower(writes, { ...event, routingKey, payload });
-    if (!this.waking.has(writes)) {
-      this.waking.add(writes);
-      writes.afterCommit(() => this.relay.kick());
-    }
+    writes.afterCommit(this.wakeRelay);
   }
 }

@@ -19,8 +19,10 @@ export const WEBHOOK_EVENT_TYPES: readonly string[] = ['CREATED', 'UPDATED', ...
 @Injectable()
 export class WebhookFanOut {
   constructor(writer: OutboxWriter, deliveries: WebhookDeliveriesRepository, dispatcher: WebhookDispatcher) {
+    // One function for every event, so that a transaction wakes the dispatcher once.
+    const wakeDispatcher = () => dispatcher.deliveriesWritten();
     writer.follow(async (writes: TransactionWrites, event: RecordedEvent) => {
-      writes.afterCommit(() => dispatcher.deliveriesWritten());
+      writes.afterCommit(wakeDispatcher);
       await deliveries.fanOut(writes, {
         eventId: event.eventId,
         eventType: event.eventType,
