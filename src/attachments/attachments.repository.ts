@@ -1,6 +1,5 @@
+import { Database } from '../database/database.js';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { Queryable } from '../database/statement-batch.js';
 import type { Transaction } from '../database/transaction.js';
 import { type KeysetPageRequest, keysetSql } from '../common/paging/keyset-page.js';
@@ -38,7 +37,7 @@ const COLUMNS = 'id, ticket_id, filename, content_type, size, sha256, storage, c
 /** `ticket_attachments`, `attachment_chunks` and `comment_attachments` in plain SQL, mapped once to the wire shape. */
 @Injectable()
 export class AttachmentsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /** The upload's row, first statement of its transaction; answers its id. */
   async insert(transaction: Queryable, row: NewAttachmentRow): Promise<number> {
@@ -71,7 +70,7 @@ export class AttachmentsRepository {
 
   /** One chunk's bytes; undefined when the attachment is gone meanwhile. */
   async chunk(attachmentId: number, seq: number): Promise<Buffer | undefined> {
-    const [row]: Array<{ data: Buffer }> = await this.dataSource.query(
+    const [row]: Array<{ data: Buffer }> = await this.database.query(
       'SELECT data FROM attachment_chunks WHERE attachment_id = ? AND seq = ?',
       [attachmentId, seq],
     );
@@ -88,7 +87,7 @@ export class AttachmentsRepository {
 
   async page(ticketId: string, page: KeysetPageRequest): Promise<AttachmentResponse[]> {
     const range = keysetSql(page);
-    const rows: AttachmentRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM ticket_attachments WHERE ticket_id = ?${range.sql}`, [
+    const rows: AttachmentRow[] = await this.database.query(`SELECT ${COLUMNS} FROM ticket_attachments WHERE ticket_id = ?${range.sql}`, [
       ticketId,
       ...range.params,
     ]);
@@ -97,7 +96,7 @@ export class AttachmentsRepository {
 
   /** `lock`: in the caller's transaction, locked until it ends (a delete). */
   async findOne(db: Queryable | undefined, ticketId: string, id: string, lock = false): Promise<StoredAttachment | undefined> {
-    const [row] = (await (db ?? this.dataSource).query(
+    const [row] = (await (db ?? this.database).query(
       `SELECT ${COLUMNS} FROM ticket_attachments WHERE ticket_id = ? AND id = ?${lock ? ' FOR UPDATE' : ''}`,
       [ticketId, id],
     )) as AttachmentRow[];
@@ -106,9 +105,7 @@ export class AttachmentsRepository {
 
   async findMany(ids: readonly number[]): Promise<StoredAttachment[]> {
     if (ids.length === 0) return [];
-    const rows: AttachmentRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM ticket_attachments WHERE id IN (?) ORDER BY id`, [
-      ids,
-    ]);
+    const rows: AttachmentRow[] = await this.database.query(`SELECT ${COLUMNS} FROM ticket_attachments WHERE id IN (?) ORDER BY id`, [ids]);
     return rows.map(fromRow);
   }
 
@@ -150,7 +147,7 @@ export class AttachmentsRepository {
   async ofComments(commentIds: readonly number[]): Promise<Map<number, number[]>> {
     const named = new Map<number, number[]>();
     if (commentIds.length === 0) return named;
-    const rows: Array<{ comment_id: string | number; attachment_id: string | number }> = await this.dataSource.query(
+    const rows: Array<{ comment_id: string | number; attachment_id: string | number }> = await this.database.query(
       'SELECT comment_id, attachment_id FROM comment_attachments WHERE comment_id IN (?) ORDER BY comment_id, attachment_id',
       [commentIds],
     );

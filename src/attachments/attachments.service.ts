@@ -1,13 +1,12 @@
+import { Database } from '../database/database.js';
 import { ConflictException, Injectable, Logger, NotFoundException, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import type { AttachmentsConfig } from '../config/attachments-config.js';
 import { anonymousWrite, type WriteContext } from '../common/context/write-context.js';
 import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/paging/keyset-page.js';
-import { freeOfRequestDeadline, WithinRequestDeadline } from '../database/request-deadline.js';
-import { inTransaction, isCommitOutcomeUnknown, type Transaction } from '../database/transaction.js';
+import { freeOfRequestDeadline } from '../database/request-deadline.js';
+import { isCommitOutcomeUnknown, type Transaction } from '../database/transaction.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import { attachmentEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
@@ -34,7 +33,7 @@ export class AttachmentsService implements OnModuleInit {
   private readonly uploads: Gate;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly outbox: OutboxWriter,
     private readonly idempotency: IdempotencyService,
     private readonly attachments: AttachmentsRepository,
@@ -56,10 +55,9 @@ export class AttachmentsService implements OnModuleInit {
   }
 
   /** Before a byte of the body is read: 404 for an unknown ticket, 409 for one that has no room for another attachment. */
-  @WithinRequestDeadline()
   async assertCanAdd(ticketId: string): Promise<void> {
-    await assertTicketExists(this.dataSource, ticketId);
-    await this.assertRoom(this.dataSource, ticketId);
+    await assertTicketExists(this.database, ticketId);
+    await this.assertRoom(this.database, ticketId);
   }
 
   /**
@@ -86,8 +84,7 @@ export class AttachmentsService implements OnModuleInit {
     let attachment: AttachmentResponse;
     try {
       attachment = await freeOfRequestDeadline(() =>
-        inTransaction(
-          this.dataSource,
+        this.database.transaction(
           async (transaction) => {
             const id = await this.attachments.insert(transaction, {
               ticketId,
@@ -161,25 +158,23 @@ export class AttachmentsService implements OnModuleInit {
   }
 
   /** `own`: the transaction's own new attachment, which its count includes. */
-  private async assertRoom(db: Transaction | DataSource, ticketId: string, own = 0): Promise<void> {
+  private async assertRoom(db: Transaction | Database, ticketId: string, own = 0): Promise<void> {
     const count = await this.attachments.countForTicket(db, ticketId);
     if (count - own >= this.config.maxPerTicket) {
       throw new ConflictException(`Ticket ${ticketId} already has ${this.config.maxPerTicket} attachments, the most it may have`);
     }
   }
 
-  @WithinRequestDeadline()
   async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<AttachmentResponse>> {
     const attachments = await this.attachments.page(ticketId, page);
-    if (attachments.length === 0) await assertTicketExists(this.dataSource, ticketId);
+    if (attachments.length === 0) await assertTicketExists(this.database, ticketId);
     return keysetPage(attachments, page);
   }
 
-  @WithinRequestDeadline()
   async findOne(ticketId: string, attachmentId: string): Promise<StoredAttachment> {
     const attachment = await this.attachments.findOne(undefined, ticketId, attachmentId);
     if (attachment) return attachment;
-    await assertTicketExists(this.dataSource, ticketId);
+    await assertTicketExists(this.database, ticketId);
     throw attachmentNotFound(attachmentId);
   }
 
@@ -202,9 +197,8 @@ export class AttachmentsService implements OnModuleInit {
   }
 
   /** Deletes the attachment with a DETACHED history entry and an ATTACHMENT_DELETED event; 409 while a comment names it. */
-  @WithinRequestDeadline()
   async remove(ticketId: string, attachmentId: string, context: WriteContext = anonymousWrite()): Promise<void> {
-    const removed = await inTransaction(this.dataSource, async (transaction) => {
+    const removed = await this.database.transaction(async (transaction) => {
       await assertTicketExists(transaction, ticketId, true);
       const now = new Date();
       const attachment = await this.attachments.findOne(transaction, ticketId, attachmentId, true);

@@ -1,6 +1,5 @@
+import { Database } from '../database/database.js';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { Queryable } from '../database/statement-batch.js';
 
 /** A change as a write records it: its outbox event, the same JSON as published. */
@@ -41,7 +40,7 @@ export interface FeedPage extends FeedState {
  */
 @Injectable()
 export class ChangeFeedRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /** Inserts the change in the caller's transaction (`manager`; a StatementBatch sends it with the write's other statements). */
   async insert(manager: Queryable, row: ChangeRow): Promise<void> {
@@ -59,7 +58,7 @@ export class ChangeFeedRepository {
    * both from the same snapshot, so a page never misses rows that retention deleted after the state was read.
    */
   async page(afterSeq: number, limit: number): Promise<FeedPage> {
-    const rows = (await this.dataSource.query(
+    const rows = (await this.database.query(
       `SELECT s.last_seq AS lastSeq, s.pruned_through AS prunedThrough, s.last_sequenced_at AS lastSequencedAt, NOW(3) AS now,
               c.seq, c.sequenced_at AS sequencedAt, c.payload
        FROM change_feed_sequencer s
@@ -94,7 +93,7 @@ export class ChangeFeedRepository {
    * so every later number is too), or the highest number given when none was; with the state, from one snapshot.
    */
   async startAt(since: Date): Promise<FeedState & { afterSeq: number }> {
-    const [row] = (await this.dataSource.query(
+    const [row] = (await this.database.query(
       `SELECT s.last_seq AS lastSeq, s.pruned_through AS prunedThrough,
               (SELECT seq FROM change_feed WHERE sequenced_at >= ? ORDER BY sequenced_at, seq LIMIT 1) AS firstSeq
        FROM change_feed_sequencer s WHERE s.id = 1`,
@@ -106,7 +105,7 @@ export class ChangeFeedRepository {
 
   /** The highest number given so far. */
   async lastSeq(): Promise<number> {
-    const [row] = (await this.dataSource.query('SELECT last_seq FROM change_feed_sequencer WHERE id = 1')) as Array<{ last_seq: string }>;
+    const [row] = (await this.database.query('SELECT last_seq FROM change_feed_sequencer WHERE id = 1')) as Array<{ last_seq: string }>;
     return Number(row?.last_seq ?? 0);
   }
 

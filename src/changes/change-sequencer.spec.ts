@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import type { ConfigService } from '@nestjs/config';
-import type { DataSource } from 'typeorm';
+import type { Database } from '../database/database.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ChangeFeedRepository } from './change-feed.repository.js';
 import type { ChangeNotifier } from './change-notifier.js';
@@ -16,13 +16,13 @@ describe('ChangeSequencer', () => {
     let now = 1_000_000;
     jest.spyOn(Date, 'now').mockImplementation(() => now);
     const runner = { connect: () => Promise.resolve(), release: () => Promise.resolve() };
-    const dataSource = { createQueryRunner: () => runner } as unknown as DataSource;
+    const database = { withWorkerConnection: (work: (connection: unknown) => Promise<unknown>) => work(runner) } as unknown as Database;
     const claim = jest.fn(() => Promise.resolve<number | null>(null));
     const leases = { claim } as unknown as ChangeSequencerRepository;
     const config = {
       get: () => ({ leaseTtlMs: LEASE_TTL_MS, sequenceIntervalMs: 100, retentionDays: 7 }),
     } as unknown as ConfigService<AppConfig, true>;
-    const sequencer = new ChangeSequencer(dataSource, {} as ChangeFeedRepository, leases, {} as ChangeNotifier, config);
+    const sequencer = new ChangeSequencer(database, {} as ChangeFeedRepository, leases, {} as ChangeNotifier, config);
     // prune() waits for the running pass (and does nothing more on a replica without the lease).
     const pass = async () => {
       sequencer.kick();
@@ -43,7 +43,7 @@ describe('ChangeSequencer', () => {
 
   it('deletes one batch of expired changes per pass, so a backlog never holds up numbering', async () => {
     const runner = { connect: () => Promise.resolve(), release: () => Promise.resolve(), query: () => Promise.resolve() };
-    const dataSource = { createQueryRunner: () => runner } as unknown as DataSource;
+    const database = { withWorkerConnection: (work: (connection: unknown) => Promise<unknown>) => work(runner) } as unknown as Database;
     let prunedThrough = 0;
     const leases = {
       claim: () => Promise.resolve(1),
@@ -62,7 +62,7 @@ describe('ChangeSequencer', () => {
     const config = {
       get: () => ({ leaseTtlMs: LEASE_TTL_MS, sequenceIntervalMs: 100, retentionDays: 7 }),
     } as unknown as ConfigService<AppConfig, true>;
-    const sequencer = new ChangeSequencer(dataSource, feed, leases, {} as ChangeNotifier, config);
+    const sequencer = new ChangeSequencer(database, feed, leases, {} as ChangeNotifier, config);
     // Every stub answers at once: a pass is over when the microtasks it queued are.
     const pass = async () => {
       sequencer.kick();
@@ -86,14 +86,14 @@ describe('ChangeSequencer', () => {
       release: () => Promise.resolve(),
       query: (sql: string) => Promise.resolve(void sent.push(sql)).then(() => answer(sql, sequencer.owner)),
     };
-    const dataSource = { createQueryRunner: () => runner } as unknown as DataSource;
+    const database = { withWorkerConnection: (work: (connection: unknown) => Promise<unknown>) => work(runner) } as unknown as Database;
     const advance = jest.fn();
     const config = {
       get: () => ({ leaseTtlMs: LEASE_TTL_MS, sequenceIntervalMs: 100, retentionDays: 7 }),
     } as unknown as ConfigService<AppConfig, true>;
     const sequencer = new ChangeSequencer(
-      dataSource,
-      new ChangeFeedRepository(dataSource),
+      database,
+      new ChangeFeedRepository(database),
       new ChangeSequencerRepository(),
       { advance } as unknown as ChangeNotifier,
       config,

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import { Database } from '../database/database.js';
 import { isLostRace } from '../database/connection-errors.js';
 import { PeriodicWorker } from '../database/periodic-worker.js';
 import { StatementBatch } from '../database/statement-batch.js';
@@ -45,7 +45,7 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
   private readonly worker: PeriodicWorker;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly feed: ChangeFeedRepository,
     private readonly leases: ChangeSequencerRepository,
     private readonly notifier: ChangeNotifier,
@@ -64,7 +64,7 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     await this.worker.stop();
     if (this.epoch === null) return;
     // Another replica takes over at once instead of after the TTL; if the database is gone, the lease expires.
-    await this.withRunner((runner) => this.leases.release(runner, this.owner)).catch(() => undefined);
+    await this.database.withWorkerConnection((runner) => this.leases.release(runner, this.owner)).catch(() => undefined);
   }
 
   /** Whether this replica numbers changes now. */
@@ -80,12 +80,12 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
   /** Deletes the changes past retention now (the owner does it every minute); false when this replica is not the owner. */
   async prune(): Promise<boolean> {
     await this.worker.idle();
-    return this.withRunner((runner) => this.pruneAll(runner));
+    return this.database.withWorkerConnection((runner) => this.pruneAll(runner));
   }
 
   private async pass(): Promise<void> {
     try {
-      await this.withRunner(async (runner) => {
+      await this.database.withWorkerConnection(async (runner) => {
         const now = Date.now();
         if (now >= this.claimDueAt) await this.claim(runner, now);
         if (this.epoch === null) return;
@@ -195,15 +195,5 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
     if (this.epoch !== null) this.logger.warn('Lost the sequencer lease to another replica');
     this.epoch = null;
     this.claimDueAt = 0;
-  }
-
-  private async withRunner<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      return await work(runner);
-    } finally {
-      await runner.release();
-    }
   }
 }

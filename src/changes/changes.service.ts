@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { currentRequestContext, runInRequestContext } from '../common/context/request-context.js';
 import type { AppConfig } from '../config/app-config.js';
-import { withinRequestDeadline } from '../database/request-deadline.js';
+import { freeOfRequestDeadline } from '../database/request-deadline.js';
 import { type ChangePosition, encodeChangeCursor } from './change-cursor.js';
 import { ChangeFeedRepository, type FeedPage } from './change-feed.repository.js';
 import { changeItem } from './change-item.js';
@@ -72,7 +71,7 @@ export class ChangesService {
 
   /** The position a read from `since` starts after. */
   private async sinceSeq(since: Date): Promise<number> {
-    const found = await this.fresh(() => this.feed.startAt(since));
+    const found = await freeOfRequestDeadline(() => this.feed.startAt(since));
     const cutoff = Date.now() - this.retentionDays * 86_400_000;
     if (found.prunedThrough > 0 && since.getTime() < cutoff)
       throw resyncRequired(`since is older than the ${this.retentionDays} days of changes kept`);
@@ -86,7 +85,7 @@ export class ChangesService {
    * database, or of one restored from an older backup).
    */
   async read(after: ChangePosition, limit: number, fromOldest = false): Promise<ChangesRead> {
-    return this.readPage(after, limit, await this.fresh(() => this.feed.page(after.seq, limit + 1)), fromOldest);
+    return this.readPage(after, limit, await freeOfRequestDeadline(() => this.feed.page(after.seq, limit + 1)), fromOldest);
   }
 
   /**
@@ -101,7 +100,7 @@ export class ChangesService {
     const key = `${after.seq}:${limit}`;
     let page = this.sharedReads.get(key);
     if (!page) {
-      page = this.fresh(() => this.feed.page(after.seq, limit + 1));
+      page = freeOfRequestDeadline(() => this.feed.page(after.seq, limit + 1));
       const forget = () => this.sharedReads.delete(key);
       page.then(forget, forget);
       this.sharedReads.set(key, page);
@@ -121,14 +120,6 @@ export class ChangesService {
     const last = changes.at(-1);
     const next = last ? { seq: last.seq, numberedAt: last.numberedAt } : { seq: page.lastSeq, numberedAt: page.lastNumberedAt };
     return { items: changes.map(changeItem), next, endOfStream: page.changes.length <= limit, start: after };
-  }
-
-  /**
-   * Each read of a long wait or a stream has a database deadline of its own (DB_QUERY_TIMEOUT_MS), as a request
-   * has: the request's would have passed while it waited.
-   */
-  private fresh<T>(work: () => Promise<T>): Promise<T> {
-    return runInRequestContext({ requestId: currentRequestContext()?.requestId }, () => withinRequestDeadline(work));
   }
 }
 

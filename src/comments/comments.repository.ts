@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { PooledStatement } from '../database/pooled-statement.js';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
 import { type KeysetPageRequest, keysetSql } from '../common/paging/keyset-page.js';
 import type { CommentVisibility } from './comment-visibility.enum.js';
@@ -27,10 +25,7 @@ const COMMENT_COLUMNS = 'id, ticket_id, body, author, visibility, created_at';
 /** `ticket_comments` in plain SQL like the tickets, mapped once from rows to the wire shape. */
 @Injectable()
 export class CommentsRepository {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly statement: PooledStatement,
-  ) {}
+  constructor(private readonly database: Database) {}
 
   /** Inserts the comment in the caller's transaction; answers its id. */
   async insert(transaction: Queryable, ticketId: string, fields: CommentFields, now: Date): Promise<number> {
@@ -44,10 +39,10 @@ export class CommentsRepository {
   /** The ticket's comments of the page's id range (one more than its limit, see keysetSql). */
   async page(ticketId: string, page: KeysetPageRequest): Promise<CommentResponse[]> {
     const range = keysetSql(page);
-    const rows: CommentRow[] = await this.dataSource.query(
-      `SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ?${range.sql}`,
-      [ticketId, ...range.params],
-    );
+    const rows: CommentRow[] = await this.database.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ?${range.sql}`, [
+      ticketId,
+      ...range.params,
+    ]);
     return rows.map(commentFromRow);
   }
 
@@ -57,17 +52,17 @@ export class CommentsRepository {
     // A streamed row carries its comment's attachments itself: there is no page to look them up for afterwards.
     const attachments =
       '(SELECT GROUP_CONCAT(attachment_id ORDER BY attachment_id) FROM comment_attachments WHERE comment_id = ticket_comments.id)';
-    return this.statement.stream(
+    return this.database.stream(
       `SELECT ${COMMENT_COLUMNS}, ${attachments} AS attachment_ids FROM ticket_comments WHERE ticket_id = ?${range.sql}`,
       [ticketId, ...range.params],
     );
   }
 
   async findOne(ticketId: string, commentId: string): Promise<CommentResponse | undefined> {
-    const [row]: CommentRow[] = await this.dataSource.query(
-      `SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ? AND id = ?`,
-      [ticketId, commentId],
-    );
+    const [row]: CommentRow[] = await this.database.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ? AND id = ?`, [
+      ticketId,
+      commentId,
+    ]);
     return row && commentFromRow(row);
   }
 }

@@ -1,7 +1,6 @@
+import { Database } from '../database/database.js';
 import type { Readable } from 'node:stream';
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { HistoryAction } from '../tickets/history-action.js';
 import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
@@ -16,15 +15,13 @@ import { CommentsRepository } from './comments.repository.js';
 import { AttachmentsRepository } from '../attachments/attachments.repository.js';
 import type { CommentRequest } from './dto/comment-request.dto.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
-import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
-import { inTransaction } from '../database/transaction.js';
 import type { Queryable } from '../database/statement-batch.js';
 
 /** A ticket's conversation; its SQL is CommentsRepository's. */
 @Injectable()
 export class CommentsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly outbox: OutboxWriter,
     private readonly idempotency: IdempotencyService,
     private readonly comments: CommentsRepository,
@@ -37,10 +34,9 @@ export class CommentsService {
    * The comment, its COMMENTED history entry, its COMMENT_ADDED event and its idempotency record commit together. The ticket's row lock
    * orders the comment with the ticket's updates and its delete, so its event never overtakes theirs.
    */
-  @WithinRequestDeadline()
   async add(ticketId: string, request: CommentRequest, context: WriteContext = anonymousWrite()): Promise<CommentResponse> {
     const now = new Date();
-    const comment = await inTransaction(this.dataSource, async (transaction) => {
+    const comment = await this.database.transaction(async (transaction) => {
       await assertTicketExists(transaction, ticketId, true);
       const fields = {
         body: request.body,
@@ -92,29 +88,27 @@ export class CommentsService {
   }
 
   /**
-   * Every comment (v1 without `limit`) as a stream of rows, opened at the first (see PooledStatement.stream). Opened
+   * Every comment (v1 without `limit`) as a stream of rows, opened at the first (see Database.stream). Opened
    * at its end instead, it holds no row: only then is the ticket looked up, for its 404.
    */
   async stream(ticketId: string, page: KeysetPageRequest): Promise<Readable> {
     const rows = await this.comments.stream(ticketId, page);
-    if (rows.readableLength === 0) await withinRequestDeadline(() => assertTicketExists(this.dataSource, ticketId));
+    if (rows.readableLength === 0) await assertTicketExists(this.database, ticketId);
     return rows;
   }
 
-  @WithinRequestDeadline()
   async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<CommentResponse>> {
     const comments = await this.comments.page(ticketId, page);
     // A ticket's rows prove it exists; only an empty page needs the extra look.
-    if (comments.length === 0) await assertTicketExists(this.dataSource, ticketId);
+    if (comments.length === 0) await assertTicketExists(this.database, ticketId);
     const listed = keysetPage(comments, page);
     return { ...listed, items: await this.withAttachments(listed.items) };
   }
 
-  @WithinRequestDeadline()
   async findOne(ticketId: string, commentId: string): Promise<CommentResponse> {
     const comment = await this.comments.findOne(ticketId, commentId);
     if (comment) return (await this.withAttachments([comment]))[0];
-    await assertTicketExists(this.dataSource, ticketId);
+    await assertTicketExists(this.database, ticketId);
     throw new NotFoundException(`Comment not found with id: ${commentId}`);
   }
 }

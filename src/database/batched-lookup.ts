@@ -12,7 +12,7 @@ interface Waiter<Row> {
  * part of a read by key, is paid once for all of them; a lone request waits for nothing (the statement goes out
  * when the round ends, before any timer). Each caller gets the row as of a statement that started after it asked.
  * The statement runs in no request's context: it belongs to all of its callers, each of which keeps its own
- * deadline (see withinRequestDeadline) while it waits.
+ * deadline (see Database.withinDeadline) while it waits.
  */
 export class BatchedLookup<Row> {
   private pending = new Map<string, Array<Waiter<Row>>>();

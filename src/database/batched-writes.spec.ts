@@ -1,17 +1,20 @@
 import { currentRequestContext, type RequestContext, runInRequestContext } from '../common/context/request-context.js';
 import { BatchedWrites } from './batched-writes.js';
-import { setRequestDeadlineBudget } from './request-deadline.js';
 import { inTransaction, isCommitOutcomeUnknown } from './transaction.js';
 
-describe('BatchedWrites', () => {
-  afterEach(() => setRequestDeadlineBudget(0));
+const BUDGET_MS = 1_000;
 
+describe('BatchedWrites', () => {
   it('writes the jobs handed in during one round of I/O in one transaction, each getting its own result', async () => {
     const transactions: number[][] = [];
-    const writes = new BatchedWrites<number, string>(async (jobs) => {
-      transactions.push(jobs);
-      return jobs.map((job) => `ticket ${job}`);
-    }, 3);
+    const writes = new BatchedWrites<number, string>(
+      BUDGET_MS,
+      async (jobs) => {
+        transactions.push(jobs);
+        return jobs.map((job) => `ticket ${job}`);
+      },
+      3,
+    );
     const results = await Promise.all([1, 2, 3, 4].map((job) => writes.write(job)));
     expect(results).toEqual(['ticket 1', 'ticket 2', 'ticket 3', 'ticket 4']);
     expect(transactions).toEqual([[1, 2, 3], [4]]);
@@ -21,7 +24,7 @@ describe('BatchedWrites', () => {
 
   it('writes each job again alone when their transaction failed, so that only the bad one fails', async () => {
     const transactions: number[][] = [];
-    const writes = new BatchedWrites<number, number>(async (jobs) => {
+    const writes = new BatchedWrites<number, number>(BUDGET_MS, async (jobs) => {
       transactions.push(jobs);
       if (jobs.includes(2)) throw new Error('Duplicate entry');
       return jobs;
@@ -35,7 +38,7 @@ describe('BatchedWrites', () => {
     let calls = 0;
     const unknown = await commitLostError();
     expect(isCommitOutcomeUnknown(unknown)).toBe(true);
-    const writes = new BatchedWrites<number, number>(async () => {
+    const writes = new BatchedWrites<number, number>(BUDGET_MS, async () => {
       calls++;
       throw unknown;
     });
@@ -48,10 +51,9 @@ describe('BatchedWrites', () => {
   });
 
   it('runs the jobs within the earliest of their deadlines, which becomes the deadline of those that had none', async () => {
-    setRequestDeadlineBudget(1_000);
     const early = { at: Date.now() + 200, budgetMs: 1_000 };
     const seen: unknown[] = [];
-    const writes = new BatchedWrites<number, number>(async (jobs) => {
+    const writes = new BatchedWrites<number, number>(BUDGET_MS, async (jobs) => {
       seen.push(currentRequestContext()?.deadline);
       return jobs;
     });
@@ -65,9 +67,8 @@ describe('BatchedWrites', () => {
   });
 
   it('gives jobs of no request no deadline', async () => {
-    setRequestDeadlineBudget(1_000);
     const seen: unknown[] = [];
-    const writes = new BatchedWrites<number, number>(async (jobs) => {
+    const writes = new BatchedWrites<number, number>(BUDGET_MS, async (jobs) => {
       seen.push(currentRequestContext());
       return jobs;
     });

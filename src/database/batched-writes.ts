@@ -1,6 +1,6 @@
 import { currentRequestContext, type RequestContext, runInRequestContext } from '../common/context/request-context.js';
 import { EndOfRound } from './end-of-round.js';
-import { earliestDeadline, withinRequestDeadline } from './request-deadline.js';
+import { earliestDeadline } from './request-deadline.js';
 import { isCommitOutcomeUnknown } from './transaction.js';
 
 interface Pending<Job, Result> {
@@ -26,7 +26,9 @@ export class BatchedWrites<Job, Result> {
   private readonly endOfRound = new EndOfRound(() => this.flush());
 
   constructor(
-    /** Writes the jobs in one transaction: their results, in order. */
+    /** DB_QUERY_TIMEOUT_MS (Database.budgetMs): the deadline of a job whose request's had not started. */
+    private readonly budgetMs: number,
+    /** Writes the jobs in one transaction (Database.transaction): their results, in order. */
     private readonly writeAll: (jobs: Job[]) => Promise<Result[]>,
     private readonly maxJobs = 50,
   ) {}
@@ -60,10 +62,13 @@ export class BatchedWrites<Job, Result> {
    */
   private together(batch: Array<Pending<Job, Result>>): Promise<Result[]> {
     const jobs = batch.map((pending) => pending.job);
-    const requests = batch.flatMap((pending) => (pending.context ? [pending.context] : []));
-    const deadline = earliestDeadline(requests.map((request) => request.deadline));
+    const requests = batch.flatMap((pending) => (pending.context && pending.context.deadline !== null ? [pending.context] : []));
+    const deadline = earliestDeadline(
+      this.budgetMs,
+      requests.map((request) => request.deadline ?? undefined),
+    );
     for (const request of requests) request.deadline ??= deadline;
     const context = batch.length === 1 ? batch[0].context : deadline && { deadline };
-    return context ? runInRequestContext(context, () => withinRequestDeadline(() => this.writeAll(jobs))) : this.writeAll(jobs);
+    return context ? runInRequestContext(context, () => this.writeAll(jobs)) : this.writeAll(jobs);
   }
 }

@@ -12,7 +12,7 @@ type ConnectionCallback = (error: NodeJS.ErrnoException | null, connection: Pool
 
 /**
  * The service's one pool of database connections: mysql2's, created here and shared by TypeORM (through its public
- * `driver` option, see typeOrmDriver), PooledStatement and the db health check. mysql2 publishes no statistics, so
+ * `driver` option, see typeOrmDriver), Database and the db health check. mysql2 publishes no statistics, so
  * the usage is counted here: open connections from the pool's 'connection' event and each connection's 'end' and
  * 'error' (or destroy), idle ones from 'release' and 'acquire', waiting requests from getConnection's own calls.
  */

@@ -3,14 +3,7 @@ import { ConsoleLogger, type LoggerService, Logger, ServiceUnavailableException 
 import type { AfterQueryEvent, BeforeQueryEvent } from 'typeorm';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { runInRequestContext } from '../common/context/request-context.js';
-import {
-  assertDeadlineNotPassed,
-  freeOfRequestDeadline,
-  isPastDeadline,
-  setRequestDeadlineBudget,
-  untilCommitted,
-  withinRequestDeadline,
-} from './request-deadline.js';
+import { assertDeadlineNotPassed, freeOfRequestDeadline, isPastDeadline, untilCommitted, withinDeadline } from './request-deadline.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
 const subscriber = new (databaseTimeoutsSubscriber())();
@@ -42,10 +35,11 @@ describe('request deadline', () => {
 });
 
 describe('database work within the request deadline', () => {
-  afterEach(() => setRequestDeadlineBudget(0));
+  let budget = 0;
+  const withinRequestDeadline = <T>(work: () => Promise<T>) => withinDeadline(budget, work);
 
   it('answers the 503 when the budget runs out while the work still waits, and leaves the work be', async () => {
-    setRequestDeadlineBudget(30);
+    budget = 30;
     let finished = false;
     const slow = () => sleep(100).then(() => (finished = true));
     const outcome = runInRequestContext({ requestId: 'r1' }, () => withinRequestDeadline(slow));
@@ -55,7 +49,7 @@ describe('database work within the request deadline', () => {
   });
 
   it('waits for a COMMIT that is out when the deadline passes, and answers with its outcome', async () => {
-    setRequestDeadlineBudget(30);
+    budget = 30;
     const commitsLate = () => untilCommitted(() => sleep(80).then(() => 'committed'));
     await expect(runInRequestContext({ requestId: 'r3' }, () => withinRequestDeadline(commitsLate))).resolves.toBe('committed');
     const failsLate = () => untilCommitted(() => sleep(80).then(() => Promise.reject(new Error('connection lost'))));
@@ -71,7 +65,7 @@ describe('database work within the request deadline', () => {
   });
 
   it('shares one deadline among the pieces of work of a request, starting with the first', async () => {
-    setRequestDeadlineBudget(60);
+    budget = 60;
     await runInRequestContext({ requestId: 'r2' }, async () => {
       await withinRequestDeadline(() => sleep(40));
       await expect(withinRequestDeadline(() => sleep(40))).rejects.toThrow(ServiceUnavailableException);
@@ -82,14 +76,14 @@ describe('database work within the request deadline', () => {
   });
 
   it('passes the outcome through in time, and bounds nothing outside a request or with the budget 0', async () => {
-    setRequestDeadlineBudget(1_000);
+    budget = 1_000;
     await expect(runInRequestContext({ requestId: 'r3' }, () => withinRequestDeadline(async () => 42))).resolves.toBe(42);
     await expect(
       runInRequestContext({ requestId: 'r4' }, () => withinRequestDeadline(() => Promise.reject(new Error('boom')))),
     ).rejects.toThrow('boom');
-    setRequestDeadlineBudget(10);
+    budget = 10;
     await expect(withinRequestDeadline(() => sleep(30).then(() => 'outside'))).resolves.toBe('outside');
-    setRequestDeadlineBudget(0);
+    budget = 0;
     await expect(runInRequestContext({ requestId: 'r5' }, () => withinRequestDeadline(() => sleep(30).then(() => 'off')))).resolves.toBe(
       'off',
     );

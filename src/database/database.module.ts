@@ -5,15 +5,14 @@ import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { DatabasePool } from './database-pool.js';
 import { DatabasePoolModule } from './database-pool.module.js';
-import { PooledStatement } from './pooled-statement.js';
-import { setRequestDeadlineBudget } from './request-deadline.js';
+import { Database } from './database.js';
 import { runMigrations } from './run-migrations.js';
 import { typeOrmOptions } from './typeorm-options.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 
 /**
  * The database for every module: the pool (DatabasePool), TypeORM's DataSource on that same pool (migrated at
- * start-up), and PooledStatement.
+ * start-up), and Database, the one way of the features to it.
  */
 @Global()
 @Module({
@@ -36,11 +35,7 @@ import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
       dataSourceFactory: async (options) => runMigrations(await new DataSource(options!).initialize()),
     }),
   ],
-  providers: [PooledStatement],
-  exports: [DatabasePoolModule, PooledStatement],
+  providers: [Database],
+  exports: [DatabasePoolModule, Database],
 })
-export class DatabaseModule {
-  constructor(config: ConfigService<AppConfig, true>) {
-    setRequestDeadlineBudget(config.get('db.queryTimeoutMs', { infer: true }));
-  }
-}
+export class DatabaseModule {}

@@ -22,8 +22,14 @@ export interface RowStreamOptions {
  * nor a scan between two far-apart matches. The server's time limit is not used: it would bound the whole stream,
  * however long the client takes to read.
  */
-export function openRowStream(pool: DatabasePool, sql: string, values: unknown[], options: RowStreamOptions = {}): Promise<Readable> {
-  const deadline = requestDeadline();
+export function openRowStream(
+  pool: DatabasePool,
+  budgetMs: number,
+  sql: string,
+  values: unknown[],
+  options: RowStreamOptions = {},
+): Promise<Readable> {
+  const deadline = requestDeadline(budgetMs);
   const statement = new AbandonedStatement(sql);
   return new Promise((resolve, reject) => {
     let waiting = true;

@@ -9,7 +9,7 @@ export function databaseServerOf(version: string): DatabaseServer {
 
 const servers = new WeakMap<DataSource, Promise<DatabaseServer>>();
 
-/** MariaDB or MySQL, asked once per data source (transactions and PooledStatement share the answer). */
+/** MariaDB or MySQL, asked once per data source (transactions and Database share the answer). */
 export function databaseServer(dataSource: DataSource): Promise<DatabaseServer> {
   let server = servers.get(dataSource);
   if (!server) {

@@ -3,7 +3,14 @@ import { Logger } from '@nestjs/common';
 import type { ExecuteValues, PoolConnection } from 'mysql2';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { lostTheConnection, serverErrno } from './connection-errors.js';
-import { assertDeadlineNotPassed, isPastDeadline, statementTimedOut, statementTimeLimitMs, untilCommitted } from './request-deadline.js';
+import {
+  assertDeadlineNotPassed,
+  isPastDeadline,
+  statementTimedOut,
+  statementTimeLimitMs,
+  untilCommitted,
+  withinDeadline,
+} from './request-deadline.js';
 import { type Queryable, StatementBatch } from './statement-batch.js';
 import { type DatabaseServer, databaseServer, isServerTimeLimit, withServerTimeLimit } from './statement-time-limit.js';
 
@@ -40,40 +47,55 @@ export interface TransactionWrites extends Queryable {
 
 const logger = new Logger('Database');
 
+export interface TransactionOptions {
+  /** false for work that cannot be run twice, e.g. one that consumes a request's body. */
+  retryDeadlocks?: boolean;
+  /** DB_QUERY_TIMEOUT_MS (see request-deadline.ts); 0 or absent: unbounded. */
+  budgetMs?: number;
+}
+
 /** InnoDB's ER_LOCK_DEADLOCK: it rolled the whole transaction back to break a deadlock. */
 const DEADLOCK = 1213;
 const ATTEMPTS = 5;
 
 /**
- * Runs `work` in a transaction, and again (up to five attempts in all, after a few random milliseconds, so that
- * the two sides of a deadlock do not meet again at once) when InnoDB chose it to break a deadlock: InnoDB rolls
- * such a transaction back whole, and asks for exactly this. Updates of neighbouring tickets can
- * deadlock on the gaps of the search index they write; the client should not get a 503 for that. `work` must hold
- * nothing outside the transaction that a second run would repeat.
+ * Runs `work` in a transaction within the request's deadline (started by it if it has not; see request-deadline.ts):
+ * past it, the answer is the 503 at once, and the transaction is left to be stopped and rolled back. It runs again
+ * (up to five attempts in all, after a few random milliseconds, so that the two sides of a deadlock do not meet again
+ * at once) when InnoDB chose it to break a deadlock: InnoDB rolls such a transaction back whole, and asks for exactly
+ * this. Updates of neighbouring tickets can deadlock on the gaps of the search index they write; the client should
+ * not get a 503 for that. `work` must hold nothing outside the transaction that a second run would repeat.
  */
 export async function inTransaction<T>(
   dataSource: DataSource,
   work: (transaction: Transaction) => Promise<T>,
-  options: { retryDeadlocks?: boolean } = {},
+  options: TransactionOptions = {},
 ): Promise<T> {
-  const server = await databaseServer(dataSource);
-  // `retryDeadlocks: false` for work that cannot be run twice, e.g. one that consumes a request's body.
-  const attempts = options.retryDeadlocks === false ? 1 : ATTEMPTS;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await runTransaction(dataSource.createQueryRunner(), server, work);
-    } catch (error) {
-      if (attempt === attempts || !isDeadlock(error)) throw error;
+  const budgetMs = options.budgetMs ?? 0;
+  return withinDeadline(budgetMs, async () => {
+    const server = await databaseServer(dataSource);
+    const attempts = options.retryDeadlocks === false ? 1 : ATTEMPTS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await runTransaction(dataSource.createQueryRunner(), server, budgetMs, work);
+      } catch (error) {
+        if (attempt === attempts || !isDeadlock(error)) throw error;
+      }
+      await sleep(Math.random() * 5 * attempt);
     }
-    await sleep(Math.random() * 5 * attempt);
-  }
+  });
 }
 
 /**
  * One run of `work` on a connection of the pool, through a TypeORM query runner (its statement timeout, the
  * deadline rules of DatabaseTimeoutsSubscriber, its error types). A failure sends ROLLBACK, which always goes out.
  */
-async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+async function runTransaction<T>(
+  runner: QueryRunner,
+  server: DatabaseServer,
+  budgetMs: number,
+  work: (transaction: Transaction) => Promise<T>,
+): Promise<T> {
   let begun = false;
   let result: T;
   const hooks: AfterCommit[] = [];
@@ -81,7 +103,8 @@ async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, wo
     if (!hooks.includes(hook)) hooks.push(hook);
   };
   const later = Object.assign(new StatementBatch(), { afterCommit });
-  const send = (sql: string, params: unknown[]) => runner.query(writeTimeLimited(sql, server), params).catch(serverTimeLimitAs503);
+  const send = (sql: string, params: unknown[]) =>
+    runner.query(writeTimeLimited(sql, server, budgetMs), params).catch((error: unknown) => serverTimeLimitAs503(error, budgetMs));
   const transaction: Transaction = {
     later,
     afterCommit,
@@ -99,7 +122,7 @@ async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, wo
       }
       assertDeadlineNotPassed();
       // The connection TypeORM's runner holds for the transaction, as QueryRunner.connect() answers it.
-      return executeOn((await runner.connect()) as PoolConnection, sql, params, server);
+      return executeOn((await runner.connect()) as PoolConnection, sql, params, server, budgetMs);
     },
   };
   try {
@@ -121,11 +144,17 @@ async function runTransaction<T>(runner: QueryRunner, server: DatabaseServer, wo
       });
     }
   } catch (error) {
-    await runner.query('ROLLBACK').catch(() => undefined);
+    const rolledBack = runner
+      .query('ROLLBACK')
+      .catch(() => undefined)
+      .then(() => runner.release())
+      .catch(() => undefined);
+    // Past the deadline the client has its 503 now: the ROLLBACK waits behind the statement in flight (which the
+    // server stops at the deadline) or for the connection the runner still waits for, and may take a while.
+    if (!isPastDeadline(error)) await rolledBack;
     throw error;
-  } finally {
-    await runner.release();
   }
+  await runner.release();
   await runHooks(hooks);
   return result;
 }
@@ -142,15 +171,15 @@ async function runHooks(hooks: AfterCommit[]): Promise<void> {
 
 /**
  * On MariaDB, each statement of a transaction's round trip (not START TRANSACTION nor COMMIT; ROLLBACK never comes
- * here) for the server to stop by itself when the request's deadline passes, as reads are (PooledStatement): a write
+ * here) for the server to stop by itself when the request's deadline passes, as reads are (Database.query): a write
  * waiting for a row lock, or a slow one, does not go on running for a client that has had its 503. SET STATEMENT
  * holds for its one statement, so no session state is left on the connection. A stopped statement fails the
  * transaction, which rolls back. MySQL has no such bound for writes (MAX_EXECUTION_TIME is for reads): there they
  * stay bounded by the statement timeout on the client's side. The statements are the service's own, joined by
  * `;\n` (StatementBatch), every value a bound parameter, so the text splits safely there.
  */
-function writeTimeLimited(sql: string, server: DatabaseServer): string {
-  const limitMs = statementTimeLimitMs();
+function writeTimeLimited(sql: string, server: DatabaseServer, budgetMs: number): string {
+  const limitMs = statementTimeLimitMs(budgetMs);
   if (limitMs === undefined || server !== 'MariaDB') return sql;
   return sql
     .split(';\n')
@@ -196,21 +225,27 @@ function refusedBeforeCommit(error: unknown): boolean {
  * stopped waiting for is still in flight: the ROLLBACK that follows waits behind it, and when that times out too, its
  * connection is destroyed (DatabaseTimeoutsSubscriber).
  */
-function executeOn(connection: PoolConnection, sql: string, params: ExecuteValues[], server: DatabaseServer): Promise<unknown> {
-  const limitMs = statementTimeLimitMs();
+function executeOn(
+  connection: PoolConnection,
+  sql: string,
+  params: ExecuteValues[],
+  server: DatabaseServer,
+  budgetMs: number,
+): Promise<unknown> {
+  const limitMs = statementTimeLimitMs(budgetMs);
   const limited =
     limitMs === undefined || server !== 'MariaDB' ? sql : withServerTimeLimit(sql, Math.ceil(limitMs / 1_000) * 1_000, server);
   return new Promise((resolve, reject) => {
     connection.execute({ sql: limited, timeout: limitMs }, params, (error, result) => {
-      if (error) reject(isServerTimeLimit(error) ? statementTimedOut() : error);
+      if (error) reject(isServerTimeLimit(error) ? statementTimedOut(budgetMs) : error);
       else resolve(result);
     });
   });
 }
 
-function serverTimeLimitAs503(error: unknown): never {
+function serverTimeLimitAs503(error: unknown, budgetMs: number): never {
   const driverError = (error as { driverError?: unknown }).driverError;
-  throw isServerTimeLimit(error) || isServerTimeLimit(driverError) ? statementTimedOut() : error;
+  throw isServerTimeLimit(error) || isServerTimeLimit(driverError) ? statementTimedOut(budgetMs) : error;
 }
 
 const COMMIT_OUTCOME_UNKNOWN = Symbol('commitOutcomeUnknown');

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { PooledStatement } from '../database/pooled-statement.js';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { Database } from '../database/database.js';
 import type { HistoryAction } from '../tickets/history-action.js';
 import type { FieldChange } from '../tickets/ticket-changes.js';
 import { type KeysetPageRequest, keysetSql } from '../common/paging/keyset-page.js';
@@ -22,22 +20,19 @@ const SELECT_HISTORY = 'SELECT id, ticket_id, occurred_at, actor, action, change
 /** `ticket_history`, a ticket's audit trail, read oldest first (the writes it describes record it: TicketHistoryRepository). */
 @Injectable()
 export class HistoryRepository {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly statement: PooledStatement,
-  ) {}
+  constructor(private readonly database: Database) {}
 
   /** The ticket's entries of the page's id range (one more than its limit, see keysetSql). */
   async page(ticketId: string, page: KeysetPageRequest): Promise<HistoryEntryResponse[]> {
     const range = keysetSql(page);
-    const rows: HistoryRow[] = await this.dataSource.query(`${SELECT_HISTORY}${range.sql}`, [ticketId, ...range.params]);
+    const rows: HistoryRow[] = await this.database.query(`${SELECT_HISTORY}${range.sql}`, [ticketId, ...range.params]);
     return rows.map(historyFromRow);
   }
 
   /** Every entry of the ticket (an unpaged `page`), oldest first, as a stream of rows (historyJson writes each). */
   stream(ticketId: string, page: KeysetPageRequest): Promise<Readable> {
     const range = keysetSql(page);
-    return this.statement.stream(`${SELECT_HISTORY}${range.sql}`, [ticketId, ...range.params]);
+    return this.database.stream(`${SELECT_HISTORY}${range.sql}`, [ticketId, ...range.params]);
   }
 }
 

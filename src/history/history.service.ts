@@ -1,36 +1,33 @@
+import { Database } from '../database/database.js';
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/paging/keyset-page.js';
 import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import type { HistoryEntryResponse } from './dto/history-entry-response.dto.js';
 import { HistoryRepository } from './history.repository.js';
-import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
 
 /** A ticket's audit trail, read oldest first; each write records its entry in its own transaction (TicketHistoryRepository.record). */
 @Injectable()
 export class HistoryService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly history: HistoryRepository,
   ) {}
 
   /**
-   * Every entry (v1 without `limit`) as a stream of rows, opened at the first (see PooledStatement.stream). Opened
+   * Every entry (v1 without `limit`) as a stream of rows, opened at the first (see Database.stream). Opened
    * at its end instead, it holds no row: only then is the ticket looked up, for its 404.
    */
   async stream(ticketId: string, page: KeysetPageRequest): Promise<Readable> {
     const rows = await this.history.stream(ticketId, page);
-    if (rows.readableLength === 0) await withinRequestDeadline(() => assertTicketExists(this.dataSource, ticketId));
+    if (rows.readableLength === 0) await assertTicketExists(this.database, ticketId);
     return rows;
   }
 
-  @WithinRequestDeadline()
   async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<HistoryEntryResponse>> {
     const entries = await this.history.page(ticketId, page);
     // A ticket's rows prove it exists; only an empty page needs the extra look.
-    if (entries.length === 0) await assertTicketExists(this.dataSource, ticketId);
+    if (entries.length === 0) await assertTicketExists(this.database, ticketId);
     return keysetPage(entries, page);
   }
 }

@@ -1,6 +1,6 @@
+import { Database } from '../database/database.js';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { QueryFailedError, type DataSource } from 'typeorm';
+import { serverErrno } from '../database/connection-errors.js';
 import type { Queryable } from '../database/statement-batch.js';
 import type { IdempotencyClaim } from '../common/context/write-context.js';
 
@@ -48,12 +48,12 @@ export interface StartedKey {
 /** `idempotency_keys`: every write of a key names it by its primary key (scope, key) and, once claimed, its token. */
 @Injectable()
 export class IdempotencyRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /** Inserts the key's `started` row, committed at once; false when the key has a row already. */
   async insertStarted({ claim, hash, startedAt, expiresAt }: StartedKey): Promise<boolean> {
     try {
-      await this.dataSource.query(
+      await this.database.query(
         `INSERT INTO idempotency_keys (scope, idem_key, request_hash, state, token, started_at, expires_at) VALUES (?, ?, ?, 'started', ?, ?, ?)`,
         [claim.scope, claim.key, hash, claim.token, startedAt, expiresAt],
       );
@@ -65,7 +65,7 @@ export class IdempotencyRepository {
   }
 
   async find(scope: string, key: string): Promise<KeyRecord | undefined> {
-    const [row]: KeyRow[] = await this.dataSource.query(
+    const [row]: KeyRow[] = await this.database.query(
       'SELECT request_hash, state, token, started_at, expires_at, status, location, etag, body FROM idempotency_keys WHERE scope = ? AND idem_key = ?',
       [scope, key],
     );
@@ -77,7 +77,7 @@ export class IdempotencyRepository {
    * this request won it.
    */
   async takeOver(seen: Pick<KeyRecord, 'token' | 'state'>, { claim, hash, startedAt, expiresAt }: StartedKey): Promise<boolean> {
-    const { affectedRows }: { affectedRows: number } = await this.dataSource.query(
+    const { affectedRows }: { affectedRows: number } = await this.database.query(
       `UPDATE idempotency_keys SET request_hash = ?, state = 'started', token = ?, started_at = ?, expires_at = ?,
          status = NULL, body = NULL, location = NULL, etag = NULL
        WHERE scope = ? AND idem_key = ? AND token = ? AND state = ?`,
@@ -101,7 +101,7 @@ export class IdempotencyRepository {
 
   /** Deletes the claim's row while it is still started. */
   async deleteStarted(claim: IdempotencyClaim): Promise<void> {
-    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND token = ? AND state = 'started'`, [
+    await this.database.query(`DELETE FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND token = ? AND state = 'started'`, [
       claim.scope,
       claim.key,
       claim.token,
@@ -110,7 +110,7 @@ export class IdempotencyRepository {
 
   /** Deletes up to `limit` keys expired at `now`, one short statement on the expiry index; answers how many went. */
   async deleteExpired(now: Date, limit: number): Promise<number> {
-    const { affectedRows }: { affectedRows: number } = await this.dataSource.query(
+    const { affectedRows }: { affectedRows: number } = await this.database.query(
       `DELETE FROM idempotency_keys WHERE expires_at <= ? LIMIT ${limit}`,
       [now],
     );
@@ -133,5 +133,5 @@ function keyFromRow(row: KeyRow): KeyRecord {
 }
 
 function isDuplicateKey(error: unknown): boolean {
-  return error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === 'ER_DUP_ENTRY';
+  return serverErrno(error) === 1062; // ER_DUP_ENTRY
 }

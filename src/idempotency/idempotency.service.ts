@@ -11,7 +11,7 @@ import type { Queryable } from '../database/statement-batch.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { IdempotencyClaim } from '../common/context/write-context.js';
 import { PeriodicWorker } from '../database/periodic-worker.js';
-import { freeOfRequestDeadline, WithinRequestDeadline } from '../database/request-deadline.js';
+import { freeOfRequestDeadline } from '../database/request-deadline.js';
 import { IdempotencyRepository, type KeyRecord, type StartedKey, type StoredResponse } from './idempotency.repository.js';
 
 export type { StoredResponse };
@@ -69,7 +69,6 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
    * finish records the hash with its content), a finished key is answered whatever its hash: the caller compares it
    * once it has read the content.
    */
-  @WithinRequestDeadline()
   async start(
     scope: string,
     key: string,

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import { Database } from '../database/database.js';
 import type { AppConfig } from '../config/app-config.js';
 import { type PublishOutcome, RabbitMqClient } from '../messaging/rabbitmq.client.js';
 import { publishSpans, untraced } from '../observability/tracing/trace-context.js';
@@ -81,7 +81,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
   private observer?: OutboxRelayObserver;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly client: RabbitMqClient,
     private readonly outbox: OutboxRepository,
     leases: OutboxLeasesRepository,
@@ -105,7 +105,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     await this.worker.stop();
     // Other relays take the partitions over at once instead of after the lease's TTL. Best effort: if the
     // database is gone, the leases simply expire.
-    await this.withRunner((runner) => this.leases.releaseAll(runner)).catch(() => undefined);
+    await this.database.withWorkerConnection((runner) => this.leases.releaseAll(runner)).catch(() => undefined);
   }
 
   /** Starts a relay pass, or asks the running one to go round again. Never throws. */
@@ -130,7 +130,9 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     // Backing off after a failed pass: neither a commit nor the poll starts one before retryAt.
     if (Date.now() < this.retryAt) return;
     try {
-      await this.withRunner(async (runner) => {
+      // A connection of its own for the pass keeps the relay out of the pool's queue, where requests under load
+      // would make every batch wait.
+      await this.database.withWorkerConnection(async (runner) => {
         if (!this.partitionsReady) {
           await this.leases.ensurePartitions(runner);
           this.partitionsReady = true;
@@ -173,20 +175,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     if (Date.now() - this.refreshedAt < this.pollIntervalMs / 2) return;
     await this.leases.refresh(runner);
     this.refreshedAt = Date.now();
-  }
-
-  /**
-   * A pass holds one connection of its own: one connection for the pass keeps the relay out of the pool's queue,
-   * where requests under load would make every batch wait.
-   */
-  private async withRunner<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      return await work(runner);
-    } finally {
-      await runner.release();
-    }
   }
 
   /** Publishes the oldest pending events of the partitions held; true when there may be more right behind. */

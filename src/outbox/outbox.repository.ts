@@ -1,6 +1,5 @@
+import { Database } from '../database/database.js';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { Queryable } from '../database/statement-batch.js';
 
 export interface OutboxBacklog {
@@ -47,7 +46,7 @@ export interface OutboxRow {
  */
 @Injectable()
 export class OutboxRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /** Inserts the event in the caller's transaction (`manager`). */
   async insert(manager: Queryable, row: OutboxRow): Promise<void> {
@@ -70,9 +69,10 @@ export class OutboxRepository {
 
   /** How many events wait (pending and parked), and since when the oldest pending one. */
   async backlog(): Promise<OutboxBacklog> {
-    const [row] = await this.dataSource.query(
+    const [row] = await this.database.rows<{ pending: string | number; oldest: Date | null; parked: string | number }>(
       `SELECT COUNT(*) - COUNT(parked_at) AS pending, MIN(CASE WHEN parked_at IS NULL THEN occurred_at END) AS oldest,
               COUNT(parked_at) AS parked FROM outbox`,
+      [],
     );
     return { pending: Number(row.pending), oldestPendingAt: row.oldest ? new Date(row.oldest) : null, parked: Number(row.parked) };
   }

@@ -1,10 +1,8 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { PeriodicWorker } from '../database/periodic-worker.js';
-import { inTransaction } from '../database/transaction.js';
+import { Database } from '../database/database.js';
 import { untraced } from '../observability/tracing/trace-context.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import { SLA_EVENT_ROUTING_KEYS, slaEvent } from './sla-event.js';
@@ -37,7 +35,7 @@ export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdow
   });
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly repository: SlaRepository,
     private readonly outbox: OutboxWriter,
     private readonly metrics: SlaMetrics,
@@ -85,7 +83,7 @@ export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdow
   /** Handles one due event in its own transaction: records it unless it was sent before. */
   private async handle(event: DueEvent): Promise<void> {
     const now = new Date();
-    const recorded = await inTransaction(this.dataSource, async (transaction) => {
+    const recorded = await this.database.transaction(async (transaction) => {
       const clock = await this.repository.lockDue(transaction, event);
       if (!clock) return undefined;
       const fresh = await this.repository.recordSent(transaction, event, now);

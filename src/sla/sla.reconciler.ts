@@ -1,10 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import type { SlaPolicy } from '../config/sla-config.js';
-import { inTransaction, type Transaction } from '../database/transaction.js';
+import { Database } from '../database/database.js';
+import type { Transaction } from '../database/transaction.js';
 import { replayClocks } from './sla-replay.js';
 import { SlaRepository } from './sla.repository.js';
 
@@ -27,7 +26,7 @@ export class SlaReconciler {
   private readonly policy: SlaPolicy | null;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly repository: SlaRepository,
     config: ConfigService<AppConfig, true>,
   ) {
@@ -62,7 +61,7 @@ export class SlaReconciler {
 
   /** True when the ticket's clocks changed. */
   private reconcileTicket(id: number, historyFrom: number, firstWithClocks: number | undefined): Promise<boolean> {
-    return inTransaction(this.dataSource, (transaction) => this.reconcileLocked(transaction, id, historyFrom, firstWithClocks));
+    return this.database.transaction((transaction) => this.reconcileLocked(transaction, id, historyFrom, firstWithClocks));
   }
 
   /**

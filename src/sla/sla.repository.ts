@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { SlaMetricName, SlaPriority } from '../config/sla-config.js';
-import { PooledStatement } from '../database/pooled-statement.js';
+import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
 import type { SlaClock } from './sla-clock.js';
 import type { HistoryWrite, ReplayComment } from './sla-replay.js';
@@ -66,7 +66,7 @@ const time = (value: Date | null) => (value === null ? null : value.getTime());
 /** All SQL of the SLA clocks: their rows, the ticket columns the lists read, and the events sent. */
 @Injectable()
 export class SlaRepository {
-  constructor(private readonly statement: PooledStatement) {}
+  constructor(private readonly database: Database) {}
 
   /**
    * Writes new and changed clocks, the ticket's next due time and that its clocks have seen its writes up to
@@ -111,8 +111,8 @@ export class SlaRepository {
   /** How far the history has been reconciled, and where it ends now. */
   async reconciliationRange(): Promise<{ from: number; to: number }> {
     const [[done], [last]] = await Promise.all([
-      this.statement.rows<{ history_id: string | number }>('SELECT history_id FROM sla_reconciliation WHERE id = 1', []),
-      this.statement.rows<{ id: string | number | null }>('SELECT MAX(id) AS id FROM ticket_history', []),
+      this.database.rows<{ history_id: string | number }>('SELECT history_id FROM sla_reconciliation WHERE id = 1', []),
+      this.database.rows<{ id: string | number | null }>('SELECT MAX(id) AS id FROM ticket_history', []),
     ]);
     return { from: Number(done?.history_id ?? 0), to: Number(last?.id ?? 0) };
   }
@@ -124,7 +124,7 @@ export class SlaRepository {
    * without clocks, only those created after `firstWithClocks` (SlaReconciler's rule).
    */
   async ticketsWrittenBetween(from: number, to: number, firstWithClocks: number | undefined): Promise<number[]> {
-    const rows = await this.statement.rows<{ ticket_id: string }>(
+    const rows = await this.database.rows<{ ticket_id: string }>(
       `SELECT DISTINCT h.ticket_id FROM ticket_history h JOIN tickets t ON t.id = h.ticket_id
        WHERE h.id > ? AND h.id <= ? AND (t.sla_synced_at IS NULL OR h.occurred_at > t.sla_synced_at)
          AND (t.id >= ? OR EXISTS (SELECT 1 FROM ticket_sla_clocks c WHERE c.ticket_id = t.id))
@@ -136,12 +136,12 @@ export class SlaRepository {
 
   /** The history up to `to` is reconciled; never moves back, whichever replica gets there first. */
   async reconciledTo(to: number): Promise<void> {
-    await this.statement.rows('UPDATE sla_reconciliation SET history_id = GREATEST(history_id, ?) WHERE id = 1', [to]);
+    await this.database.rows('UPDATE sla_reconciliation SET history_id = GREATEST(history_id, ?) WHERE id = 1', [to]);
   }
 
   /** The lowest ticket id that has clocks: SLA was on when that ticket was created; undefined when none has. */
   async firstTicketWithClocks(): Promise<number | undefined> {
-    const [row] = await this.statement.rows<{ id: string | null }>('SELECT MIN(ticket_id) AS id FROM ticket_sla_clocks', []);
+    const [row] = await this.database.rows<{ id: string | null }>('SELECT MIN(ticket_id) AS id FROM ticket_sla_clocks', []);
     return row?.id === null || row?.id === undefined ? undefined : Number(row.id);
   }
 
@@ -188,7 +188,7 @@ export class SlaRepository {
 
   /** Every cycle of a ticket's clocks, oldest first, with the ticket's priority; undefined for an unknown ticket. */
   async allOf(ticketId: string): Promise<{ priority: string; clocks: SlaClock[] } | undefined> {
-    const rows = await this.statement.rows<Partial<ClockRow> & { priority: string }>(
+    const rows = await this.database.rows<Partial<ClockRow> & { priority: string }>(
       `SELECT ${CLOCK_COLUMNS}, t.priority FROM tickets t LEFT JOIN ticket_sla_clocks c ON c.ticket_id = t.id WHERE t.id = ?
         ORDER BY c.metric, c.cycle`,
       [ticketId],
@@ -200,7 +200,7 @@ export class SlaRepository {
   /** The list columns of these tickets. */
   async summaries(ids: readonly number[]): Promise<Array<{ id: number; dueAt: Date; breached: boolean }>> {
     if (ids.length === 0) return [];
-    const rows = await this.statement.rows<{ id: string; sla_due_at: Date; sla_breached: number }>(
+    const rows = await this.database.rows<{ id: string; sla_due_at: Date; sla_breached: number }>(
       'SELECT id, sla_due_at, sla_breached FROM tickets WHERE id IN (?)',
       [ids],
     );
@@ -209,7 +209,7 @@ export class SlaRepository {
 
   /** Warnings and breaches due by `now`, earliest first, each read from its due index. */
   async due(now: Date, limit: number): Promise<DueEvent[]> {
-    const rows = await this.statement.rows<{ ticket_id: string; metric: SlaMetricName; cycle: number; kind: SlaEventKind; due_at: Date }>(
+    const rows = await this.database.rows<{ ticket_id: string; metric: SlaMetricName; cycle: number; kind: SlaEventKind; due_at: Date }>(
       `(SELECT ticket_id, metric, cycle, 'WARNING' AS kind, warning_due_at AS due_at FROM ticket_sla_clocks
           WHERE warning_due_at <= ? ORDER BY warning_due_at LIMIT ?)
         UNION ALL
@@ -264,7 +264,7 @@ export class SlaRepository {
 
   /** The calendars named by clocks not yet completed. */
   async calendarsInUse(): Promise<string[]> {
-    const rows = await this.statement.rows<{ calendar: string }>(
+    const rows = await this.database.rows<{ calendar: string }>(
       'SELECT DISTINCT calendar FROM ticket_sla_clocks WHERE stopped_at IS NULL',
       [],
     );
@@ -273,7 +273,7 @@ export class SlaRepository {
 
   /** How many clocks run, per metric. */
   async runningCounts(): Promise<Array<{ metric: SlaMetricName; running: number }>> {
-    const rows = await this.statement.rows<{ metric: SlaMetricName; running: string | number }>(
+    const rows = await this.database.rows<{ metric: SlaMetricName; running: string | number }>(
       'SELECT metric, COUNT(*) AS running FROM ticket_sla_clocks WHERE running_since IS NOT NULL GROUP BY metric',
       [],
     );

@@ -4,7 +4,6 @@ import type { AppConfig } from '../config/app-config.js';
 import type { SlaPolicy, SlaPriority } from '../config/sla-config.js';
 import type { Queryable } from '../database/statement-batch.js';
 import type { Transaction } from '../database/transaction.js';
-import { WithinRequestDeadline } from '../database/request-deadline.js';
 import type { TicketResponse } from '../tickets/dto/ticket-response.dto.js';
 import type { CommentForClocks, TicketClocks, TicketSlaSummary } from '../tickets/ticket-clocks.js';
 import { ticketNotFound } from '../tickets/ticket-not-found.js';
@@ -100,7 +99,6 @@ export class SlaService implements TicketClocks, OnApplicationBootstrap {
   }
 
   /** GET …/sla: every cycle of the ticket's clocks in Jira's shape. */
-  @WithinRequestDeadline()
   async view(id: string): Promise<SlaResponse> {
     if (!this.policy) throw new NotFoundException(SLA_OFF_MESSAGE);
     const found = await this.repository.allOf(id);

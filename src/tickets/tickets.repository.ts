@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { BatchedLookup } from '../database/batched-lookup.js';
-import { PooledStatement } from '../database/pooled-statement.js';
+import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 import {
@@ -43,30 +43,30 @@ const INSERT_TICKET = `INSERT INTO tickets (title, description, status, priority
 /**
  * `tickets` and its search index `ticket_words` in plain SQL, mapped once from rows to the wire shape (ticket-row.ts).
  * Building entities and queries through TypeORM's repository cost more CPU than the statements themselves on every
- * hot path (see bench/). Reads of one statement go through PooledStatement; writes run on the transaction the
+ * hot path (see bench/). Reads go through Database; writes run on the transaction the
  * service hands in. The list's SQL is built by query/ticket-query-sql.ts, the search index's by query/ticket-words.ts.
  */
 @Injectable()
 export class TicketsRepository {
   private shortEscapes?: Promise<boolean>;
 
-  constructor(private readonly statement: PooledStatement) {}
+  constructor(private readonly database: Database) {}
 
   private readonly byId = new BatchedLookup<TicketRow>(async (ids) => {
-    const rows = await this.statement.rows<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id IN (?)`, [ids]);
+    const rows = await this.database.rows<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id IN (?)`, [ids]);
     return new Map(rows.map((row) => [String(row.id), row]));
   });
 
   /** By id, read in batches with the reads of other requests (see BatchedLookup). */
   async findById(id: string): Promise<TicketResponse | undefined> {
-    const row = await this.byId.get(id);
+    const row = await this.database.withinDeadline(() => this.byId.get(id));
     return row && ticketFromRow(row);
   }
 
   /** The tickets the query selects: its page and one more when paged, so the caller knows whether more follow. */
   async list(query: TicketQuery): Promise<ListedTicket[]> {
     const listing = ticketListSql(query);
-    const rows = await this.statement.rows<TicketTextRow>(listing.sql, listing.params, { dateStrings: true });
+    const rows = await this.database.rows<TicketTextRow>(listing.sql, listing.params, { dateStrings: true });
     return rows.map(listedTicketFromRow);
   }
 
@@ -74,12 +74,12 @@ export class TicketsRepository {
   async stream(query: TicketQuery): Promise<TicketJsonRows> {
     const json = ticketJsonBytes(await this.shortEscapesAlike());
     const listing = ticketListSql(query, TICKET_JSON_COLUMN);
-    return { rows: await this.statement.stream(listing.sql, listing.params, { bytes: true, highWaterMark: 1024 }), json };
+    return { rows: await this.database.stream(listing.sql, listing.params, { bytes: true, highWaterMark: 1024 }), json };
   }
 
   /** Whether the server's JSON_QUOTE writes JSON's short escapes as JSON.stringify does (see ticketJsonBytes); asked once. */
   private shortEscapesAlike(): Promise<boolean> {
-    this.shortEscapes ??= this.statement.rows<{ quoted: string }>('SELECT JSON_QUOTE(?) AS quoted', [SHORT_ESCAPES]).then(
+    this.shortEscapes ??= this.database.rows<{ quoted: string }>('SELECT JSON_QUOTE(?) AS quoted', [SHORT_ESCAPES]).then(
       ([row]) => row.quoted === JSON.stringify(SHORT_ESCAPES),
       (error: unknown) => {
         this.shortEscapes = undefined;
@@ -92,14 +92,14 @@ export class TicketsRepository {
   /** How many tickets match the query's filters. */
   async count(query: TicketQuery): Promise<number> {
     const counting = ticketCountSql(query);
-    const [counted] = await this.statement.rows<{ total: number | string }>(counting.sql, counting.params);
+    const [counted] = await this.database.rows<{ total: number | string }>(counting.sql, counting.params);
     return Number(counted.total);
   }
 
   /** How many words of the index each prefix term matches (search-prefix-bound.ts); undefined without prefix terms. */
   prefixWordCounts(terms: readonly SearchTerm[] | null | undefined): Promise<PrefixWordCount[]> | undefined {
     const prefixes = prefixWordCountSql(terms);
-    return prefixes && this.statement.rows<PrefixWordCount>(prefixes.sql, prefixes.params);
+    return prefixes && this.database.rows<PrefixWordCount>(prefixes.sql, prefixes.params);
   }
 
   /** Inserts the tickets, several in one round trip: the tickets with their ids, in order. */

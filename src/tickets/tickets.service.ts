@@ -1,7 +1,6 @@
+import { Database } from '../database/database.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { HistoryAction } from './history-action.js';
 import { TicketHistoryRepository } from './ticket-history.repository.js';
 import { TicketDeletionHooks } from './ticket-deletion-hooks.js';
@@ -23,8 +22,7 @@ import { anonymousWrite, type WriteContext } from '../common/context/write-conte
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { assertPrefixesBounded } from './query/search-prefix-bound.js';
-import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
-import { inTransaction, type TransactionWrites } from '../database/transaction.js';
+import { type TransactionWrites } from '../database/transaction.js';
 import type { Queryable } from '../database/statement-batch.js';
 import { BatchedWrites } from '../database/batched-writes.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
@@ -53,10 +51,12 @@ interface NewTicket extends NewTicketRow {
  */
 @Injectable()
 export class TicketsService {
+  /** Creates arriving together are written in one transaction (see BatchedWrites), within the request's deadline. */
+  private readonly creates: BatchedWrites<NewTicket, TicketResponse>;
   private readonly workflow: TicketWorkflow;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly outbox: OutboxWriter,
     private readonly idempotency: IdempotencyService,
     private readonly tickets: TicketsRepository,
@@ -66,10 +66,8 @@ export class TicketsService {
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
+    this.creates = new BatchedWrites(database.budgetMs, (tickets) => this.insertAll(tickets));
   }
-
-  /** Creates arriving together are written in one transaction (see BatchedWrites), within the request's deadline. */
-  private readonly creates = new BatchedWrites<NewTicket, TicketResponse>((tickets) => this.insertAll(tickets));
 
   /** The ticket row, its search words, its history entry, its CREATED event and its idempotency record commit together. */
   async create(request: TicketRequest, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
@@ -78,7 +76,7 @@ export class TicketsService {
   }
 
   private insertAll(pending: NewTicket[]): Promise<TicketResponse[]> {
-    return inTransaction(this.dataSource, async (transaction) => {
+    return this.database.transaction(async (transaction) => {
       const tickets = await this.tickets.insertAll(transaction, pending);
       await this.tickets.insertWords(transaction.later, tickets);
       for (const [i, ticket] of tickets.entries()) {
@@ -97,7 +95,6 @@ export class TicketsService {
    * statements rather than both; the two are not one snapshot, so a write in between can make them differ by it.
    * A search with prefix words first checks that none of them matches too many words (search-prefix-bound.ts).
    */
-  @WithinRequestDeadline()
   async list(query: TicketQuery): Promise<TicketPage> {
     const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
     if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
@@ -109,17 +106,16 @@ export class TicketsService {
   }
 
   /**
-   * Every ticket an unpaged query selects, as a stream of rows opened at the first (see PooledStatement.stream):
+   * Every ticket an unpaged query selects, as a stream of rows opened at the first (see Database.stream):
    * the request's deadline bounds the prefix check and the wait for the first row, not the rest.
    */
   async stream(query: TicketQuery): Promise<TicketJsonRows> {
     const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
-    if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await withinRequestDeadline(() => prefixCounts));
+    if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
     return this.tickets.stream(query);
   }
 
   /** By id, read in batches with the reads of other requests (see BatchedLookup). */
-  @WithinRequestDeadline()
   async findOne(id: string): Promise<TicketResponse> {
     const ticket = await this.tickets.findById(id);
     if (!ticket) throw ticketNotFound(id);
@@ -133,7 +129,6 @@ export class TicketsService {
   }
 
   /** With `ifMatch`, the update only happens while the ticket is still the version the client names (412 otherwise). */
-  @WithinRequestDeadline()
   replace(id: string, request: TicketRequest, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     return this.update(id, ifMatch, context, (current, now) => replaceTicket(current, request, now));
   }
@@ -142,7 +137,6 @@ export class TicketsService {
    * A JSON merge patch: the same rules, lock, If-Match, event and history as a full replacement, and an
    * Idempotency-Key's response in the same transaction (PUT, idempotent by HTTP, takes no key).
    */
-  @WithinRequestDeadline()
   patch(id: string, patch: TicketPatch, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
     return this.update(id, ifMatch, context, (current, now) => patchTicket(current, patch, now));
   }
@@ -154,7 +148,7 @@ export class TicketsService {
     apply: (current: TicketResponse, now: Date) => TicketResponse,
   ): Promise<TicketResponse> {
     const now = new Date();
-    const ticket = await inTransaction(this.dataSource, async (transaction) => {
+    const ticket = await this.database.transaction(async (transaction) => {
       // The row lock serialises concurrent updates of one ticket, so resolvedAt is set once, the workflow
       // judges each move from the status the previous one committed, and the ticket's events are recorded
       // in the order the updates commit.
@@ -177,11 +171,10 @@ export class TicketsService {
    * deletion hooks) and records a DELETED event
    * carrying its last state, in one transaction. DELETED goes to its own routing key, never to the v1 binding.
    */
-  @WithinRequestDeadline()
   async remove(id: string, ifMatch?: string): Promise<void> {
     const now = new Date();
     // The version check and the delete share the row lock, so no update can slip in between them.
-    await inTransaction(this.dataSource, async (transaction) => {
+    await this.database.transaction(async (transaction) => {
       const last = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, last);
       await this.tickets.delete(transaction.later, id);

@@ -1,6 +1,5 @@
+import { Database } from '../database/database.js';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { KeysetPageRequest } from '../common/paging/keyset-page.js';
 import type { Queryable } from '../database/statement-batch.js';
 
@@ -51,7 +50,7 @@ const COPIED = 'webhook_id, event_id, event_type, type, ticket_id, payload, occu
  */
 @Injectable()
 export class WebhookDeliveriesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /**
    * In the caller's transaction (statements of its batch): a pending delivery for every enabled endpoint that
@@ -74,12 +73,12 @@ export class WebhookDeliveriesRepository {
   }
 
   /** A disabled endpoint's pending deliveries wait outside the due index (next_attempt_at NULL) until it is enabled. */
-  async pause(webhookId: string | number, manager: Queryable = this.dataSource): Promise<void> {
+  async pause(webhookId: string | number, manager: Queryable = this.database): Promise<void> {
     await manager.query("UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending'", [webhookId]);
   }
 
   async resume(webhookId: string | number): Promise<void> {
-    await this.dataSource.query(
+    await this.database.query(
       "UPDATE webhook_deliveries SET next_attempt_at = NOW(3) WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at IS NULL",
       [webhookId],
     );
@@ -88,7 +87,7 @@ export class WebhookDeliveriesRepository {
   /** An endpoint's deliveries, newest first: the page's cursor holds the last id shown (`afterId`, read as "before"). */
   async page(webhookId: string, page: KeysetPageRequest): Promise<DeliveryRecord[]> {
     const before = page.afterId !== undefined ? ' AND id < ?' : '';
-    const rows = (await this.dataSource.query(
+    const rows = (await this.database.query(
       `SELECT ${API_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ?${before} ORDER BY id DESC LIMIT ?`,
       [webhookId, ...(page.afterId !== undefined ? [page.afterId] : []), (page.limit ?? 50) + 1],
     )) as DeliveryRecord[];
@@ -96,7 +95,7 @@ export class WebhookDeliveriesRepository {
   }
 
   async findOne(webhookId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
-    const [row] = (await this.dataSource.query(`SELECT ${API_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND id = ?`, [
+    const [row] = (await this.database.query(`SELECT ${API_COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND id = ?`, [
       webhookId,
       deliveryId,
     ])) as DeliveryRecord[];
@@ -105,7 +104,7 @@ export class WebhookDeliveriesRepository {
 
   /** A new pending delivery of the same event to the same endpoint, behind the ticket's other pending ones; its id. */
   async redeliver(webhookId: string, deliveryId: string): Promise<number | undefined> {
-    const result = (await this.dataSource.query(
+    const result = (await this.database.query(
       `INSERT INTO webhook_deliveries (${COPIED}, created_at, next_attempt_at)
        SELECT ${COPIED}, NOW(3), NOW(3) FROM webhook_deliveries WHERE webhook_id = ? AND id = ?`,
       [webhookId, deliveryId],
@@ -120,7 +119,7 @@ export class WebhookDeliveriesRepository {
    */
   async replay(webhookId: string, since: Date, until: Date, eventTypes: string[]): Promise<number> {
     const kinds = eventTypes.length > 0 ? ' AND event_type IN (?)' : '';
-    const result = (await this.dataSource.query(
+    const result = (await this.database.query(
       `INSERT INTO webhook_deliveries (${COPIED}, created_at, next_attempt_at)
        SELECT ${COPIED}, NOW(3), NOW(3) FROM webhook_deliveries
        WHERE id IN (SELECT MIN(id) FROM webhook_deliveries WHERE webhook_id = ? AND occurred_at >= ? AND occurred_at < ?${kinds} GROUP BY event_id)
@@ -132,7 +131,7 @@ export class WebhookDeliveriesRepository {
 
   /** Pending deliveries of all endpoints (the same on every replica). */
   async pendingCount(): Promise<number> {
-    const [row] = (await this.dataSource.query("SELECT COUNT(*) AS pending FROM webhook_deliveries WHERE status = 'pending'")) as Array<{
+    const [row] = (await this.database.query("SELECT COUNT(*) AS pending FROM webhook_deliveries WHERE status = 'pending'")) as Array<{
       pending: string;
     }>;
     return Number(row.pending);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import { Database } from '../database/database.js';
 import type { DeliveryStatus } from './webhook-deliveries.repository.js';
 
 /** A delivery this replica claimed, with what sending it needs. */
@@ -57,7 +57,7 @@ class DispatcherConnection {
   /** The statement running now. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   query<T>(sql: string, params: unknown[] = []): Promise<T> {
     const run = this.queue.then(() => this.run<T>(sql, params));
@@ -85,10 +85,8 @@ class DispatcherConnection {
   }
 
   private async connect(): Promise<QueryRunner> {
-    const runner = this.dataSource.createQueryRunner();
     try {
-      await runner.connect();
-      return runner;
+      return await this.database.workerConnection();
     } catch (error) {
       this.runner = undefined;
       throw error;
@@ -113,9 +111,9 @@ export class WebhookDispatchRepository {
   private readonly polls: DispatcherConnection;
   private readonly outcomes: DispatcherConnection;
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
-    this.polls = new DispatcherConnection(dataSource);
-    this.outcomes = new DispatcherConnection(dataSource);
+  constructor(database: Database) {
+    this.polls = new DispatcherConnection(database);
+    this.outcomes = new DispatcherConnection(database);
   }
 
   /** Gives the dispatcher's connections back. */

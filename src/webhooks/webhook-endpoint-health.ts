@@ -1,10 +1,8 @@
+import { Database } from '../database/database.js';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import { inTransaction } from '../database/transaction.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import type { ClaimedDelivery } from './webhook-dispatch.repository.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -37,7 +35,7 @@ export class WebhookEndpointHealth {
   private readonly disableAfterMs: number;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly outbox: OutboxWriter,
@@ -58,7 +56,7 @@ export class WebhookEndpointHealth {
 
   async disable(webhookId: number, reason: string): Promise<void> {
     const now = new Date();
-    const disabled = await inTransaction(this.dataSource, async (transaction) => {
+    const disabled = await this.database.transaction(async (transaction) => {
       const endpoint = await this.webhooks.findOne(webhookId, transaction);
       if (!endpoint || !(await this.webhooks.disable(transaction, webhookId, reason, now))) return false;
       await this.deliveries.pause(webhookId, transaction.later);

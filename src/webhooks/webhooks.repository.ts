@@ -1,6 +1,5 @@
+import { Database } from '../database/database.js';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { type KeysetPageRequest, keysetSql } from '../common/paging/keyset-page.js';
 import type { Queryable } from '../database/statement-batch.js';
 
@@ -54,10 +53,10 @@ const COLUMNS =
 /** `webhooks`: the endpoints. Event kinds are stored comma-separated (NULL: all), which FIND_IN_SET matches at fan-out. */
 @Injectable()
 export class WebhooksRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   async insert(fields: Required<WebhookFields>, secret: string, now: Date): Promise<number> {
-    const { insertId } = (await this.dataSource.query(
+    const { insertId } = (await this.database.query(
       `INSERT INTO webhooks (url, description, event_types, enabled, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       [fields.url, fields.description, eventTypesColumn(fields.eventTypes), fields.enabled ? 1 : 0, secret, now, now],
     )) as WriteResult;
@@ -66,11 +65,11 @@ export class WebhooksRepository {
 
   async page(page: KeysetPageRequest): Promise<WebhookRecord[]> {
     const range = keysetSql(page);
-    const rows: WebhookRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM webhooks WHERE TRUE${range.sql}`, range.params);
+    const rows: WebhookRow[] = await this.database.query(`SELECT ${COLUMNS} FROM webhooks WHERE TRUE${range.sql}`, range.params);
     return rows.map(fromRow);
   }
 
-  async findOne(id: string | number, manager: Queryable = this.dataSource): Promise<WebhookRecord | undefined> {
+  async findOne(id: string | number, manager: Queryable = this.database): Promise<WebhookRecord | undefined> {
     const [row] = (await manager.query(`SELECT ${COLUMNS} FROM webhooks WHERE id = ?`, [id])) as WebhookRow[];
     return row && fromRow(row);
   }
@@ -88,7 +87,7 @@ export class WebhooksRepository {
     if (fields.eventTypes !== undefined) set('event_types = ?', eventTypesColumn(fields.eventTypes));
     if (fields.enabled === true) sets.push('enabled = 1, disabled_reason = NULL, failing_since = NULL');
     if (fields.enabled === false) sets.push("enabled = 0, disabled_reason = 'disabled through the API'");
-    const result = (await this.dataSource.query(`UPDATE webhooks SET ${sets.join(', ')} WHERE id = ?`, [...params, id])) as WriteResult;
+    const result = (await this.database.query(`UPDATE webhooks SET ${sets.join(', ')} WHERE id = ?`, [...params, id])) as WriteResult;
     return result.affectedRows === 1;
   }
 
@@ -98,10 +97,10 @@ export class WebhooksRepository {
    * and its row last. Deleting again finishes a delete that was cut short.
    */
   async delete(id: string, batch = 1_000): Promise<boolean> {
-    await this.dataSource.query("UPDATE webhooks SET enabled = 0, disabled_reason = 'being deleted' WHERE id = ?", [id]);
-    const deleteBatch = () => this.dataSource.query('DELETE FROM webhook_deliveries WHERE webhook_id = ? LIMIT ?', [id, batch]);
+    await this.database.query("UPDATE webhooks SET enabled = 0, disabled_reason = 'being deleted' WHERE id = ?", [id]);
+    const deleteBatch = () => this.database.query('DELETE FROM webhook_deliveries WHERE webhook_id = ? LIMIT ?', [id, batch]);
     while (((await deleteBatch()) as WriteResult).affectedRows === batch);
-    const result = (await this.dataSource.query('DELETE FROM webhooks WHERE id = ?', [id])) as WriteResult;
+    const result = (await this.database.query('DELETE FROM webhooks WHERE id = ?', [id])) as WriteResult;
     return result.affectedRows === 1;
   }
 
@@ -110,7 +109,7 @@ export class WebhooksRepository {
    * runs (false): a second rotation would drop the secret receivers may still be using.
    */
   async rotate(id: string, secret: string, overlapMs: number, now: Date): Promise<boolean> {
-    const result = (await this.dataSource.query(
+    const result = (await this.database.query(
       `UPDATE webhooks SET previous_secret = secret, previous_secret_until = NOW(3) + INTERVAL ? MICROSECOND, secret = ?, updated_at = ?
        WHERE id = ? AND (previous_secret_until IS NULL OR previous_secret_until <= NOW(3))`,
       [overlapMs * 1000, secret, now, id],
@@ -120,11 +119,11 @@ export class WebhooksRepository {
 
   /** Starts the endpoint's failure streak, unless one runs already. */
   async startFailing(id: number, since: Date): Promise<void> {
-    await this.dataSource.query('UPDATE webhooks SET failing_since = ? WHERE id = ? AND failing_since IS NULL', [since, id]);
+    await this.database.query('UPDATE webhooks SET failing_since = ? WHERE id = ? AND failing_since IS NULL', [since, id]);
   }
 
   async stopFailing(id: number): Promise<void> {
-    await this.dataSource.query('UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', [id]);
+    await this.database.query('UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', [id]);
   }
 
   /** Disables the endpoint in the caller's transaction; true only for the one caller that changed it. */

@@ -5,7 +5,6 @@ import type { AppConfig } from '../config/app-config.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
 import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/paging/keyset-page.js';
-import { WithinRequestDeadline, withinRequestDeadline } from '../database/request-deadline.js';
 import { AddressRefused, checkUrlText, dnsResolver, resolveChecked, type Resolver } from './address-policy.js';
 import type { DeliveryResponse, TestDeliveryResponse } from './dto/delivery-response.dto.js';
 import type { WebhookPatch } from './dto/webhook-patch.dto.js';
@@ -39,26 +38,22 @@ export class WebhooksService {
   }
 
   /**
-   * The URL is checked, its host resolved, before the request's database deadline starts (and bounded by
-   * WEBHOOKS_TIMEOUT_MS instead): a slow DNS answer is the URL's problem, a 400, never a database timeout.
+   * The URL is checked, its host resolved, before the request's first statement starts its database deadline (and
+   * bounded by WEBHOOKS_TIMEOUT_MS instead): a slow DNS answer is the URL's problem, a 400, never a database timeout.
    */
   async create(request: WebhookRequest): Promise<WebhookSecretResponse> {
     const url = await this.checkUrl('webhookRequest', request.url);
-    return withinRequestDeadline(async () => {
-      const secret = newSecret();
-      const fields = { url, description: request.description ?? null, eventTypes: unique(request.eventTypes), enabled: true };
-      const id = await this.webhooks.insert(fields, secret, new Date());
-      this.dispatcher.endpointEnabled();
-      return { ...toResponse(await this.find(String(id))), secret };
-    });
+    const secret = newSecret();
+    const fields = { url, description: request.description ?? null, eventTypes: unique(request.eventTypes), enabled: true };
+    const id = await this.webhooks.insert(fields, secret, new Date());
+    this.dispatcher.endpointEnabled();
+    return { ...toResponse(await this.find(String(id))), secret };
   }
 
-  @WithinRequestDeadline()
   async list(page: KeysetPageRequest): Promise<KeysetPage<WebhookResponse>> {
     return keysetPage((await this.webhooks.page(page)).map(toResponse), page);
   }
 
-  @WithinRequestDeadline()
   async findOne(id: string): Promise<WebhookResponse> {
     return toResponse(await this.find(id));
   }
@@ -66,31 +61,27 @@ export class WebhooksService {
   /** A new URL is checked before the database deadline starts, as on create. */
   async update(id: string, patch: WebhookPatch): Promise<WebhookResponse> {
     const url = patch.url === undefined ? undefined : await this.checkUrl('webhookPatch', patch.url);
-    return withinRequestDeadline(async () => {
-      const fields = {
-        ...(url !== undefined && { url }),
-        ...(patch.description !== undefined && { description: patch.description }),
-        ...(patch.eventTypes !== undefined && { eventTypes: unique(patch.eventTypes) }),
-        ...(patch.enabled !== undefined && { enabled: patch.enabled }),
-      };
-      if (!(await this.webhooks.update(id, fields, new Date()))) throw notFound(id);
-      if (patch.enabled === false) await this.deliveries.pause(id);
-      if (patch.enabled === true) {
-        this.dispatcher.endpointEnabled();
-        await this.deliveries.resume(id);
-        // Resumed deliveries go out now rather than at the next poll.
-        this.dispatcher.kick();
-      }
-      return toResponse(await this.find(id));
-    });
+    const fields = {
+      ...(url !== undefined && { url }),
+      ...(patch.description !== undefined && { description: patch.description }),
+      ...(patch.eventTypes !== undefined && { eventTypes: unique(patch.eventTypes) }),
+      ...(patch.enabled !== undefined && { enabled: patch.enabled }),
+    };
+    if (!(await this.webhooks.update(id, fields, new Date()))) throw notFound(id);
+    if (patch.enabled === false) await this.deliveries.pause(id);
+    if (patch.enabled === true) {
+      this.dispatcher.endpointEnabled();
+      await this.deliveries.resume(id);
+      // Resumed deliveries go out now rather than at the next poll.
+      this.dispatcher.kick();
+    }
+    return toResponse(await this.find(id));
   }
 
-  @WithinRequestDeadline()
   async remove(id: string): Promise<void> {
     if (!(await this.webhooks.delete(id))) throw notFound(id);
   }
 
-  @WithinRequestDeadline()
   async rotateSecret(id: string): Promise<WebhookSecretResponse> {
     const secret = newSecret();
     if (!(await this.webhooks.rotate(id, secret, ROTATION_OVERLAP_MS, new Date()))) {
@@ -100,14 +91,12 @@ export class WebhooksService {
     return { ...toResponse(await this.find(id)), secret };
   }
 
-  @WithinRequestDeadline()
   async deliveryPage(id: string, page: KeysetPageRequest): Promise<KeysetPage<DeliveryResponse>> {
     const rows = await this.deliveries.page(id, page);
     if (rows.length === 0) await this.find(id);
     return keysetPage(rows, page);
   }
 
-  @WithinRequestDeadline()
   async redeliver(id: string, deliveryId: string): Promise<DeliveryResponse> {
     await this.find(id);
     const created = await this.deliveries.redeliver(id, deliveryId);
@@ -116,7 +105,6 @@ export class WebhooksService {
     return (await this.deliveries.findOne(id, String(created)))!;
   }
 
-  @WithinRequestDeadline()
   async replay(id: string, since: Date, until: Date): Promise<number> {
     const endpoint = await this.find(id);
     const replayed = await this.deliveries.replay(id, since, until, endpoint.eventTypes);
@@ -129,7 +117,7 @@ export class WebhooksService {
    * its outcome: status, time and the service's own error line (never the receiver's body). Nothing is recorded.
    */
   async test(id: string): Promise<TestDeliveryResponse> {
-    const endpoint = await withinRequestDeadline(() => this.find(id));
+    const endpoint = await this.find(id);
     const now = new Date();
     const eventId = randomUUID();
     const body = webhookBody('webhook.test', now, JSON.stringify({ eventId, eventType: 'WEBHOOK_TEST', occurredAt: now, ticketId: 0 }));

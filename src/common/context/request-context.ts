@@ -4,8 +4,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestContext {
   /** The request's id (X-Request-Id); absent for work that is not a request's. */
   readonly requestId?: string;
-  /** When the request's database work must be done (see request-deadline.ts). */
-  deadline?: Deadline;
+  /** When the request's database work must be done (see request-deadline.ts); null for work free of it. */
+  deadline?: Deadline | null;
 }
 
 export interface Deadline {
