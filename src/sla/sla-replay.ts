@@ -1,5 +1,5 @@
 import type { SlaPolicy, SlaPriority } from '../config/sla-config.js';
-import type { CommentForClocks } from '../tickets/ticket-clocks.js';
+import type { AddedComment } from '../tickets/ticket-write-hooks.js';
 import {
   clocksAfterResponse,
   clocksAfterUpdate,
@@ -16,9 +16,8 @@ export interface HistoryWrite {
   changes: Record<string, { from: unknown; to: unknown }>;
 }
 
-/** A comment as far as a response goes. */
 /** A comment as the clocks judge it: the same fields a live comment gives them. */
-export type ReplayComment = CommentForClocks;
+export type ReplayComment = AddedComment;
 
 /** The ticket now, as far as its clocks care. */
 export interface CurrentTicket extends SlaTicketState {
