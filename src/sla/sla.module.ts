@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { ActuatorModule } from '../actuator/actuator.module.js';
 import { TICKET_SLA_SUMMARIES } from '../tickets/ticket-sla-summaries.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { SlaController } from './sla.controller.js';
@@ -16,7 +17,7 @@ import { SlaV2Controller } from './v2/sla-v2.controller.js';
  */
 @Global()
 @Module({
-  imports: [OutboxModule],
+  imports: [OutboxModule, ActuatorModule],
   controllers: [SlaController, SlaV2Controller],
   providers: [
     SlaService,

@@ -25,6 +25,7 @@ const PARALLEL = 4;
 export class SlaReconciler {
   private readonly logger = new Logger(SlaReconciler.name);
   private readonly policy: SlaPolicy | null;
+  private stopping = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -34,7 +35,7 @@ export class SlaReconciler {
     this.policy = config.get('sla', { infer: true }).policy;
   }
 
-  /** Reconciles everything written up to now; a failure is logged and left for the next start. */
+  /** Reconciles everything written up to now; a failure, or a shutdown meanwhile, leaves the rest for the next start. */
   async reconcile(): Promise<void> {
     if (!this.policy) return;
     try {
@@ -48,6 +49,7 @@ export class SlaReconciler {
         const end = Math.min(start + HISTORY_BATCH, to);
         const ids = await this.repository.ticketsWrittenBetween(start, end, firstWithClocks);
         for (let i = 0; i < ids.length; i += PARALLEL) {
+          if (this.stopping) return this.logger.log('SLA reconciliation stopped by the shutdown, to be resumed at the next start');
           const results = await Promise.all(ids.slice(i, i + PARALLEL).map((id) => this.reconcileTicket(id, from, firstWithClocks)));
           reconciled += results.filter(Boolean).length;
         }
@@ -58,6 +60,11 @@ export class SlaReconciler {
     } catch (error) {
       this.logger.error(`SLA reconciliation stopped, to be resumed at the next start: ${(error as Error).message}`);
     }
+  }
+
+  /** Ends a reconciliation in progress after the tickets it is at. */
+  stop(): void {
+    this.stopping = true;
   }
 
   /** True when the ticket's clocks changed. */
