@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import type { SlaPolicy } from '../config/sla-config.js';
 import { inTransaction, type Transaction } from '../database/transaction.js';
+import { HistoryAction } from '../tickets/history-action.js';
 import { replayClocks } from './sla-replay.js';
 import { SlaRepository } from './sla.repository.js';
 
@@ -94,7 +95,7 @@ export class SlaReconciler {
         : await this.repository.historyOf(transaction, id, historyFrom);
     const unseen = latest.length === 0 ? writes : writes.filter((write) => write.at > synced);
     if (unseen.length === 0) return false;
-    const commentIds = unseen.filter((write) => write.action === 'COMMENTED').map((write) => Number(write.changes.comment?.to));
+    const commentIds = unseen.filter((write) => write.action === HistoryAction.COMMENTED).map((write) => write.changes.comment.to);
     const comments = await this.repository.commentsByIds(transaction, commentIds);
     const { changed, nextDue } = replayClocks(this.policy!, latest, ticket, unseen, comments);
     const syncedAt = new Date(Math.max(...unseen.map((write) => write.at)));
