@@ -43,5 +43,6 @@ import { PrometheusController } from './prometheus/prometheus.controller.js';
     RabbitHealthIndicator,
     RedisHealthIndicator,
   ],
+  exports: [ApplicationAvailability],
 })
 export class ActuatorModule {}

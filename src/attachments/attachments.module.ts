@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
-import { TicketsModule } from '../tickets/tickets.module.js';
 import { AttachmentsController } from './attachments.controller.js';
 import { AttachmentsRepository } from './attachments.repository.js';
 import { AttachmentsService } from './attachments.service.js';
@@ -12,7 +11,7 @@ import { UploadFingerprint } from './upload-fingerprint.js';
 import { AttachmentsV2Controller } from './v2/attachments-v2.controller.js';
 
 @Module({
-  imports: [OutboxModule, IdempotencyModule, TicketsModule],
+  imports: [OutboxModule, IdempotencyModule],
   controllers: [AttachmentsController, AttachmentsV2Controller],
   providers: [AttachmentsService, AttachmentsRepository, AttachmentStorages, OrphanSweeper, TicketHistoryRepository, UploadFingerprint],
   exports: [AttachmentsRepository],

@@ -1,5 +1,5 @@
 import { Database } from '../database/database.js';
-import { ConflictException, Injectable, Logger, NotFoundException, type OnModuleInit } from '@nestjs/common';
+import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import type { AttachmentsConfig } from '../config/attachments-config.js';
@@ -11,9 +11,9 @@ import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import { attachmentEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
 import { HistoryAction } from '../tickets/history-action.js';
-import { TicketDeletionHooks } from '../tickets/ticket-deletion-hooks.js';
 import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
 import { assertTicketExists } from '../tickets/ticket-not-found.js';
+import { TicketWriteHook } from '../tickets/ticket-write-hooks.js';
 import { cleanFilename } from './attachment-filename.js';
 import { Gate } from './gate.js';
 import type { IncomingFile } from './attachment-upload.js';
@@ -27,7 +27,8 @@ import type { ContentWriter } from './storage/attachment-storage.js';
 
 /** A ticket's attachments: uploads streamed into storage in one transaction with their metadata, history and event. */
 @Injectable()
-export class AttachmentsService implements OnModuleInit {
+@TicketWriteHook()
+export class AttachmentsService implements TicketWriteHook {
   private readonly logger = new Logger(AttachmentsService.name);
   private readonly config: AttachmentsConfig;
   private readonly uploads: Gate;
@@ -39,15 +40,10 @@ export class AttachmentsService implements OnModuleInit {
     private readonly attachments: AttachmentsRepository,
     private readonly history: TicketHistoryRepository,
     private readonly storages: AttachmentStorages,
-    private readonly deletionHooks: TicketDeletionHooks,
     config: ConfigService<AppConfig, true>,
   ) {
     this.config = config.get('attachments', { infer: true });
     this.uploads = new Gate(this.config.maxConcurrentUploads);
-  }
-
-  onModuleInit(): void {
-    this.deletionHooks.register((transaction, ticketId) => this.deleteOfTicket(transaction, ticketId));
   }
 
   get maxFileSize(): number {
@@ -232,7 +228,7 @@ export class AttachmentsService implements OnModuleInit {
   }
 
   /** A ticket's delete: its attachments' rows (and chunks) go in its transaction, their files after its commit. */
-  private async deleteOfTicket(transaction: Transaction, ticketId: string): Promise<void> {
+  async ticketDeleted(transaction: Transaction, ticketId: string): Promise<void> {
     // By id, those committed (a consistent read): an upload still running to the ticket holds its row uncommitted, and
     // a delete by ticket would wait for that upload; the upload instead finds the ticket gone at its end and rolls back.
     const attachments = await this.attachments.ofTicket(transaction, ticketId);

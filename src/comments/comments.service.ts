@@ -1,6 +1,6 @@
 import { Database } from '../database/database.js';
 import type { Readable } from 'node:stream';
-import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { HistoryAction } from '../tickets/history-action.js';
 import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
@@ -10,7 +10,7 @@ import { type KeysetPage, type KeysetPageRequest, keysetPage } from '../common/p
 import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import { anonymousWrite, type WriteContext } from '../common/context/write-context.js';
 import { CommentVisibility } from './comment-visibility.enum.js';
-import { TICKET_CLOCKS, type TicketClocks } from '../tickets/ticket-clocks.js';
+import { TicketWriteHooks } from '../tickets/ticket-write-hooks.js';
 import { CommentsRepository } from './comments.repository.js';
 import { AttachmentsRepository } from '../attachments/attachments.repository.js';
 import type { CommentRequest } from './dto/comment-request.dto.js';
@@ -26,7 +26,7 @@ export class CommentsService {
     private readonly idempotency: IdempotencyService,
     private readonly comments: CommentsRepository,
     private readonly history: TicketHistoryRepository,
-    @Inject(TICKET_CLOCKS) private readonly clocks: TicketClocks,
+    private readonly hooks: TicketWriteHooks,
     private readonly attachments: AttachmentsRepository,
   ) {}
 
@@ -45,7 +45,7 @@ export class CommentsService {
       };
       const attachmentIds = await this.namedAttachments(transaction, ticketId, request.attachmentIds ?? []);
       const id = await this.comments.insert(transaction, ticketId, fields, now);
-      await this.clocks.commented(transaction, ticketId, fields, now);
+      await this.hooks.commentAdded(transaction, ticketId, fields, now);
       await this.attachments.linkToComment(transaction.later, id, attachmentIds);
       // A comment that names no attachment answers exactly as before attachments existed.
       const comment: CommentResponse = {

@@ -1,4 +1,6 @@
 import type { SlaCalendar, SlaPolicy } from '../config/sla-config.js';
+import { HistoryAction } from '../tickets/history-action.js';
+import type { TicketChanges } from '../tickets/ticket-changes.js';
 import { clocksOfNewTicket, type SlaClock } from './sla-clock.js';
 import { type HistoryWrite, isResponse, replayClocks } from './sla-replay.js';
 
@@ -18,7 +20,7 @@ const policy: SlaPolicy = {
 };
 const T = Date.parse('2026-11-23T09:00:00Z');
 const requesterEmail = 'asker@example.com';
-const update = (at: number, changes: HistoryWrite['changes']): HistoryWrite => ({ at, action: 'UPDATED', changes });
+const update = (at: number, changes: TicketChanges): HistoryWrite => ({ at, action: HistoryAction.UPDATED, changes });
 const of = (clocks: SlaClock[], metric: string, cycle?: number) =>
   clocks.find((clock) => clock.metric === metric && (cycle === undefined || clock.cycle === cycle));
 const noComments = new Map();
@@ -90,14 +92,14 @@ describe('replayClocks', () => {
     const writes: HistoryWrite[] = [
       {
         at: T,
-        action: 'CREATED',
+        action: HistoryAction.CREATED,
         changes: {
           status: { from: null, to: 'OPEN' },
           priority: { from: null, to: 'CRITICAL' },
           requesterEmail: { from: null, to: requesterEmail },
         },
       },
-      { at: T + 5 * M, action: 'COMMENTED', changes: { comment: { from: null, to: 7 } } },
+      { at: T + 5 * M, action: HistoryAction.COMMENTED, changes: { comment: { from: null, to: 7 } } },
     ];
     const comments = new Map([[7, { author: 'agent@example.com', visibility: 'PUBLIC' }]]);
     const { changed, nextDue } = replayClocks(policy, [], { status: 'OPEN', priority: 'CRITICAL', requesterEmail }, writes, comments);

@@ -1,5 +1,7 @@
 import type { SlaPolicy, SlaPriority } from '../config/sla-config.js';
-import type { CommentForClocks } from '../tickets/ticket-clocks.js';
+import { HistoryAction } from '../tickets/history-action.js';
+import type { HistoryChange } from '../tickets/history-entry.js';
+import type { AddedComment } from '../tickets/ticket-write-hooks.js';
 import {
   clocksAfterResponse,
   clocksAfterUpdate,
@@ -9,16 +11,11 @@ import {
   type SlaTicketState,
 } from './sla-clock.js';
 
-/** A history entry of a ticket as the replay reads it: when, what kind of write, and `{field: {from, to}}`. */
-export interface HistoryWrite {
-  at: number;
-  action: string;
-  changes: Record<string, { from: unknown; to: unknown }>;
-}
+/** A history entry of a ticket as the replay reads it: when (epoch milliseconds), and what it records. */
+export type HistoryWrite = { at: number } & HistoryChange;
 
-/** A comment as far as a response goes. */
 /** A comment as the clocks judge it: the same fields a live comment gives them. */
-export type ReplayComment = CommentForClocks;
+export type ReplayComment = AddedComment;
 
 /** The ticket now, as far as its clocks care. */
 export interface CurrentTicket extends SlaTicketState {
@@ -57,7 +54,7 @@ export function replayClocks(
   let state = stateBefore(current, writes);
   let pending = writes;
   if (latest.length === 0) {
-    const createdAt = writes.findIndex((write) => write.action === 'CREATED');
+    const createdAt = writes.findIndex((write) => write.action === HistoryAction.CREATED);
     if (createdAt < 0) return { changed: [], nextDue: null };
     state = next(state, writes[createdAt]);
     apply(clocksOfNewTicket(policy, state, writes[createdAt].at));
@@ -65,8 +62,8 @@ export function replayClocks(
   }
 
   for (const write of pending) {
-    if (write.action === 'COMMENTED') {
-      const comment = comments.get(Number(write.changes.comment?.to));
+    if (write.action === HistoryAction.COMMENTED) {
+      const comment = comments.get(write.changes.comment.to);
       if (comment && isResponse(comment, state.requesterEmail)) apply(clocksAfterResponse([...byMetric.values()], policy, write.at));
       continue;
     }
@@ -95,10 +92,13 @@ function next(state: CurrentTicket, write: HistoryWrite): CurrentTicket {
 }
 
 function valuesOf(write: HistoryWrite, side: 'from' | 'to'): Partial<CurrentTicket> {
+  if (write.action !== HistoryAction.CREATED && write.action !== HistoryAction.UPDATED) return {};
   const values: Partial<CurrentTicket> = {};
-  const { status, priority, requesterEmail } = write.changes;
-  if (status && typeof status[side] === 'string') values.status = status[side] as string;
-  if (priority && typeof priority[side] === 'string') values.priority = priority[side] as SlaPriority;
-  if (requesterEmail && typeof requesterEmail[side] === 'string') values.requesterEmail = requesterEmail[side] as string;
+  const status = write.changes.status?.[side];
+  const priority = write.changes.priority?.[side];
+  const requesterEmail = write.changes.requesterEmail?.[side];
+  if (typeof status === 'string') values.status = status;
+  if (typeof priority === 'string') values.priority = priority as SlaPriority;
+  if (typeof requesterEmail === 'string') values.requesterEmail = requesterEmail;
   return values;
 }

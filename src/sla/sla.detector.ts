@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
+import { ApplicationAvailability } from '../actuator/lifecycle/application-availability.js';
 import { PeriodicWorker } from '../database/periodic-worker.js';
 import { Database } from '../database/database.js';
 import { untraced } from '../observability/tracing/trace-context.js';
@@ -28,6 +29,7 @@ export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly logger = new Logger(SlaDetector.name);
   private readonly enabled: boolean;
   private stopped = false;
+  private reconciled: Promise<void> = Promise.resolve();
   private readonly worker = new PeriodicWorker({
     name: SlaDetector.name,
     intervalMs: SLA_POLL_INTERVAL_MS,
@@ -40,20 +42,29 @@ export class SlaDetector implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly outbox: OutboxWriter,
     private readonly metrics: SlaMetrics,
     private readonly reconciler: SlaReconciler,
+    private readonly availability: ApplicationAvailability,
     config: ConfigService<AppConfig, true>,
   ) {
     this.enabled = config.get('sla.enabled', { infer: true });
   }
 
-  /** Clocks that missed writes made while SLA was off are reconciled first, so no event is sent from a stale one. */
-  async onApplicationBootstrap(): Promise<void> {
+  /**
+   * Clocks that missed writes made while SLA was off are reconciled first, so no event is sent from a stale one. A
+   * reconciliation can take minutes (docs/sla.md), so start-up does not wait for it: readiness refuses traffic until
+   * it has finished or failed.
+   */
+  onApplicationBootstrap(): void {
     if (!this.enabled) return;
-    await untraced(() => this.reconciler.reconcile());
-    this.worker.start();
+    this.reconciled = untraced(() => this.reconciler.reconcile()).then(() => {
+      if (!this.stopped) this.worker.start();
+    });
+    this.availability.refuseTrafficUntil(this.reconciled);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    this.reconciler.stop();
+    await this.reconciled;
     await this.worker.stop();
   }
 

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { TICKET_CLOCKS } from '../tickets/ticket-clocks.js';
+import { ActuatorModule } from '../actuator/actuator.module.js';
+import { TICKET_SLA_SUMMARIES } from '../tickets/ticket-sla-summaries.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { SlaController } from './sla.controller.js';
 import { SlaDetector } from './sla.detector.js';
@@ -10,14 +11,22 @@ import { SlaService } from './sla.service.js';
 import { SlaV2Controller } from './v2/sla-v2.controller.js';
 
 /**
- * SLA clocks. Global, so that tickets and comments get TICKET_CLOCKS (an interface of theirs) without importing
- * this module: the dependency points from here to them, never back.
+ * SLA clocks. SlaService hooks into ticket writes (TicketWriteHook) and provides the v2 bodies' summaries; global, so
+ * that tickets get TICKET_SLA_SUMMARIES (an interface of theirs) without importing this module: the dependency points
+ * from here to them, never back.
  */
 @Global()
 @Module({
-  imports: [OutboxModule],
+  imports: [OutboxModule, ActuatorModule],
   controllers: [SlaController, SlaV2Controller],
-  providers: [SlaService, SlaRepository, SlaDetector, SlaReconciler, SlaMetrics, { provide: TICKET_CLOCKS, useExisting: SlaService }],
-  exports: [TICKET_CLOCKS],
+  providers: [
+    SlaService,
+    SlaRepository,
+    SlaDetector,
+    SlaReconciler,
+    SlaMetrics,
+    { provide: TICKET_SLA_SUMMARIES, useExisting: SlaService },
+  ],
+  exports: [TICKET_SLA_SUMMARIES],
 })
 export class SlaModule {}

@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/app-config.js';
 import type { SlaPolicy } from '../config/sla-config.js';
 import { Database } from '../database/database.js';
 import type { Transaction } from '../database/transaction.js';
+import { HistoryAction } from '../tickets/history-action.js';
 import { replayClocks } from './sla-replay.js';
 import { SlaRepository } from './sla.repository.js';
 
@@ -24,6 +25,7 @@ const PARALLEL = 4;
 export class SlaReconciler {
   private readonly logger = new Logger(SlaReconciler.name);
   private readonly policy: SlaPolicy | null;
+  private stopping = false;
 
   constructor(
     private readonly database: Database,
@@ -33,7 +35,7 @@ export class SlaReconciler {
     this.policy = config.get('sla', { infer: true }).policy;
   }
 
-  /** Reconciles everything written up to now; a failure is logged and left for the next start. */
+  /** Reconciles everything written up to now; a failure, or a shutdown meanwhile, leaves the rest for the next start. */
   async reconcile(): Promise<void> {
     if (!this.policy) return;
     try {
@@ -47,6 +49,7 @@ export class SlaReconciler {
         const end = Math.min(start + HISTORY_BATCH, to);
         const ids = await this.repository.ticketsWrittenBetween(start, end, firstWithClocks);
         for (let i = 0; i < ids.length; i += PARALLEL) {
+          if (this.stopping) return this.logger.log('SLA reconciliation stopped by the shutdown, to be resumed at the next start');
           const results = await Promise.all(ids.slice(i, i + PARALLEL).map((id) => this.reconcileTicket(id, from, firstWithClocks)));
           reconciled += results.filter(Boolean).length;
         }
@@ -57,6 +60,11 @@ export class SlaReconciler {
     } catch (error) {
       this.logger.error(`SLA reconciliation stopped, to be resumed at the next start: ${(error as Error).message}`);
     }
+  }
+
+  /** Ends a reconciliation in progress after the tickets it is at. */
+  stop(): void {
+    this.stopping = true;
   }
 
   /** True when the ticket's clocks changed. */
@@ -86,7 +94,7 @@ export class SlaReconciler {
         : await this.repository.historyOf(transaction, id, historyFrom);
     const unseen = latest.length === 0 ? writes : writes.filter((write) => write.at > synced);
     if (unseen.length === 0) return false;
-    const commentIds = unseen.filter((write) => write.action === 'COMMENTED').map((write) => Number(write.changes.comment?.to));
+    const commentIds = unseen.filter((write) => write.action === HistoryAction.COMMENTED).map((write) => write.changes.comment.to);
     const comments = await this.repository.commentsByIds(transaction, commentIds);
     const { changed, nextDue } = replayClocks(this.policy!, latest, ticket, unseen, comments);
     const syncedAt = new Date(Math.max(...unseen.map((write) => write.at)));

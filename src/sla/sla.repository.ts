@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { SlaMetricName, SlaPriority } from '../config/sla-config.js';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
+import { storedHistoryChange } from '../tickets/history-entry.js';
 import type { SlaClock } from './sla-clock.js';
 import type { HistoryWrite, ReplayComment } from './sla-replay.js';
 
@@ -161,7 +162,7 @@ export class SlaRepository {
       'SELECT occurred_at, action, changes FROM ticket_history WHERE ticket_id = ? AND id > ? ORDER BY id',
       [ticketId, afterId],
     )) as Array<{ occurred_at: Date; action: string; changes: string }>;
-    return rows.map((row) => ({ at: row.occurred_at.getTime(), action: row.action, changes: JSON.parse(row.changes) }));
+    return rows.map((row) => ({ at: row.occurred_at.getTime(), ...storedHistoryChange(row.action, row.changes) }));
   }
 
   /** These comments' authors and visibility, by id. */

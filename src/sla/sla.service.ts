@@ -2,10 +2,10 @@ import { Injectable, NotFoundException, type OnApplicationBootstrap } from '@nes
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import type { SlaPolicy, SlaPriority } from '../config/sla-config.js';
-import type { Queryable } from '../database/statement-batch.js';
-import type { Transaction } from '../database/transaction.js';
+import type { Transaction, TransactionWrites } from '../database/transaction.js';
 import type { TicketResponse } from '../tickets/dto/ticket-response.dto.js';
-import type { CommentForClocks, TicketClocks, TicketSlaSummary } from '../tickets/ticket-clocks.js';
+import type { TicketSlaSummaries, TicketSlaSummary } from '../tickets/ticket-sla-summaries.js';
+import { type AddedComment, TicketWriteHook } from '../tickets/ticket-write-hooks.js';
 import { ticketNotFound } from '../tickets/ticket-not-found.js';
 import type { SlaResponse } from './dto/sla-response.dto.js';
 import { clocksAfterResponse, clocksAfterUpdate, clocksOfNewTicket, nextBreachTime, type SlaClock } from './sla-clock.js';
@@ -21,7 +21,8 @@ export const SLA_OFF_MESSAGE = 'SLA clocks are not enabled on this service (SLA_
  * clocks as Jira shows them. Everything returns at once, without a statement, when SLA is off.
  */
 @Injectable()
-export class SlaService implements TicketClocks, OnApplicationBootstrap {
+@TicketWriteHook()
+export class SlaService implements TicketWriteHook, TicketSlaSummaries, OnApplicationBootstrap {
   private readonly policy: SlaPolicy | null;
 
   constructor(
@@ -46,14 +47,14 @@ export class SlaService implements TicketClocks, OnApplicationBootstrap {
     }
   }
 
-  async created(manager: Queryable, ticket: TicketResponse, now: Date): Promise<void> {
+  async ticketCreated(writes: TransactionWrites, ticket: TicketResponse, now: Date): Promise<void> {
     if (!this.policy) return;
     const clocks = clocksOfNewTicket(this.policy, ticket, now.getTime());
-    await this.repository.save(manager, ticket.id, clocks, nextBreachTime(clocks), now);
+    await this.repository.save(writes, ticket.id, clocks, nextBreachTime(clocks), now);
   }
 
   /** Every write while SLA is on marks the ticket's clocks as having seen it (SlaReconciler looks for those that did not). */
-  async updated(transaction: Transaction, before: TicketResponse, after: TicketResponse, now: Date): Promise<void> {
+  async ticketUpdated(transaction: Transaction, before: TicketResponse, after: TicketResponse, now: Date): Promise<void> {
     if (!this.policy) return;
     const latest =
       before.status === after.status && before.priority === after.priority
@@ -64,7 +65,7 @@ export class SlaService implements TicketClocks, OnApplicationBootstrap {
     await this.save(transaction, after.id, latest.clocks, changed, now);
   }
 
-  async commented(transaction: Transaction, ticketId: string, comment: CommentForClocks, now: Date): Promise<void> {
+  async commentAdded(transaction: Transaction, ticketId: string, comment: AddedComment, now: Date): Promise<void> {
     if (!this.policy || comment.visibility !== 'PUBLIC' || !comment.author) return;
     const latest = await this.repository.latestOf(transaction, ticketId);
     if (!latest || !isResponse(comment, latest.requesterEmail)) return;

@@ -1,15 +1,28 @@
 import type { HistoryAction } from './history-action.js';
-import type { FieldChange } from './ticket-changes.js';
+import type { TicketChanges } from './ticket-changes.js';
 
-/**
- * An entry of a ticket's audit trail, as a write records it (the database assigns its id), in the write's own
- * transaction (TicketHistoryRepository.record). The trail is read by history/.
- */
-export interface HistoryEntry {
+/** What an entry records, by its action: the fields a create or update changed, the comment or attachment it added or deleted. */
+export type HistoryChange =
+  | { action: HistoryAction.CREATED | HistoryAction.UPDATED; changes: TicketChanges }
+  | { action: HistoryAction.COMMENTED; changes: { comment: { from: null; to: number } } }
+  | { action: HistoryAction.ATTACHED; changes: { attachment: { from: null; to: number } } }
+  | { action: HistoryAction.DETACHED; changes: { attachment: { from: number; to: null } } };
+
+/** What every entry holds besides its action and changes. */
+export interface HistoryEntryHeader {
   ticketId: number;
   occurredAt: Date;
   /** The subject of the request's bearer token; null when authentication is off or the request is anonymous. */
   actor: string | null;
-  action: HistoryAction;
-  changes: Record<string, FieldChange>;
+}
+
+/**
+ * An entry of a ticket's audit trail, as a write records it (the database assigns its id), in the write's own
+ * transaction (TicketHistoryRepository.record). The trail is read by history/ and, to replay writes, by sla/.
+ */
+export type HistoryEntry = HistoryEntryHeader & HistoryChange;
+
+/** An entry's action and changes as `ticket_history` holds them (its JSON written by TicketHistoryRepository.record). */
+export function storedHistoryChange(action: string, changes: string): HistoryChange {
+  return { action, changes: JSON.parse(changes) } as HistoryChange;
 }

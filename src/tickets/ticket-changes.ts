@@ -1,12 +1,10 @@
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 
 /** One changed field: its value before and after the write, as the API serves them (timestamps as ISO strings). */
-export interface FieldChange {
-  from: unknown;
-  to: unknown;
+export interface FieldChange<Value = unknown> {
+  from: Value;
+  to: Value;
 }
-
-export type TicketChanges = Record<string, FieldChange>;
 
 /** The fields a history entry compares, in the order the ticket's JSON has them. */
 const FIELDS = [
@@ -22,6 +20,9 @@ const FIELDS = [
 ] as const;
 
 type TicketFields = Pick<TicketResponse, (typeof FIELDS)[number]>;
+
+/** The fields a ticket's write changed, each as `{from, to}` (null: none). */
+export type TicketChanges = Partial<Record<(typeof FIELDS)[number], FieldChange<string | null>>>;
 
 /**
  * The fields a write actually changed, each as `{from, to}`. A create compares with nothing (every field

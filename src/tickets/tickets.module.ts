@@ -1,17 +1,18 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { TicketsController } from './tickets.controller.js';
 import { TicketHistoryRepository } from './ticket-history.repository.js';
-import { TicketDeletionHooks } from './ticket-deletion-hooks.js';
+import { TicketWriteHooks } from './ticket-write-hooks.js';
 import { TicketsRepository } from './tickets.repository.js';
 import { TicketsService } from './tickets.service.js';
 import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
 
 @Module({
-  imports: [OutboxModule, IdempotencyModule],
+  imports: [DiscoveryModule, OutboxModule, IdempotencyModule],
   controllers: [TicketsController, TicketsV2Controller],
-  providers: [TicketsService, TicketsRepository, TicketHistoryRepository, TicketDeletionHooks],
-  exports: [TicketDeletionHooks],
+  providers: [TicketsService, TicketsRepository, TicketHistoryRepository, TicketWriteHooks],
+  exports: [TicketWriteHooks],
 })
 export class TicketsModule {}

@@ -1,9 +1,8 @@
 import { Database } from '../database/database.js';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HistoryAction } from './history-action.js';
 import { TicketHistoryRepository } from './ticket-history.repository.js';
-import { TicketDeletionHooks } from './ticket-deletion-hooks.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { ticketChanges } from './ticket-changes.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
@@ -28,7 +27,7 @@ import { BatchedWrites } from '../database/batched-writes.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { TicketWorkflow } from '../config/tickets-config.js';
-import { TICKET_CLOCKS, type TicketClocks } from './ticket-clocks.js';
+import { TicketWriteHooks } from './ticket-write-hooks.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -61,8 +60,7 @@ export class TicketsService {
     private readonly idempotency: IdempotencyService,
     private readonly tickets: TicketsRepository,
     private readonly history: TicketHistoryRepository,
-    @Inject(TICKET_CLOCKS) private readonly clocks: TicketClocks,
-    private readonly deletionHooks: TicketDeletionHooks,
+    private readonly hooks: TicketWriteHooks,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
@@ -82,7 +80,7 @@ export class TicketsService {
       for (const [i, ticket] of tickets.entries()) {
         const { context, now, trace } = pending[i];
         await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace);
-        await this.clocks.created(transaction.later, ticket, now);
+        await this.hooks.ticketCreated(transaction.later, ticket, now);
         await this.idempotency.finishCreated(transaction, context.idempotency, ticket, ticketEtag(ticket));
       }
       return tickets;
@@ -158,7 +156,7 @@ export class TicketsService {
       assertTransition(this.workflow, current.status, updated.status);
       await this.tickets.update(transaction.later, id, updated);
       await this.tickets.updateWords(transaction.later, id, current, updated);
-      await this.clocks.updated(transaction, current, updated, now);
+      await this.hooks.ticketUpdated(transaction, current, updated, now);
       await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now);
       await this.idempotency.finishUpdated(transaction, context.idempotency, updated, ticketEtag(updated));
       return updated;
@@ -167,8 +165,8 @@ export class TicketsService {
   }
 
   /**
-   * Deletes the ticket (its comments, history and search words go with it, by foreign key; its attachments by the
-   * deletion hooks) and records a DELETED event
+   * Deletes the ticket (its comments, history and search words go with it, by foreign key; its attachments by their
+   * write hook) and records a DELETED event
    * carrying its last state, in one transaction. DELETED goes to its own routing key, never to the v1 binding.
    */
   async remove(id: string, ifMatch?: string): Promise<void> {
@@ -178,7 +176,7 @@ export class TicketsService {
       const last = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, last);
       await this.tickets.delete(transaction.later, id);
-      await this.deletionHooks.run(transaction, id);
+      await this.hooks.ticketDeleted(transaction, id);
       await this.outbox.record(transaction.later, ticketEvent('DELETED', last, now), routingKeyOf('DELETED'));
     });
   }

@@ -1,11 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { connectToDatabase } from '../support/database.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { slaEventsOf, untilHandled } from '../support/sla-events.js';
-import { createTestApp } from '../support/test-app.js';
+import { createTestApp, untilReady } from '../support/test-app.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
+import { waitUntil } from '../support/waits.js';
 
 type Json = Record<string, any>;
 
@@ -43,6 +45,7 @@ describe('SLA clocks after SLA was switched off and on again', () => {
   const restart = async (env: Record<string, string>) => {
     await app?.close();
     app = await createTestApp({ env });
+    await untilReady(app);
   };
   const http = () => request(app!.getHttpServer());
   const create = async (overrides: Json): Promise<Json> =>
@@ -141,4 +144,69 @@ describe('SLA clocks after SLA was switched off and on again', () => {
     expect(metric(await sla(resolved.id), 'resolution').completedCycles).toHaveLength(1);
     expect(await settledEvents(ids)).toEqual(expected);
   }, 120_000);
+});
+
+/**
+ * The reconciliation runs once the service has started, without holding up its start: readiness refuses traffic
+ * until it has finished. A row lock the test holds on a ticket to be reconciled keeps it running.
+ */
+describe('Readiness while the SLA clocks are reconciled', () => {
+  // A statement time limit well above the time the lock is held, so the reconciliation waits for it rather than failing.
+  const PROBES = { MANAGEMENT_HEALTH_PROBES_ENABLED: 'true', DB_QUERY_TIMEOUT_MS: '30000' };
+  let app: INestApplication | undefined;
+
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  const start = async (env: Record<string, string>) => {
+    await app?.close();
+    app = await createTestApp({ env: { ...env, ...PROBES } });
+    return request(app.getHttpServer());
+  };
+
+  it('answers readiness 503 OUT_OF_SERVICE while the reconciliation runs and 200 UP once it has finished', async () => {
+    let http = await start(SLA_ON);
+    const ticket = (
+      await http
+        .post('/api/v2/tickets')
+        .send(buildTicketRequest({ priority: 'LOW', status: 'IN_PROGRESS' }))
+        .expect(201)
+    ).body;
+    await untilReady(app!);
+    http = await start(SLA_OFF);
+    const resolvedAt = (
+      await http.patch(`/api/v2/tickets/${ticket.id}`).set('Content-Type', MERGE_PATCH).send({ status: 'RESOLVED' }).expect(200)
+    ).body.updatedAt;
+
+    const db = await connectToDatabase();
+    try {
+      await db.query('START TRANSACTION');
+      await db.query('SELECT id FROM tickets WHERE id = ? FOR UPDATE', [ticket.id]);
+      http = await start(SLA_ON);
+      const waitingForTheLock = async () =>
+        (
+          (await db.query(
+            "SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE '%sla_synced_at%FOR UPDATE%' AND info NOT LIKE '%processlist%'",
+          )) as any
+        )[0].length > 0;
+      await waitUntil(waitingForTheLock, 10_000, 'the reconciliation waiting for the row lock');
+      const readiness = await http.get('/actuator/health/readiness').expect(503);
+      expect(readiness.body).toEqual({ status: 'OUT_OF_SERVICE' });
+      expect((await http.get('/actuator/health/liveness').expect(200)).body).toEqual({ status: 'UP' });
+      // Served meanwhile, for whoever asks despite readiness: the clock as it was before the reconciliation.
+      expect(metric((await http.get(`/api/v2/tickets/${ticket.id}/sla`).expect(200)).body, 'resolution').ongoingCycle).not.toBeNull();
+    } finally {
+      await db.query('ROLLBACK');
+      await db.end();
+    }
+
+    await waitUntil(async () => (await http.get('/actuator/health/readiness')).status === 200, 20_000, 'readiness UP');
+    expect((await http.get('/actuator/health/readiness').expect(200)).body).toEqual({ status: 'UP' });
+    expect(metric((await http.get(`/api/v2/tickets/${ticket.id}/sla`).expect(200)).body, 'resolution')).toMatchObject({
+      ongoingCycle: null,
+      completedCycles: [{ cycle: 1, stopTime: resolvedAt, breached: false }],
+    });
+  }, 60_000);
 });

@@ -4,8 +4,10 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
+import { ApplicationAvailability } from '../../src/actuator/lifecycle/application-availability.js';
 import { setupApp } from '../../src/app.setup.js';
 import { parseConfig } from '../../src/config/app-config.js';
+import { waitUntil } from './waits.js';
 
 export interface TestAppOptions {
   /** Settings for this app instance on top of the run's environment, e.g. { DB_PORT: String(proxy.port) }. */
@@ -29,6 +31,15 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<INest
     throw error;
   }
   return app;
+}
+
+/**
+ * Resolves once the app accepts traffic, as its readiness probe says: start-up work it does not wait for before
+ * listening (the SLA reconciliation) has settled.
+ */
+export async function untilReady(app: INestApplication, timeoutMs = 30_000): Promise<void> {
+  const availability = app.get(ApplicationAvailability);
+  await waitUntil(() => availability.readiness === 'ACCEPTING_TRAFFIC', timeoutMs, 'readiness');
 }
 
 export interface TestAppHandle {

@@ -9,14 +9,30 @@ export type ReadinessState = 'ACCEPTING_TRAFFIC' | 'REFUSING_TRAFFIC';
 @Injectable()
 export class ApplicationAvailability implements OnApplicationBootstrap {
   liveness: LivenessState = 'CORRECT';
-  // Refusing until every module has started (database migrated, outbox relay running).
-  readiness: ReadinessState = 'REFUSING_TRAFFIC';
+  private started = false;
+  private shuttingDown = false;
+  private readonly warmingUp = new Set<Promise<unknown>>();
+
+  /**
+   * Refusing until every module has started (database migrated, outbox relay running) and the start-up work that
+   * goes on after the server listens has settled; refusing again once the shutdown has begun.
+   */
+  get readiness(): ReadinessState {
+    return this.started && !this.shuttingDown && this.warmingUp.size === 0 ? 'ACCEPTING_TRAFFIC' : 'REFUSING_TRAFFIC';
+  }
 
   onApplicationBootstrap(): void {
-    this.readiness = 'ACCEPTING_TRAFFIC';
+    this.started = true;
+  }
+
+  /** Start-up work that the server does not wait for before it listens: readiness refuses until it has settled, either way. */
+  refuseTrafficUntil(work: Promise<unknown>): void {
+    this.warmingUp.add(work);
+    const settled = () => this.warmingUp.delete(work);
+    void work.then(settled, settled);
   }
 
   refuseTraffic(): void {
-    this.readiness = 'REFUSING_TRAFFIC';
+    this.shuttingDown = true;
   }
 }

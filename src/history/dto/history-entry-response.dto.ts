@@ -1,10 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { HistoryAction } from '../../tickets/history-action.js';
-import type { HistoryEntry } from '../../tickets/history-entry.js';
+import type { HistoryEntryHeader } from '../../tickets/history-entry.js';
 import type { FieldChange } from '../../tickets/ticket-changes.js';
 
-/** One entry of a ticket's audit trail. */
-export class HistoryEntryResponse implements HistoryEntry {
+/** One entry of a ticket's audit trail; `changes` as the wire has them, whatever the action (HistoryChange types them by it). */
+export class HistoryEntryResponse implements HistoryEntryHeader {
   @ApiProperty({ description: 'Increases with every entry', type: 'integer', format: 'int64', example: 7 })
   id: number;
 

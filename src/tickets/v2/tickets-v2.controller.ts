@@ -31,7 +31,7 @@ import { type TicketPage, TicketsService } from '../tickets.service.js';
 import { ticketsApi } from '../tickets.openapi.js';
 import { writeContext } from '../../common/context/write-context.js';
 import { ticketSlaEtag, withEtag } from '../ticket-etag.js';
-import { TICKET_CLOCKS, type TicketClocks } from '../ticket-clocks.js';
+import { TICKET_SLA_SUMMARIES, type TicketSlaSummaries } from '../ticket-sla-summaries.js';
 import type { TicketV2Response } from '../dto/ticket-v2-response.dto.js';
 
 const COLLECTION = '/api/v2/tickets';
@@ -49,7 +49,7 @@ export class TicketsV2Controller {
 
   constructor(
     private readonly tickets: TicketsService,
-    @Inject(TICKET_CLOCKS) private readonly clocks: TicketClocks,
+    @Inject(TICKET_SLA_SUMMARIES) private readonly slaSummaries: TicketSlaSummaries,
     config: ConfigService<AppConfig, true>,
   ) {
     this.sla = config.get('sla.enabled', { infer: true });
@@ -57,7 +57,7 @@ export class TicketsV2Controller {
 
   /** The tickets with their SLA summaries when SLA is on; as they are (no statement) when it is off. */
   private async withSla<T extends { id: number }>(tickets: T[]): Promise<Array<T & Pick<TicketV2Response, 'sla'>>> {
-    const summaries = await this.clocks.summaries(tickets.map((ticket) => ticket.id));
+    const summaries = await this.slaSummaries.summaries(tickets.map((ticket) => ticket.id));
     if (!summaries) return tickets;
     return tickets.map((ticket) => ({ ...ticket, sla: summaries.get(ticket.id) ?? { breached: false, nextBreachTime: null } }));
   }
