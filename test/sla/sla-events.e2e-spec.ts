@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { type LockWait, lockWaitOf } from '../support/database.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { slaEventsOf, untilHandled } from '../support/sla-events.js';
@@ -27,12 +28,7 @@ const GOALS = {
 };
 
 describe('SLA events', () => {
-  // The lock-order test holds a statement waiting on a row lock while it polls the server: its claim is the order of
-  // the locks (a deadlock or a lock taken the other way fails it at once), not the machine's speed, so the wait is not
-  // bounded by the default 5 s statement timeout, which a stall of the shared test server once exceeded.
-  const testApp = useTestApp({
-    env: { ...slaPolicyEnv(GOALS, 'PT2S'), MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,prometheus', DB_QUERY_TIMEOUT_MS: '20000' },
-  });
+  const testApp = useTestApp({ env: { ...slaPolicyEnv(GOALS, 'PT2S'), MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,prometheus' } });
   let consumer: EventConsumer;
   let db: DataSource;
 
@@ -171,17 +167,15 @@ describe('SLA events', () => {
       const locked = testApp.app
         .get(SlaRepository)
         .lockDue(detector, { ticketId: ticket.id, metric: 'firstResponse', cycle: 1, kind: 'BREACHED', dueAt });
-      // Wait (bounded) until the detector's statement waits for a lock.
+      // Wait (bounded) until the detector's statement waits for a lock, as InnoDB reports it now (lockWaitOf: not
+      // information_schema.innodb_trx, whose copy these polls would keep from being renewed): the ticket row's.
       const deadline = Date.now() + 10_000;
-      for (;;) {
-        const waiting = await db.query(
-          `SELECT 1 FROM information_schema.innodb_trx WHERE trx_mysql_thread_id = ? AND trx_state = 'LOCK WAIT'`,
-          [detectorId],
-        );
-        if (waiting.length > 0) break;
+      let wait: LockWait | undefined;
+      while (!(wait = await lockWaitOf(db, detectorId))) {
         if (Date.now() > deadline) throw new Error('the detector never waited for the ticket row');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+      expect(wait).toEqual({ table: `\`${process.env.DB_DATABASE}\`.\`tickets\``, index: 'PRIMARY' });
       // The writer goes on to the clock rows: the detector must not be holding them.
       await writer.query(`SELECT ticket_id FROM ticket_sla_clocks WHERE ticket_id = ? FOR UPDATE NOWAIT`, [ticket.id]);
       await writer.commitTransaction();

@@ -33,3 +33,34 @@ export function useOwnDatabase(suffix: string): string {
   afterAll(() => dropDatabase(name));
   return name;
 }
+
+/** The lock a transaction waits for: its table (`database`.`table`, as InnoDB names it) and, for a row lock, the index. */
+export interface LockWait {
+  table: string;
+  index?: string;
+}
+
+/**
+ * The lock that the transaction of connection `threadId` (its CONNECTION_ID()) waits for now, undefined when it waits
+ * for none; read from SHOW ENGINE INNODB STATUS, which InnoDB writes anew for every call. Not from
+ * information_schema.innodb_trx (nor innodb_locks, innodb_lock_waits): InnoDB answers those from one copy for the
+ * whole server, which it renews only once nobody has read it for 100 ms (CACHE_MIN_IDLE_TIME_NS in trx0i_s.cc).
+ * Polled faster than that, or read meanwhile by any other session (another suite's polls), it goes on showing the
+ * transactions of its first read: a wait that began after that read is never seen.
+ */
+export async function lockWaitOf(db: { query(sql: string): Promise<unknown> }, threadId: number): Promise<LockWait | undefined> {
+  const [{ Status: status }] = (await db.query('SHOW ENGINE INNODB STATUS')) as Array<{ Status: string }>;
+  // One entry per transaction, after the sections before the list (whose latest deadlock may name the same session):
+  // "---TRANSACTION" on MariaDB, "---TRX" on MySQL, its session named as "<server> thread id N,".
+  const entry = status
+    .split(/^---(?:TRANSACTION|TRX) /m)
+    .slice(1)
+    .find((text) => new RegExp(`^(?:MariaDB|MySQL) thread id ${threadId},`, 'm').test(text));
+  // A waiting transaction's lock follows this line: "RECORD LOCKS ... index PRIMARY of table `db`.`t` ... waiting",
+  // or "TABLE LOCK table `db`.`t` ... waiting".
+  const lock = entry && /^------- TRX HAS BEEN WAITING .*\n(.*)$/m.exec(entry)?.[1];
+  if (!lock) return undefined;
+  const table = /\btable (`[^`]+`\.`[^`]+`)/.exec(lock)?.[1] ?? lock;
+  const index = /\bindex (\S+) of table\b/.exec(lock)?.[1];
+  return index === undefined ? { table } : { table, index };
+}
