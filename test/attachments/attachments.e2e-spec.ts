@@ -13,6 +13,7 @@ import {
   eventually,
   MiB,
   openTransactions,
+  OPEN_TRANSACTIONS_POLL_MS,
   sha256,
   trickledUpload,
   uploadMultipart,
@@ -358,6 +359,8 @@ describe('Attachments: uploads past ATTACHMENTS_MAX_CONCURRENT_UPLOADS wait thei
       'no transaction left open',
       () => openTransactions(app),
       (n) => n === 0,
+      70,
+      OPEN_TRANSACTIONS_POLL_MS,
     );
     const created = await uploadMultipart(http, `/api/tickets/${second}/attachments`, binaryBytes(100)).expect(201);
     const responses = await Promise.all(Array.from({ length: 30 }, () => http.get(`/api/tickets/${second}/attachments`)));
@@ -389,6 +392,8 @@ describe('Attachments: a trickling upload is cut off (ATTACHMENTS_UPLOAD_IDLE_TI
       'no transaction left open',
       () => openTransactions(app),
       (n) => n === 0,
+      70,
+      OPEN_TRANSACTIONS_POLL_MS,
     );
     expect(await attachmentRowCounts(app)).toEqual(before);
     await uploadRaw(http, `/api/tickets/${id}/attachments`, binaryBytes(100)).expect(201);

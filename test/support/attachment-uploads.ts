@@ -153,7 +153,13 @@ export function abortedMultipart(port: number, path: string, inProgress: () => P
   });
 }
 
-/** Transactions open in the test's database, on connections other than the one asking. */
+/**
+ * Transactions open in the test's database, on connections other than the one asking. MariaDB serves
+ * information_schema.innodb_trx from a copy it renews only once nobody has read it for 100 ms: poll it less often
+ * than that (OPEN_TRANSACTIONS_POLL_MS), or every read after the first sees the same stale copy.
+ */
+export const OPEN_TRANSACTIONS_POLL_MS = 150;
+
 export async function openTransactions(app: INestApplication): Promise<number> {
   const dataSource = app.get<DataSource>(getDataSourceToken());
   const [{ n }] = await dataSource.query(
