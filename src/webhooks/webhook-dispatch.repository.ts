@@ -122,16 +122,16 @@ export class WebhookDispatchRepository {
   }
 
   /**
-   * Whether any endpoint is enabled, and those that have deliveries due (some may be in flight or queued behind one
-   * in flight).
+   * The enabled endpoints, and those of them that have deliveries due (some may be in flight or queued behind one in
+   * flight).
    */
-  async dueEndpoints(): Promise<{ anyEnabled: boolean; due: number[] }> {
+  async dueEndpoints(): Promise<{ enabled: number[]; due: number[] }> {
     const rows = (await this.polls.query(
       `SELECT w.id, EXISTS (SELECT 1 FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_endpoint_due)
                             WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= NOW(3)) AS due
        FROM webhooks w WHERE w.enabled = 1`,
     )) as Array<{ id: string; due: number | string }>;
-    return { anyEnabled: rows.length > 0, due: rows.filter((row) => Number(row.due) === 1).map((row) => Number(row.id)) };
+    return { enabled: rows.map((row) => Number(row.id)), due: rows.filter((row) => Number(row.due) === 1).map((row) => Number(row.id)) };
   }
 
   /**

@@ -10,7 +10,8 @@ import { dnsResolver } from './address-policy.js';
 import { nextStep } from './retry-policy.js';
 import { type AttemptRecord, type ClaimedDelivery, type RecordOutcome, WebhookDispatchRepository } from './webhook-dispatch.repository.js';
 import { webhookBody, webhookHeaders } from './webhook-message.js';
-import { WebhookSender } from './webhook-sender.js';
+import { type SendResult, WebhookSender } from './webhook-sender.js';
+import { EndpointBreakers } from './endpoint-breakers.js';
 import { WebhookEndpointHealth } from './webhook-endpoint-health.js';
 import { WebhooksMetrics } from './webhooks.metrics.js';
 
@@ -50,9 +51,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly inFlight = new Set<Promise<void>>();
   /** The deliveries in flight here: never claimed and sent again while their attempt runs. */
   private readonly attempting = new Set<number>();
-  /** Attempts in flight per endpoint: each has a share of the slots at most (endpointShare). */
+  /** Attempts in flight per endpoint: each has a share of the slots at most (endpointShare; one if not proven). */
   private readonly perEndpoint = new Map<number, number>();
   private readonly endpointShare: number;
+  private readonly breakers = new EndpointBreakers();
+  /** Attempts in flight to endpoints not proven (EndpointBreakers): at most unprovenSlots. */
+  private unprovenInFlight = 0;
+  private readonly unprovenSlots: number;
   private readonly worker: PeriodicWorker;
   private stopped = false;
   private failing = false;
@@ -78,6 +83,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.sender = new WebhookSender(this.settings.timeoutMs, this.settings.allowPrivateNetworks, dnsResolver(this.settings.dnsServers));
     this.refill = Math.max(1, Math.floor(this.settings.concurrency / 4));
     this.endpointShare = Math.max(1, Math.ceil(this.settings.concurrency / 2));
+    this.unprovenSlots = this.endpointShare;
     // Not traced, nor in the async context of the request whose commit woke it (PeriodicWorker).
     this.worker = new PeriodicWorker({
       name: WebhookDispatcher.name,
@@ -118,21 +124,52 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.worker.wake();
   }
 
-  /** One look for due deliveries; true when every free slot was taken, so more may be due behind them. */
+  /**
+   * One look for due deliveries; true when every free slot was taken, so more may be due behind them. Endpoints
+   * whose breaker is open are passed over; proven ones may take every free slot, the others share unprovenSlots,
+   * one attempt each (EndpointBreakers). At most as many endpoints are read as there are slots to fill, in turn, so
+   * the statement's cost does not grow with the number of endpoints that have deliveries due.
+   */
   private async poll(): Promise<boolean> {
     let more = false;
     try {
       const free = this.settings.concurrency - this.inFlight.size;
       if (free > 0) {
         const enabledBefore = this.enabledHere;
-        const { anyEnabled, due: dueEndpoints } = await this.deliveries.dueEndpoints();
+        const { enabled, due: dueEndpoints } = await this.deliveries.dueEndpoints();
         // An endpoint enabled here while the look was out may be one it did not see.
-        this.anyEnabled = anyEnabled || this.enabledHere !== enabledBefore;
-        const endpoints = dueEndpoints
-          .map((webhookId) => ({ webhookId, limit: Math.min(free, this.endpointShare - (this.perEndpoint.get(webhookId) ?? 0)) }))
+        this.anyEnabled = enabled.length > 0 || this.enabledHere !== enabledBefore;
+        this.breakers.retain(new Set(enabled));
+        const now = performance.now();
+        const turn = this.turn++;
+        const closed = dueEndpoints.filter((webhookId) => !this.breakers.isOpen(webhookId, now));
+        const proven = inTurn(
+          closed.filter((webhookId) => this.breakers.isProven(webhookId)),
+          turn,
+        );
+        const others = inTurn(
+          closed.filter((webhookId) => !this.breakers.isProven(webhookId)),
+          turn,
+        );
+        const othersFree = Math.min(free, this.unprovenSlots - this.unprovenInFlight);
+        const asked = [...proven.slice(0, free), ...others.slice(0, Math.max(0, othersFree))]
+          .map((webhookId) => ({
+            webhookId,
+            limit: Math.min(free, this.breakers.share(webhookId, this.endpointShare) - (this.perEndpoint.get(webhookId) ?? 0)),
+          }))
           .filter(({ limit }) => limit > 0);
-        const due = (await this.deliveries.due(endpoints)).filter(({ id }) => !this.attempting.has(id));
-        const ids = takeInTurn(due, free, this.turn++);
+        const due = (await this.deliveries.due(asked)).filter(({ id }) => !this.attempting.has(id));
+        const provenIds = takeInTurn(
+          due.filter(({ webhookId }) => this.breakers.isProven(webhookId)),
+          free,
+          turn,
+        );
+        const otherIds = takeInTurn(
+          due.filter(({ webhookId }) => !this.breakers.isProven(webhookId)),
+          Math.min(free - provenIds.length, othersFree),
+          turn,
+        );
+        const ids = [...provenIds, ...otherIds];
         const leaseEnds = performance.now() + this.settings.leaseTtlMs;
         const taken = await this.deliveries.claim(ids, this.owner, this.settings.leaseTtlMs);
         const deliveries = await this.deliveries.claimed(taken, this.owner);
@@ -150,6 +187,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   private start(delivery: ClaimedDelivery, leaseEnds: number): void {
+    const proven = this.breakers.isProven(delivery.webhookId);
+    if (!proven) this.unprovenInFlight++;
     this.attempting.add(delivery.id);
     this.perEndpoint.set(delivery.webhookId, (this.perEndpoint.get(delivery.webhookId) ?? 0) + 1);
     const attempt = this.attempt(delivery, leaseEnds)
@@ -157,6 +196,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       .finally(() => {
         this.inFlight.delete(attempt);
         this.attempting.delete(delivery.id);
+        if (!proven) this.unprovenInFlight--;
         const left = this.perEndpoint.get(delivery.webhookId)! - 1;
         if (left > 0) this.perEndpoint.set(delivery.webhookId, left);
         else this.perEndpoint.delete(delivery.webhookId);
@@ -176,6 +216,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const body = webhookBody(delivery.type, delivery.occurredAt, delivery.payload);
     const headers = webhookHeaders(delivery.secrets, delivery.eventId, attemptedAt, body);
     const result = await this.sender.send(delivery.url, headers, body, Math.min(this.settings.timeoutMs, leaseLeftMs));
+    this.learn(delivery.webhookId, result);
     const attempts = delivery.attempts + 1;
     const step = nextStep(result, attempts, this.settings.retryScheduleMs);
     const recorded = await this.record(delivery, leaseEnds, {
@@ -202,6 +243,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     else if (step.status === 'failed' && step.disableEndpoint)
       await this.endpoints.disable(delivery.webhookId, 'the endpoint answered 410 Gone');
     else await this.endpoints.failed(delivery, attemptedAt);
+  }
+
+  /** What the attempt tells of its endpoint (EndpointBreakers). */
+  private learn(webhookId: number, result: SendResult): void {
+    if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) this.breakers.succeeded(webhookId);
+    else if (result.timedOut) this.breakers.timedOut(webhookId, performance.now());
+    else this.breakers.failed(webhookId);
   }
 
   /** Queues the outcome for the next batch of records; answers what became of it (see WebhookDispatchRepository.record). */
@@ -249,6 +297,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 }
 
+/** `ids` starting at the `turn`-th (modulo their number): each poll favours another endpoint. */
+function inTurn(ids: number[], turn: number): number[] {
+  const first = ids.length > 0 ? turn % ids.length : 0;
+  return [...ids.slice(first), ...ids.slice(0, first)];
+}
+
 /**
  * Up to `free` of the due deliveries, one of each endpoint in turn (each endpoint's oldest due first), the turns
  * starting at the `turn`-th endpoint: the free slots are shared among the endpoints with due deliveries, however
@@ -263,9 +317,9 @@ export function takeInTurn(due: Array<{ id: number; webhookId: number }>, free: 
   }
   const queues = [...byEndpoint.values()];
   const first = queues.length > 0 ? turn % queues.length : 0;
-  const inTurn = [...queues.slice(first), ...queues.slice(0, first)];
+  const turns = [...queues.slice(first), ...queues.slice(0, first)];
   const taken: number[] = [];
   for (let round = 0; taken.length < Math.min(free, due.length); round++)
-    for (const queue of inTurn) if (round < queue.length && taken.length < free) taken.push(queue[round]);
+    for (const queue of turns) if (round < queue.length && taken.length < free) taken.push(queue[round]);
   return taken;
 }

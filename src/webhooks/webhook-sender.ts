@@ -19,6 +19,8 @@ export interface SendResult {
   retryAfterMs?: number;
   error: string | null;
   durationMs: number;
+  /** No answer within the attempt's time: the receiver hangs (or is too slow), as far as the service can tell. */
+  timedOut?: boolean;
 }
 
 /** The Retry-After of these statuses is honoured (retry-policy.ts). */
@@ -75,7 +77,8 @@ export class WebhookSender {
         durationMs: elapsed(),
       };
     } catch (error) {
-      return { statusCode: null, error: describeFailure(error, abort.signal.aborted, timeoutMs), durationMs: elapsed() };
+      const timedOut = abort.signal.aborted;
+      return { statusCode: null, error: describeFailure(error, timedOut, timeoutMs), durationMs: elapsed(), ...(timedOut && { timedOut }) };
     } finally {
       if (!draining) clearTimeout(timer);
     }

@@ -4,6 +4,8 @@ import { Webhook } from 'standardwebhooks';
 
 /** One request a receiver got, with whether each of its secrets verified it (as a receiver using `standardwebhooks` would). */
 export interface ReceivedWebhook {
+  /** The request's path (and query), as the endpoint's URL named it. */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   json: Record<string, any>;
@@ -41,6 +43,7 @@ export class WebhookReceiver {
           const body = Buffer.concat(chunks).toString('utf8');
           const answer = receiver.respond({ headers: request.headers, body, index: receiver.received.length });
           receiver.received.push({
+            path: request.url ?? '',
             headers: request.headers,
             body,
             json: safeJson(body),

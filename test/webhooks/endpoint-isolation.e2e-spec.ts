@@ -7,6 +7,7 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { deliveriesOf, registerWebhook } from '../support/webhook-endpoints.js';
 
 const database = useOwnDatabase('webhook_isolation');
+const crowded = useOwnDatabase('webhook_crowd');
 
 describe('One endpoint holds up neither ticket writes nor other endpoints', () => {
   describe('an endpoint update held open', () => {
@@ -62,7 +63,6 @@ describe('One endpoint holds up neither ticket writes nor other endpoints', () =
     let prompt: WebhookReceiver;
     beforeAll(async () => {
       slow = await WebhookReceiver.start();
-      slow.holdUntil = new Promise<void>((resolve) => (release = resolve));
       prompt = await WebhookReceiver.start();
     });
     afterAll(async () => {
@@ -74,9 +74,13 @@ describe('One endpoint holds up neither ticket writes nor other endpoints', () =
     it("does not keep another endpoint's deliveries waiting", async () => {
       const backlog = 30;
       const slowWebhook = await registerWebhook(http(), slow);
+      // The endpoint answers once (an endpoint that has answered may take up to half the slots), then hangs.
+      const answered = (await createTicket(http())).body;
+      await waitUntil(() => slow.accepted().some((r) => r.json.data.ticketId === answered.id), 30_000, 'the first delivery');
+      slow.holdUntil = new Promise<void>((resolve) => (release = resolve));
       for (let i = 0; i < backlog; i++) await createTicket(http());
       // The slow endpoint has its share of the slots hung, and the rest of its backlog is due.
-      await waitUntil(() => slow.received.length === 4, 30_000, 'four hung attempts');
+      await waitUntil(() => slow.received.length === 5, 30_000, 'four hung attempts');
       const pending = (await deliveriesOf(http(), slowWebhook.id)).filter((d) => d.status === 'pending');
       expect(pending).toHaveLength(backlog);
 
@@ -84,12 +88,66 @@ describe('One endpoint holds up neither ticket writes nor other endpoints', () =
       const ticket = (await createTicket(http())).body;
       await waitUntil(() => prompt.accepted().some((r) => r.json.data.ticketId === ticket.id), 20_000, "the other endpoint's delivery");
       expect(prompt.received[0].verified).toEqual([true]);
-      expect(slow.received).toHaveLength(4);
+      expect(slow.received).toHaveLength(5);
 
       release();
-      await waitUntil(() => slow.accepted().length >= backlog + 1, 60_000, 'the backlog delivered once the receiver answers');
+      await waitUntil(() => slow.accepted().length >= backlog + 2, 60_000, 'the backlog delivered once the receiver answers');
       await http().delete(`/api/v2/webhooks/${slowWebhook.id}`).expect(204);
       await http().delete(`/api/v2/webhooks/${promptWebhook.id}`).expect(204);
     }, 120_000);
+  });
+  describe('a thousand endpoints whose receiver hangs', () => {
+    let release = () => {};
+    afterAll(() => release());
+    // Sixteen slots; an attempt that gets no answer ends after 3 s.
+    const testApp = useTestApp({
+      env: {
+        DB_DATABASE: crowded,
+        WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOKS_POLL_INTERVAL_MS: '100',
+        WEBHOOKS_CONCURRENCY: '16',
+        WEBHOOKS_TIMEOUT_MS: '3000',
+        WEBHOOKS_LEASE_TTL_MS: '5000',
+      },
+    });
+    const http = () => testApp.http;
+    let hanging: WebhookReceiver;
+    let healthy: WebhookReceiver;
+    beforeAll(async () => {
+      hanging = await WebhookReceiver.start();
+      hanging.holdUntil = new Promise<void>((resolve) => (release = resolve));
+      healthy = await WebhookReceiver.start();
+    });
+    afterAll(async () => {
+      release();
+      await hanging.stop();
+      await healthy.stop();
+    });
+
+    it("delivers a healthy endpoint's events within seconds of their write, however many receivers hang", async () => {
+      await registerWebhook(http(), healthy);
+      const first = (await createTicket(http())).body;
+      await waitUntil(() => healthy.accepted().some((r) => r.json.data.ticketId === first.id), 10_000, 'the first delivery');
+      for (let i = 0; i < 1_000; i += 20) {
+        await Promise.all(
+          Array.from({ length: 20 }, (_, j) =>
+            http()
+              .post('/api/v2/webhooks')
+              .send({ url: hanging.url(`/hook${i + j}`) })
+              .expect(201),
+          ),
+        );
+      }
+      // Twenty writes: 20,000 deliveries to the hanging receiver, and every slot it may take hung.
+      for (let i = 0; i < 20; i++) await createTicket(http());
+      await waitUntil(() => hanging.received.length >= 8, 10_000, 'hung attempts');
+      const written = Date.now();
+      const ticket = (await createTicket(http())).body;
+      await waitUntil(() => healthy.accepted().some((r) => r.json.data.ticketId === ticket.id), 5_000, "the healthy endpoint's delivery");
+      expect(Date.now() - written).toBeLessThan(5_000);
+      // An endpoint that has not answered yet has one attempt in flight at a time.
+      const endpointsTried = new Set(hanging.received.map((r) => r.path));
+      expect(hanging.received.length).toBe(endpointsTried.size);
+    }, 90_000);
   });
 });
