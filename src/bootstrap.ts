@@ -10,7 +10,8 @@ import { AppModule } from './app.module.js';
 import { setupApp } from './app.setup.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigError } from './config/env-reader.js';
-import { configModule } from './config/config.module.js';
+import { validatedSettings } from './config/config.module.js';
+import { loadSlaPolicy } from './sla/sla-policy.js';
 import { ActuatorExposure } from './actuator/actuator-exposure.js';
 import { listeningMessage, serviceUrls } from './service-urls.js';
 
@@ -22,7 +23,9 @@ v8.setFlagsFromString('--heap-growing-percent=100');
 
 async function bootstrap(): Promise<void> {
   // The settings first: an invalid one ends start-up here (ConfigError), before Nest starts.
-  await configModule;
+  const { sla } = await validatedSettings();
+  // The SLA policy file too (SlaModule reads it again as it starts): a policy that cannot be used ends start-up here.
+  if (sla.enabled) loadSlaPolicy(sla.policyFile);
   const app = setupApp(await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true }));
   await app.listen(app.get(ConfigService<AppConfig, true>).get('server.port', { infer: true }));
   // The port really listened on: SERVER_PORT=0 lets the system pick one.

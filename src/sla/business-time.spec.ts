@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { SlaCalendar } from '../config/sla-config.js';
+import type { SlaCalendar } from './sla-policy.js';
 import { addBusinessTime, businessTimeBetween, isWithinHours } from './business-time.js';
 
 const H = 3_600_000;

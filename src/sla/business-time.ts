@@ -1,4 +1,4 @@
-import type { SlaCalendar } from '../config/sla-config.js';
+import type { SlaCalendar } from './sla-policy.js';
 
 /**
  * Business-time arithmetic over a calendar, on epoch milliseconds (UTC instants), as pure functions.
@@ -14,7 +14,7 @@ const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 /**
  * How far ahead addBusinessTime searches: any calendar with hours in its week has some within that, and start-up
- * refuses goals longer than a year of a calendar's weekly hours (sla-config.ts), which always fit.
+ * refuses goals longer than a year of a calendar's weekly hours (sla-policy.ts), which always fit.
  */
 const SEARCH_DAYS = 3 * 366;
 

@@ -1,4 +1,4 @@
-import type { SlaCalendar, SlaGoal, SlaMetricName, SlaPolicy, SlaPriority } from '../config/sla-config.js';
+import type { SlaCalendar, SlaGoal, SlaMetricName, SlaPolicy, SlaPriority } from './sla-policy.js';
 import { addBusinessTime, businessTimeBetween } from './business-time.js';
 
 /**

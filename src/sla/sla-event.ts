@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SlaMetricName } from '../config/sla-config.js';
+import type { SlaMetricName } from './sla-policy.js';
 import type { SlaEventKind } from './sla.repository.js';
 
 export type SlaEventType = 'SLA_WARNING' | 'SLA_BREACHED';

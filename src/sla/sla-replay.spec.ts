@@ -1,4 +1,4 @@
-import type { SlaCalendar, SlaPolicy } from '../config/sla-config.js';
+import type { SlaCalendar, SlaPolicy } from './sla-policy.js';
 import { HistoryAction } from '../tickets/history-action.js';
 import type { TicketChanges } from '../tickets/ticket-changes.js';
 import { clocksOfNewTicket, type SlaClock } from './sla-clock.js';

@@ -1,4 +1,4 @@
-import type { SlaPolicy, SlaPriority } from '../config/sla-config.js';
+import type { SlaPolicy, SlaPriority } from './sla-policy.js';
 import { HistoryAction } from '../tickets/history-action.js';
 import type { HistoryChange } from '../tickets/history-entry.js';
 import type { AddedComment } from '../tickets/ticket-write-hooks.js';

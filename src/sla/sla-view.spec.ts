@@ -1,4 +1,4 @@
-import type { SlaCalendar, SlaPolicy } from '../config/sla-config.js';
+import type { SlaCalendar, SlaPolicy } from './sla-policy.js';
 import { clocksOfNewTicket } from './sla-clock.js';
 import { slaView } from './sla-view.js';
 

@@ -1,4 +1,4 @@
-import { SLA_METRICS, type SlaPolicy, type SlaPriority } from '../config/sla-config.js';
+import { SLA_METRICS, type SlaPolicy, type SlaPriority } from './sla-policy.js';
 import { isWithinHours } from './business-time.js';
 import type { SlaCycleResponse, SlaOngoingCycleResponse, SlaResponse } from './dto/sla-response.dto.js';
 import { formatIsoDuration } from './iso-duration.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
-import { SLA_METRICS } from '../config/sla-config.js';
+import { SLA_METRICS } from './sla-policy.js';
 import { MetricsRegistry } from '../observability/metrics/metrics.registry.js';
 import { Counter, Gauge } from '../observability/metrics/prom-client.js';
 import { SlaRepository } from './sla.repository.js';

@@ -1,7 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import type { AppConfig } from '../config/app-config.js';
-import type { SlaPolicy } from '../config/sla-config.js';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { SLA_POLICY, type SlaPolicy } from './sla-policy.js';
 import { Database } from '../database/database.js';
 import type { Transaction } from '../database/transaction.js';
 import { HistoryAction } from '../tickets/history-action.js';
@@ -24,16 +22,13 @@ const PARALLEL = 4;
 @Injectable()
 export class SlaReconciler {
   private readonly logger = new Logger(SlaReconciler.name);
-  private readonly policy: SlaPolicy | null;
   private stopping = false;
 
   constructor(
     private readonly database: Database,
     private readonly repository: SlaRepository,
-    config: ConfigService<AppConfig, true>,
-  ) {
-    this.policy = config.get('sla', { infer: true }).policy;
-  }
+    @Inject(SLA_POLICY) private readonly policy: SlaPolicy | null,
+  ) {}
 
   /** Reconciles everything written up to now; a failure, or a shutdown meanwhile, leaves the rest for the next start. */
   async reconcile(): Promise<void> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { SlaMetricName, SlaPriority } from '../config/sla-config.js';
+import type { SlaMetricName, SlaPriority } from './sla-policy.js';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
 import { storedHistoryChange } from '../tickets/history-entry.js';

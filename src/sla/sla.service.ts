@@ -1,7 +1,5 @@
-import { Injectable, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import type { AppConfig } from '../config/app-config.js';
-import type { SlaPolicy, SlaPriority } from '../config/sla-config.js';
+import { Inject, Injectable, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
+import { SLA_POLICY, type SlaPolicy, type SlaPriority } from './sla-policy.js';
 import type { Transaction, TransactionWrites } from '../database/transaction.js';
 import type { TicketResponse } from '../tickets/dto/ticket-response.dto.js';
 import type { TicketSlaSummaries, TicketSlaSummary } from '../tickets/ticket-sla-summaries.js';
@@ -23,14 +21,10 @@ export const SLA_OFF_MESSAGE = 'SLA clocks are not enabled on this service (SLA_
 @Injectable()
 @TicketWriteHook()
 export class SlaService implements TicketWriteHook, TicketSlaSummaries, OnApplicationBootstrap {
-  private readonly policy: SlaPolicy | null;
-
   constructor(
     private readonly repository: SlaRepository,
-    config: ConfigService<AppConfig, true>,
-  ) {
-    this.policy = config.get('sla', { infer: true }).policy;
-  }
+    @Inject(SLA_POLICY) private readonly policy: SlaPolicy | null,
+  ) {}
 
   /**
    * A clock not yet completed keeps the calendar it started with; a policy that no longer has that calendar (renamed

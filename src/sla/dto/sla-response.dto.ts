@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SLA_METRICS, SLA_PRIORITIES } from '../../config/sla-config.js';
+import { SLA_METRICS, SLA_PRIORITIES } from '../sla-policy.js';
 
 export class SlaCycleResponse {
   @ApiProperty({ description: 'The cycle number, from 1; resolution starts a new cycle on each reopen', example: 1 })

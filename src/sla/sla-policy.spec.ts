@@ -2,8 +2,8 @@ import { jest } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig } from './app-config.js';
-import { loadSlaPolicy, parseIsoDuration } from './sla-config.js';
+import { parseConfig } from '../config/app-config.js';
+import { loadSlaPolicy, parseIsoDuration } from './sla-policy.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'sla-policy-'));
 function policyFile(text: string): string {
@@ -24,14 +24,15 @@ priorities:
 `;
 
 describe('SLA settings', () => {
-  it('is off by default and then reads no policy file at all', () => {
-    expect(parseConfig({ SLA_POLICY_FILE: '/does/not/exist.yaml' }).sla).toEqual({ enabled: false, policy: null });
+  it('is off by default, and the settings name the policy file without reading it', () => {
+    expect(parseConfig({ SLA_POLICY_FILE: '/does/not/exist.yaml' }).sla).toEqual({ enabled: false, policyFile: '/does/not/exist.yaml' });
+    expect(parseConfig({ SLA_ENABLED: 'true', SLA_POLICY_FILE: '/does/not/exist.yaml' }).sla.enabled).toBe(true);
   });
 
-  it('loads the policy that ships with the service when on', () => {
-    const { policy } = parseConfig({ SLA_ENABLED: 'true' }).sla;
-    expect(policy?.priorities.HIGH.goals.resolution).toEqual({ text: 'PT8H', ms: 8 * 3_600_000 });
-    expect(policy?.priorities.CRITICAL.calendar).toEqual({ name: 'always', always: true });
+  it('loads the policy that ships with the service by default', () => {
+    const policy = loadSlaPolicy(parseConfig({ SLA_ENABLED: 'true' }).sla.policyFile);
+    expect(policy.priorities.HIGH.goals.resolution).toEqual({ text: 'PT8H', ms: 8 * 3_600_000 });
+    expect(policy.priorities.CRITICAL.calendar).toEqual({ name: 'always', always: true });
   });
 
   it('reads a complete policy file', () => {
@@ -76,10 +77,8 @@ describe('SLA settings', () => {
     ['a bad holiday', VALID.replace('2026-12-25', '2026-02-30'), /calendars\.office\.holidays\[0\]: "2026-02-30"/],
   ])('ends start-up with one line naming the file, the key and the problem for %s', (_name, text, message) => {
     const file = text === null ? join(folder, 'nope.yaml') : policyFile(text);
-    expect(() => parseConfig({ SLA_ENABLED: 'true', SLA_POLICY_FILE: file })).toThrow(message);
-    expect(() => parseConfig({ SLA_ENABLED: 'true', SLA_POLICY_FILE: file })).toThrow(
-      new RegExp(`^SLA_POLICY_FILE ${file.replace(/[.]/g, '\\.')}: [^\\n]+$`),
-    );
+    expect(() => loadSlaPolicy(file)).toThrow(message);
+    expect(() => loadSlaPolicy(file)).toThrow(new RegExp(`^SLA_POLICY_FILE ${file.replace(/[.]/g, '\\.')}: [^\\n]+$`));
   });
 
   it('prints no YAMLWarning (nor anything else) for an unsupported tag: the ConfigError is the one line', () => {
