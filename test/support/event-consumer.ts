@@ -15,6 +15,10 @@ export class EventConsumer {
     await consumer.channel.assertExchange(exchange!, 'topic', { durable: true });
     await consumer.channel.assertQueue(queue!, { durable: true });
     await consumer.channel.bindQueue(queue!, exchange!, routingKey!);
+    // The queue is durable and the worker's suites use it one after another: it still holds what earlier suites
+    // published, also from databases of their own (useOwnDatabase), whose ticket ids are this suite's ids again. A
+    // consumer taking those would see two CREATED events for a ticket created once: it starts from an empty queue.
+    await consumer.channel.purgeQueue(queue!);
     await consumer.channel.consume(process.env.RABBITMQ_QUEUE!, (message) => message && consumer.messages.push(message), { noAck: true });
     return consumer;
   }
