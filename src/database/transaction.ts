@@ -144,17 +144,13 @@ async function runTransaction<T>(
       });
     }
   } catch (error) {
-    const rolledBack = runner
-      .query('ROLLBACK')
-      .catch(() => undefined)
-      .then(() => runner.release())
-      .catch(() => undefined);
-    // Past the deadline the client has its 503 now: the ROLLBACK waits behind the statement in flight (which the
-    // server stops at the deadline) or for the connection the runner still waits for, and may take a while.
-    if (!isPastDeadline(error)) await rolledBack;
+    // Past the deadline the client has had its 503 already (inTransaction's race): this ROLLBACK may wait behind the
+    // statement in flight, which the server stops at the deadline, without holding the answer up.
+    await runner.query('ROLLBACK').catch(() => undefined);
     throw error;
+  } finally {
+    await runner.release();
   }
-  await runner.release();
   await runHooks(hooks);
   return result;
 }
