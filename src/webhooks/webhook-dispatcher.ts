@@ -55,9 +55,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly perEndpoint = new Map<number, number>();
   private readonly endpointShare: number;
   private readonly breakers = new EndpointBreakers();
-  /** Attempts in flight to endpoints not proven (EndpointBreakers): at most unprovenSlots. */
+  /** Attempts in flight to endpoints not proven (EndpointBreakers): together at most an endpoint's share. */
   private unprovenInFlight = 0;
-  private readonly unprovenSlots: number;
   private readonly worker: PeriodicWorker;
   private stopped = false;
   private failing = false;
@@ -83,7 +82,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.sender = new WebhookSender(this.settings.timeoutMs, this.settings.allowPrivateNetworks, dnsResolver(this.settings.dnsServers));
     this.refill = Math.max(1, Math.floor(this.settings.concurrency / 4));
     this.endpointShare = Math.max(1, Math.ceil(this.settings.concurrency / 2));
-    this.unprovenSlots = this.endpointShare;
     // Not traced, nor in the async context of the request whose commit woke it (PeriodicWorker).
     this.worker = new PeriodicWorker({
       name: WebhookDispatcher.name,
@@ -126,7 +124,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   /**
    * One look for due deliveries; true when every free slot was taken, so more may be due behind them. Endpoints
-   * whose breaker is open are passed over; proven ones may take every free slot, the others share unprovenSlots,
+   * whose breaker is open are passed over; proven ones may take every free slot, the others share half of them,
    * one attempt each (EndpointBreakers). At most as many endpoints are read as there are slots to fill, in turn, so
    * the statement's cost does not grow with the number of endpoints that have deliveries due.
    */
@@ -151,7 +149,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
           closed.filter((webhookId) => !this.breakers.isProven(webhookId)),
           turn,
         );
-        const othersFree = Math.min(free, this.unprovenSlots - this.unprovenInFlight);
+        const othersFree = Math.min(free, this.endpointShare - this.unprovenInFlight);
         const asked = [...proven.slice(0, free), ...others.slice(0, Math.max(0, othersFree))]
           .map((webhookId) => ({
             webhookId,

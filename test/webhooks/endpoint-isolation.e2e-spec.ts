@@ -8,6 +8,7 @@ import { deliveriesOf, registerWebhook } from '../support/webhook-endpoints.js';
 
 const database = useOwnDatabase('webhook_isolation');
 const crowded = useOwnDatabase('webhook_crowd');
+const backedOff = useOwnDatabase('webhook_back_off');
 
 describe('One endpoint holds up neither ticket writes nor other endpoints', () => {
   describe('an endpoint update held open', () => {
@@ -149,5 +150,39 @@ describe('One endpoint holds up neither ticket writes nor other endpoints', () =
       const endpointsTried = new Set(hanging.received.map((r) => r.path));
       expect(hanging.received.length).toBe(endpointsTried.size);
     }, 90_000);
+  });
+  describe('an endpoint whose receiver never answers', () => {
+    let release = () => {};
+    afterAll(() => release());
+    // An attempt that gets no answer ends after 1 s.
+    const testApp = useTestApp({
+      env: {
+        DB_DATABASE: backedOff,
+        WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOKS_POLL_INTERVAL_MS: '100',
+        WEBHOOKS_CONCURRENCY: '8',
+        WEBHOOKS_TIMEOUT_MS: '1000',
+        WEBHOOKS_LEASE_TTL_MS: '2000',
+      },
+    });
+    const http = () => testApp.http;
+    let hanging: WebhookReceiver;
+    beforeAll(async () => {
+      hanging = await WebhookReceiver.start();
+      hanging.holdUntil = new Promise<void>((resolve) => (release = resolve));
+    });
+    afterAll(async () => {
+      release();
+      await hanging.stop();
+    });
+
+    it('gets no attempt for 10 s after one timed out, though deliveries of other tickets are due', async () => {
+      await registerWebhook(http(), hanging);
+      for (let i = 0; i < 3; i++) await createTicket(http());
+      await waitUntil(() => hanging.received.length === 1, 10_000, 'the first attempt');
+      // Its timeout ends at 1 s; without the back-off the next due delivery would go out at once after it.
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      expect(hanging.received).toHaveLength(1);
+    }, 30_000);
   });
 });
