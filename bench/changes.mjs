@@ -26,11 +26,11 @@ const CHANGES = Number(args.changes ?? 1_000_000);
 const SECONDS = Number(args.seconds ?? 8);
 const CONNECTIONS = Number(args.connections ?? 4);
 
-/** A change as a write records it: an UPDATED event with the ticket (about 520 bytes of JSON), half a second apart. */
+/** A change as a write records it, already published to RabbitMQ: an UPDATED event with the ticket (about 520 bytes of JSON), half a second apart. */
 function fillSql(from, to) {
   return `
-    INSERT INTO \`${DB}\`.change_feed (seq, event_id, event_type, ticket_id, occurred_at, payload)
-    SELECT seq, UUID(), 'UPDATED', 1 + seq DIV 10, NOW(3) - INTERVAL (${CHANGES} - seq) * 500000 MICROSECOND,
+    INSERT INTO \`${DB}\`.change_log (seq, relay_status, event_id, event_type, ticket_id, occurred_at, payload)
+    SELECT seq, 'published', UUID(), 'UPDATED', 1 + seq DIV 10, NOW(3) - INTERVAL (${CHANGES} - seq) * 500000 MICROSECOND,
            JSON_OBJECT('eventId', UUID(), 'eventType', 'UPDATED',
                        'occurredAt', CONCAT(LEFT(DATE_FORMAT(NOW(3) - INTERVAL (${CHANGES} - seq) * 500000 MICROSECOND, '%Y-%m-%dT%H:%i:%s.%f'), 23), 'Z'),
                        'ticketId', 1 + seq DIV 10,
@@ -50,7 +50,7 @@ async function fill(admin) {
     process.stdout.write(`\rFilled ${Math.min(CHANGES, from + CHUNK - 1)} changes`);
   }
   await admin.query(`UPDATE \`${DB}\`.change_feed_sequencer SET last_seq = ? WHERE id = 1`, [CHANGES]);
-  await admin.query(`ANALYZE TABLE \`${DB}\`.change_feed`);
+  await admin.query(`ANALYZE TABLE \`${DB}\`.change_log`);
   console.log(` in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 

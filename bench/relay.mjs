@@ -1,5 +1,5 @@
 // The relay benchmark (npm run bench:relay): how fast 1 and 2 replicas publish a backlog, and what a replica's
-// crash costs. Events are written straight into the outbox in one transaction (as a burst of writes would leave
+// crash costs. Events are written straight into the change log in one transaction (as a burst of writes would leave
 // them), then timed until a consumer of the exchange has every one. The failover case kills (SIGKILL) one of two
 // replicas while they publish and reports the gap (kill until the survivor holds every partition), the events
 // published twice and that none was lost. Options: --events=<n> (default 20000), --ttl=<ms> (lease TTL, default
@@ -103,7 +103,7 @@ async function tearDown(services, consumer) {
   await consumer.close();
 }
 
-/** EVENTS outbox rows over 2,000 tickets, committed together; returns when the commit returned. */
+/** EVENTS change-log rows over 2,000 tickets, committed together; returns when the commit returned. */
 async function recordBacklog(admin) {
   const payload = 'x'.repeat(900);
   await admin.query(`USE \`${DB}\``);
@@ -122,7 +122,7 @@ async function recordBacklog(admin) {
         new Date(),
       ]);
     }
-    await admin.query('INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES ?', [values]);
+    await admin.query('INSERT INTO change_log (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES ?', [values]);
   }
   await admin.query('COMMIT');
   return performance.now();

@@ -1,16 +1,7 @@
 import { Database } from '../database/database.js';
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '../database/statement-batch.js';
-
-/** A change as a write records it: its outbox event, the same JSON as published. */
-export interface ChangeRow {
-  eventId: string;
-  eventType: string;
-  ticketId: number;
-  occurredAt: Date;
-  /** The event's JSON, exactly as the message body on RabbitMQ. */
-  payload: string;
-}
+import { EVERY_PARTITION } from '../config/outbox-config.js';
 
 /** A sequenced change as readers get it. */
 export interface SequencedChange {
@@ -35,23 +26,13 @@ export interface FeedPage extends FeedState {
 }
 
 /**
- * `change_feed`: a row per event, inserted in the event's transaction (seq NULL), numbered by the sequencer after
- * it committed, read by seq. Plain SQL, as the outbox's: nothing read back inside a write's transaction.
+ * `change_log` as the change feed sees it: a row per change, inserted in the change's transaction (seq NULL, by
+ * OutboxWriter), numbered by the sequencer after it committed, read by seq, and deleted once past retention and
+ * passed by every other reader of the log.
  */
 @Injectable()
 export class ChangeFeedRepository {
   constructor(private readonly database: Database) {}
-
-  /** Inserts the change in the caller's transaction (`manager`; a StatementBatch sends it with the write's other statements). */
-  async insert(manager: Queryable, row: ChangeRow): Promise<void> {
-    await manager.query('INSERT INTO change_feed (event_id, event_type, ticket_id, occurred_at, payload) VALUES (?, ?, ?, ?, ?)', [
-      row.eventId,
-      row.eventType,
-      row.ticketId,
-      row.occurredAt,
-      row.payload,
-    ]);
-  }
 
   /**
    * Up to `limit` changes after `afterSeq` in seq order, with the state of the numbering. One statement reads
@@ -62,7 +43,7 @@ export class ChangeFeedRepository {
       `SELECT s.last_seq AS lastSeq, s.pruned_through AS prunedThrough, s.last_sequenced_at AS lastSequencedAt, NOW(3) AS now,
               c.seq, c.sequenced_at AS sequencedAt, c.payload
        FROM change_feed_sequencer s
-       LEFT JOIN (SELECT seq, sequenced_at, payload FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?) c ON 1 = 1
+       LEFT JOIN (SELECT seq, sequenced_at, payload FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?) c ON 1 = 1
        WHERE s.id = 1`,
       [afterSeq, limit],
     )) as Array<{
@@ -95,7 +76,7 @@ export class ChangeFeedRepository {
   async startAt(since: Date): Promise<FeedState & { afterSeq: number }> {
     const [row] = (await this.database.query(
       `SELECT s.last_seq AS lastSeq, s.pruned_through AS prunedThrough,
-              (SELECT seq FROM change_feed WHERE sequenced_at >= ? ORDER BY sequenced_at, seq LIMIT 1) AS firstSeq
+              (SELECT seq FROM change_log WHERE sequenced_at >= ? ORDER BY sequenced_at, seq LIMIT 1) AS firstSeq
        FROM change_feed_sequencer s WHERE s.id = 1`,
       [since],
     )) as Array<{ lastSeq: string; prunedThrough: string; firstSeq: string | null }>;
@@ -111,13 +92,13 @@ export class ChangeFeedRepository {
 
   /** Whether a committed change waits for its number (a cheap look before the sequencer opens a transaction). */
   async anyUnsequenced(runner: Queryable): Promise<boolean> {
-    const rows = (await runner.query('SELECT 1 FROM change_feed WHERE seq IS NULL LIMIT 1')) as unknown[];
+    const rows = (await runner.query('SELECT 1 FROM change_log WHERE seq IS NULL LIMIT 1')) as unknown[];
     return rows.length > 0;
   }
 
-  /** Ids of committed changes without a number, lowest first (uq_change_feed_seq holds the NULLs in id order). */
+  /** Ids of committed changes without a number, lowest first (uq_change_feed_seq, the NULLs in id order). */
   async unsequenced(runner: Queryable, limit: number): Promise<string[]> {
-    const rows = (await runner.query(`SELECT id FROM change_feed WHERE seq IS NULL ORDER BY id LIMIT ${limit}`)) as Array<{ id: string }>;
+    const rows = (await runner.query(`SELECT id FROM change_log WHERE seq IS NULL ORDER BY id LIMIT ${limit}`)) as Array<{ id: string }>;
     return rows.map((row) => String(row.id));
   }
 
@@ -130,23 +111,36 @@ export class ChangeFeedRepository {
     const derived = ids.map(() => 'SELECT ? AS id, ? AS seq').join(' UNION ALL ');
     const params = ids.flatMap((id, index) => [id, firstSeq + index]);
     await runner.query(
-      `UPDATE change_feed c JOIN (${derived}) numbered ON c.id = numbered.id SET c.seq = numbered.seq,
+      `UPDATE change_log c JOIN (${derived}) numbered ON c.id = numbered.id SET c.seq = numbered.seq,
          c.sequenced_at = (SELECT last_sequenced_at FROM change_feed_sequencer WHERE id = 1)`,
       params,
     );
   }
 
-  /** The oldest sequenced changes after `afterSeq`: their numbers and whether the database's clock says they are older than `retentionMs`. */
+  /**
+   * The oldest sequenced changes after `afterSeq`: their numbers and whether they may go, that is whether the
+   * database's clock says they are older than `retentionMs` and every other reader of the log has passed them:
+   * the relay (no change waiting for RabbitMQ comes before them) and each enabled webhook endpoint (its
+   * delivered_through is not before them). A disabled endpoint holds nothing back: when it is enabled again, it
+   * goes on from the oldest change still kept.
+   */
   async oldest(runner: Queryable, afterSeq: number, limit: number, retentionMs: number): Promise<Array<{ seq: number; expired: boolean }>> {
     const rows = (await runner.query(
-      `SELECT seq, sequenced_at < NOW(3) - INTERVAL ? MICROSECOND AS expired FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ${limit}`,
-      [retentionMs * 1000, afterSeq],
+      `SELECT seq, sequenced_at < NOW(3) - INTERVAL ? MICROSECOND
+                   AND seq <= (SELECT COALESCE(MIN(delivered_through), ${Number.MAX_SAFE_INTEGER}) FROM webhooks WHERE enabled = 1)
+                   AND seq < (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM change_log
+                              WHERE partition_no IN (?) AND relay_status = 'pending') AS expired
+       FROM change_log WHERE seq > ? ORDER BY seq LIMIT ${limit}`,
+      [retentionMs * 1000, EVERY_PARTITION, afterSeq],
     )) as Array<{ seq: string; expired: number | string }>;
     return rows.map((row) => ({ seq: Number(row.seq), expired: Number(row.expired) === 1 }));
   }
 
-  /** Deletes the changes numbered after `afterSeq` up to `throughSeq`: a range of uq_change_feed_seq. */
+  /**
+   * Deletes the changes numbered after `afterSeq` up to `throughSeq` (a range of uq_change_feed_seq) that RabbitMQ
+   * has: a parked one stays for the operator (docs/events.md).
+   */
   async deleteRange(runner: Queryable, afterSeq: number, throughSeq: number): Promise<void> {
-    await runner.query('DELETE FROM change_feed WHERE seq > ? AND seq <= ?', [afterSeq, throughSeq]);
+    await runner.query("DELETE FROM change_log WHERE seq > ? AND seq <= ? AND relay_status = 'published'", [afterSeq, throughSeq]);
   }
 }

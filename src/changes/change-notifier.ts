@@ -20,6 +20,7 @@ interface Waiter {
 export class ChangeNotifier implements OnModuleDestroy {
   private readonly logger = new Logger(ChangeNotifier.name);
   private readonly waiters = new Set<Waiter>();
+  private readonly listeners: Array<() => void> = [];
   private known = 0;
   private polling?: NodeJS.Timeout;
   private closed = false;
@@ -41,11 +42,17 @@ export class ChangeNotifier implements OnModuleDestroy {
     return this.closing.signal;
   }
 
+  /** Calls `listener` whenever this replica learns that more changes were numbered (it must not throw). */
+  onAdvance(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
   /** The numbering reached `lastSeq`: wakes those waiting for less. */
   advance(lastSeq: number): void {
     if (lastSeq <= this.known) return;
     this.known = lastSeq;
     for (const waiter of this.waiters) if (waiter.afterSeq < lastSeq) waiter.wake();
+    for (const listener of this.listeners) listener();
   }
 
   /**

@@ -107,10 +107,10 @@ describe('ChangeSequencer', () => {
     (sql: string, owner: string): unknown => {
       const overridden = override(sql);
       if (overridden !== undefined) return overridden;
-      if (sql.startsWith('SELECT 1 FROM change_feed')) return [{ 1: 1 }];
+      if (sql.startsWith('SELECT 1 FROM change_log')) return [{ 1: 1 }];
       if (sql.startsWith('SELECT owner, epoch')) return [{ owner, epoch: '3' }];
       if (sql.startsWith('START TRANSACTION')) return [{}, { affectedRows: 1 }, [{ last_seq: '10', pruned_through: '0' }]];
-      if (sql.startsWith('SELECT id FROM change_feed')) return [{ id: '11' }, { id: '12' }];
+      if (sql.startsWith('SELECT id FROM change_log')) return [{ id: '11' }, { id: '12' }];
       if (sql.startsWith('SELECT seq')) return [];
       return { affectedRows: 1 };
     };
@@ -157,10 +157,10 @@ describe('ChangeSequencer', () => {
       'UPDATE change_feed_sequencer',
       'SELECT last_seq,',
     ]);
-    expect(roundTrips[1]).toMatch(/^SELECT id FROM change_feed WHERE seq IS NULL/);
+    expect(roundTrips[1]).toMatch(/^SELECT id FROM change_log WHERE seq IS NULL/);
     expect(roundTrips[2].split(';\n').map((sql) => sql.split(' ', 2).join(' '))).toEqual([
       'UPDATE change_feed_sequencer',
-      'UPDATE change_feed',
+      'UPDATE change_log',
       'COMMIT',
     ]);
   });

@@ -8,12 +8,13 @@ import { ChangesService } from './changes.service.js';
 import { StreamSlots } from './stream-slots.js';
 
 /**
- * The change feed: changes recorded by the outbox writer in each write's transaction, numbered after commit by the
- * one sequencer, read by cursor as JSON (long-poll) or Server-Sent Events.
+ * The change feed: the change log's rows (recorded by OutboxWriter in each write's transaction), numbered after
+ * commit by the one sequencer, read by cursor as JSON (long-poll) or Server-Sent Events. The sequencer's numbers
+ * are also the places webhook endpoints keep in the log (ChangeNotifier tells them when it moves).
  */
 @Module({
   controllers: [ChangesController],
   providers: [ChangeFeedRepository, ChangeSequencerRepository, ChangeSequencer, ChangeNotifier, ChangesService, StreamSlots],
-  exports: [ChangeSequencer],
+  exports: [ChangeSequencer, ChangeNotifier],
 })
 export class ChangesModule {}

@@ -1,5 +1,14 @@
 import type { EnvReader } from './env-reader.js';
 
+/** The most partitions OUTBOX_PARTITIONS may set. */
+const MAX_PARTITIONS = 1024;
+
+/**
+ * Every partition number a change may carry, whatever OUTBOX_PARTITIONS says now (an earlier setting numbered
+ * rows still kept): reads of the changes waiting for RabbitMQ go through idx_change_log_relay, one range each.
+ */
+export const EVERY_PARTITION: readonly number[] = Array.from({ length: MAX_PARTITIONS }, (_, partition) => partition);
+
 export interface OutboxConfig {
   /** Fixed per deployment: a ticket's events share the partition `ticketId mod partitions`. */
   partitions: number;
@@ -11,7 +20,7 @@ export interface OutboxConfig {
 export function parseOutboxConfig(read: EnvReader): OutboxConfig {
   const pollIntervalMs = read.intBetween('OUTBOX_POLL_INTERVAL_MS', 500, 10, 150_000);
   return {
-    partitions: read.intBetween('OUTBOX_PARTITIONS', 8, 1, 1024),
+    partitions: read.intBetween('OUTBOX_PARTITIONS', 8, 1, MAX_PARTITIONS),
     pollIntervalMs,
     // A replica that stops renewing (crashed, paused, cut off) loses its partitions after this long.
     leaseTtlMs: read.leaseCoveringPolls(

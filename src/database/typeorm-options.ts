@@ -18,6 +18,7 @@ import { CreateTicketAttachments1763900020000 } from './migrations/1763900020000
 import { WebhookDeliveriesWithoutForeignKey1763900021000 } from './migrations/1763900021000-WebhookDeliveriesWithoutForeignKey.js';
 import { WebhookDeliveriesDueByEndpoint1763900021001 } from './migrations/1763900021001-WebhookDeliveriesDueByEndpoint.js';
 import { SlaReconciliation1763900022000 } from './migrations/1763900022000-SlaReconciliation.js';
+import { OneChangeLog1763900023000 } from './migrations/1763900023000-OneChangeLog.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -56,6 +57,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       WebhookDeliveriesWithoutForeignKey1763900021000,
       WebhookDeliveriesDueByEndpoint1763900021001,
       SlaReconciliation1763900022000,
+      OneChangeLog1763900023000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; there is no other way they run.

@@ -47,9 +47,9 @@ interface Held {
  * `outbox_relay` rows that say which relays are alive. Nothing here rests on a node-local feature (GET_LOCK,
  * SKIP LOCKED, session state), so it holds on Galera, Group Replication and after a failover alike.
  *
- * Fencing: every delete of published events runs in a transaction that first updates the lease row on the
+ * Fencing: every mark of published events runs in a transaction that first updates the lease row on the
  * condition that owner and epoch are still this relay's. A relay that lost its lease (paused, partitioned,
- * slow) deletes nothing; on a multi-primary cluster a concurrent takeover makes one of the two commits fail.
+ * slow) marks nothing; on a multi-primary cluster a concurrent takeover makes one of the two commits fail.
  * The statements are OutboxLeasesRepository's, run on the connection of the relay's pass (`runner`).
  */
 export class OutboxLeases {
@@ -104,7 +104,7 @@ export class OutboxLeases {
   }
 
   /**
-   * Runs `work` (the deletes of published events) in one transaction with the fence: it commits only for the
+   * Runs `work` (the marks of published events) in one transaction with the fence: it commits only for the
    * partitions whose lease this relay still holds with the same epoch, and returns those. Two round trips:
    * START TRANSACTION with the fences, then `work`'s statements with COMMIT (the server stops at the first statement
    * it refuses, so COMMIT runs only after all of them).
@@ -131,7 +131,7 @@ export class OutboxLeases {
       await runner.query('ROLLBACK').catch(() => undefined);
       if (!isLostRace(error)) throw error;
       // Another relay took one of these partitions over at the same moment (on a multi-primary cluster the
-      // commit loses certification): none of the deletes happened; the new owner publishes from the same rows.
+      // commit loses certification): none of the marks happened; the new owner publishes from the same rows.
       this.logger.warn(`Deleting published events of partition(s) ${partitions.join(', ')} lost a race: ${(error as Error).message}`);
       this.lose(partitions);
       return [];

@@ -23,7 +23,7 @@ export interface OutboxRelayObserver {
   relayed(events: PendingEvent[], outcomes: PublishOutcome[], confirmedAt: number): void;
 }
 
-/** Per partition, the events to delete (the confirmed prefix) and the first one that did not go out, if any. */
+/** Per partition, the events to mark published (the confirmed prefix) and the first one that did not go out, if any. */
 export interface BatchResult {
   confirmed: Map<number, string[]>;
   stopped: Array<{ event: PendingEvent; outcome: Extract<PublishOutcome, { confirmed: false }> }>;
@@ -52,7 +52,7 @@ export function confirmedPrefixes(events: PendingEvent[], outcomes: PublishOutco
 }
 
 /**
- * Publishes recorded events to RabbitMQ and deletes each one once the broker has confirmed it. Kicked after every
+ * Publishes recorded events to RabbitMQ and marks each one published once the broker has confirmed it. Kicked after every
  * commit and also polling, so events recorded before a crash or during a broker outage go out as soon as
  * publishing is possible. Events are spread over partitions by ticket; each partition is published by the one
  * relay holding its lease (see OutboxLeases), in id order, which keeps each ticket's events in commit order while
@@ -199,7 +199,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     spans.forEach((span, i) => span.end(outcomes[i]));
     this.observer?.relayed(events, outcomes, Date.now());
     const { confirmed, stopped } = confirmedPrefixes(events, outcomes);
-    if (confirmed.size > 0) await this.deletePublished(runner, confirmed);
+    if (confirmed.size > 0) await this.markPublished(runner, confirmed);
     if (stopped.length === 0) return events.length === BATCH_SIZE;
 
     if (!this.client.canPublish()) throw new Error('RabbitMQ connection lost while publishing');
@@ -207,10 +207,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     throw new Error(`RabbitMQ did not confirm ${stopped.length} event(s): ${stopped[0].outcome.reason}`);
   }
 
-  /** Deletes the confirmed events of the partitions this relay still holds, behind the lease fence. */
-  private async deletePublished(runner: QueryRunner, confirmed: Map<number, string[]>): Promise<void> {
+  /** Marks the confirmed events of the partitions this relay still holds published, behind the lease fence. */
+  private async markPublished(runner: QueryRunner, confirmed: Map<number, string[]>): Promise<void> {
     const kept = await this.leases.fenced(runner, [...confirmed.keys()], (partitions, later) =>
-      this.outbox.delete(
+      this.outbox.markPublished(
         later,
         partitions.flatMap((partition) => confirmed.get(partition)!),
       ),
@@ -219,7 +219,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
     if (lost.length > 0) {
       const count = lost.reduce((sum, partition) => sum + confirmed.get(partition)!.length, 0);
       this.logger.warn(
-        `Lease lost before deleting ${count} published event(s) of partition(s) ${lost.join(', ')}; they stay for the new owner`,
+        `Lease lost before marking ${count} published event(s) of partition(s) ${lost.join(', ')}; they stay for the new owner`,
       );
     }
   }

@@ -1,6 +1,7 @@
 import { Database } from '../database/database.js';
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '../database/statement-batch.js';
+import { EVERY_PARTITION } from '../config/outbox-config.js';
 
 export interface OutboxBacklog {
   pending: number;
@@ -8,7 +9,7 @@ export interface OutboxBacklog {
   parked: number;
 }
 
-/** An outbox row as the relay reads it: what publishing needs, without entity hydration. */
+/** A change waiting for RabbitMQ, as the relay reads it: what publishing needs, without entity hydration. */
 export interface PendingEvent {
   id: string;
   partition: number;
@@ -24,13 +25,13 @@ export interface PendingEvent {
   tracestate?: string | null;
 }
 
-/** An `outbox` row as a write records it. */
-export interface OutboxRow {
+/** A change-log row as a write records it. */
+export interface ChangeLogRow {
   eventId: string;
   eventType: string;
   ticketId: number;
   partition: number;
-  /** The event's JSON, all of it: the message's body. */
+  /** The event's JSON, all of it: the message's body, the feed's item and the webhook's `data`. */
   payload: string;
   occurredAt: Date;
   /** Null: the configured RABBITMQ_ROUTING_KEY. */
@@ -40,27 +41,29 @@ export interface OutboxRow {
 }
 
 /**
- * `outbox`: events recorded in the transactions of the writes they describe, read, deleted and parked by the relay
- * on the connection of its pass. Plain SQL: TypeORM's repository insert would read the row back for its column
- * defaults, one more round trip inside every write's transaction.
+ * `change_log` as the write path and the relay see it: one row per change, inserted in the transaction of the write
+ * it describes (relay_status 'pending'), marked 'published' once RabbitMQ has confirmed it, or 'parked' once refused
+ * MAX_ATTEMPTS times. The row stays for the change feed and webhooks, which follow it by seq (src/changes/,
+ * src/webhooks/). Plain SQL: TypeORM's repository insert would read the row back for its column defaults, one more
+ * round trip inside every write's transaction.
  */
 @Injectable()
 export class OutboxRepository {
   constructor(private readonly database: Database) {}
 
-  /** Inserts the event in the caller's transaction (`manager`). */
-  async insert(manager: Queryable, row: OutboxRow): Promise<void> {
+  /** Inserts the change in the caller's transaction (`manager`; a StatementBatch sends it with the write's other statements). */
+  async insert(manager: Queryable, row: ChangeLogRow): Promise<void> {
     await manager.query(
-      `INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at, routing_key, traceparent, tracestate)
+      `INSERT INTO change_log (event_id, event_type, routing_key, ticket_id, partition_no, occurred_at, payload, traceparent, tracestate)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.eventId,
         row.eventType,
+        row.routingKey,
         row.ticketId,
         row.partition,
-        row.payload,
         row.occurredAt,
-        row.routingKey,
+        row.payload,
         row.traceparent,
         row.tracestate,
       ],
@@ -69,24 +72,30 @@ export class OutboxRepository {
 
   /** How many events wait (pending and parked), and since when the oldest pending one. */
   async backlog(): Promise<OutboxBacklog> {
-    const [row] = await this.database.rows<{ pending: string | number; oldest: Date | null; parked: string | number }>(
-      `SELECT COUNT(*) - COUNT(parked_at) AS pending, MIN(CASE WHEN parked_at IS NULL THEN occurred_at END) AS oldest,
-              COUNT(parked_at) AS parked FROM outbox`,
-      [],
+    // A range of idx_change_log_relay per partition and status: the published rows, nearly all of the log, are not read.
+    const [row] = await this.database.rows<{ pending: string | number | null; oldest: Date | null; parked: string | number | null }>(
+      `SELECT SUM(relay_status = 'pending') AS pending, MIN(IF(relay_status = 'pending', occurred_at, NULL)) AS oldest,
+              SUM(relay_status = 'parked') AS parked
+       FROM change_log WHERE partition_no IN (?) AND relay_status IN ('pending', 'parked')`,
+      [EVERY_PARTITION],
     );
-    return { pending: Number(row.pending), oldestPendingAt: row.oldest ? new Date(row.oldest) : null, parked: Number(row.parked) };
+    return {
+      pending: Number(row.pending ?? 0),
+      oldestPendingAt: row.oldest ? new Date(row.oldest) : null,
+      parked: Number(row.parked ?? 0),
+    };
   }
 
   /**
    * The oldest pending events of each partition, merged in id order and cut to `limit`; one index range per
-   * partition (idx_outbox_partition_pending), each stopping after `limit` rows. Cutting the merged list keeps each
+   * partition (idx_change_log_relay), each stopping after `limit` rows. Cutting the merged list keeps each
    * partition's part a prefix of its pending events.
    */
   async pending(runner: Queryable, partitions: number[], limit: number): Promise<PendingEvent[]> {
     const perPartition = partitions.map(
       () => `(SELECT id, partition_no AS \`partition\`, event_id AS eventId, event_type AS eventType, routing_key AS routingKey, payload,
                      occurred_at AS occurredAt, attempts, traceparent, tracestate
-              FROM outbox WHERE partition_no = ? AND parked_at IS NULL ORDER BY id LIMIT ${limit})`,
+              FROM change_log WHERE partition_no = ? AND relay_status = 'pending' ORDER BY id LIMIT ${limit})`,
     );
     const rows = (await runner.query(perPartition.join(' UNION ALL '), partitions)) as PendingEvent[];
     return rows
@@ -96,23 +105,20 @@ export class OutboxRepository {
   }
 
   /**
-   * Deletes the events of `ids`. The ids go in as a derived table joined on the primary key: given as a list
-   * (`IN`), the optimizer scans the whole table when its statistics call it small (an outbox usually is), and the
-   * scan waits for the lock of every row a write is still inserting (EXPLAIN on MariaDB 10.11: eq_ref on PRIMARY
-   * for the join).
+   * Marks the events of `ids` published. The ids go in as a derived table joined on the primary key: given as a list
+   * (`IN`), the optimizer may scan the table when its statistics call it small, and the scan waits for the lock of
+   * every row a write is still inserting (EXPLAIN on MariaDB 10.11: eq_ref on PRIMARY for the join).
    */
-  async delete(runner: Queryable, ids: string[]): Promise<void> {
+  async markPublished(runner: Queryable, ids: string[]): Promise<void> {
     const derived = ids.map(() => 'SELECT ? AS id').join(' UNION ALL ');
-    await runner.query(`DELETE o FROM outbox o JOIN (${derived}) published ON o.id = published.id`, ids);
+    await runner.query(`UPDATE change_log c JOIN (${derived}) published ON c.id = published.id SET c.relay_status = 'published'`, ids);
   }
 
   /** Records a refused publish: its attempts so far, the broker's reason (its first 500 characters), and when it was parked (null: not). */
   async recordRefusal(runner: Queryable, id: string, attempts: number, reason: string, parkedAt: Date | null): Promise<void> {
-    await runner.query('UPDATE outbox SET attempts = ?, last_error = ?, parked_at = ? WHERE id = ?', [
-      attempts,
-      reason.slice(0, 500),
-      parkedAt,
-      id,
-    ]);
+    await runner.query(
+      `UPDATE change_log SET attempts = ?, last_error = ?, parked_at = ?, relay_status = IF(? IS NULL, 'pending', 'parked') WHERE id = ?`,
+      [attempts, reason.slice(0, 500), parkedAt, parkedAt, id],
+    );
   }
 }

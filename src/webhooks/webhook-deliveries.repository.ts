@@ -21,16 +21,6 @@ export interface DeliveryRecord {
   durationMs: number | null;
 }
 
-/** What an event brings to the fan-out. */
-export interface FanOutEvent {
-  eventId: string;
-  eventType: string;
-  type: string;
-  ticketId: number;
-  payload: string;
-  occurredAt: Date;
-}
-
 interface WriteResult {
   affectedRows: number;
   insertId: number | string;
@@ -44,33 +34,13 @@ const API_COLUMNS = `id, event_id AS eventId, type, ticket_id AS ticketId, occur
 const COPIED = 'webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at';
 
 /**
- * `webhook_deliveries` as the API and the writes see it: the fan-out of each event in its transaction, pausing
- * and resuming a disabled endpoint's deliveries, the deliveries list, redeliver and replay. The dispatcher's
+ * `webhook_deliveries` as the API sees it: pausing and resuming a disabled endpoint's deliveries, the deliveries
+ * list, redeliver and replay. The dispatcher's
  * statements (claims, outcomes) are WebhookDispatchRepository's.
  */
 @Injectable()
 export class WebhookDeliveriesRepository {
   constructor(private readonly database: Database) {}
-
-  /**
-   * In the caller's transaction (statements of its batch): a pending delivery for every enabled endpoint that
-   * subscribes to the event's kind; none when there are none. The endpoints are read by a plain SELECT, a
-   * consistent read that locks nothing, into a session variable the INSERT then expands: an INSERT … SELECT from
-   * `webhooks` would take shared locks on the endpoints' rows, so an endpoint update held open would hold every
-   * ticket write. An endpoint enabled, disabled or deleted while the write runs may so get its delivery or not;
-   * one disabled meanwhile keeps it waiting with its others.
-   */
-  async fanOut(manager: Queryable, event: FanOutEvent): Promise<void> {
-    await manager.query(
-      'SELECT JSON_ARRAYAGG(id) FROM webhooks WHERE enabled = 1 AND (event_types IS NULL OR FIND_IN_SET(?, event_types)) INTO @webhook_fan_out',
-      [event.eventType],
-    );
-    await manager.query(
-      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at)
-       SELECT endpoint.id, ?, ?, ?, ?, ?, ?, NOW(3), NOW(3) FROM JSON_TABLE(@webhook_fan_out, '$[*]' COLUMNS (id bigint PATH '$')) endpoint`,
-      [event.eventId, event.eventType, event.type, event.ticketId, event.payload, event.occurredAt],
-    );
-  }
 
   /** A disabled endpoint's pending deliveries wait outside the due index (next_attempt_at NULL) until it is enabled. */
   async pause(webhookId: string | number, manager: Queryable = this.database): Promise<void> {
@@ -127,6 +97,15 @@ export class WebhookDeliveriesRepository {
       [webhookId, since, until, ...(eventTypes.length > 0 ? [eventTypes] : [])],
     )) as WriteResult;
     return result.affectedRows;
+  }
+
+  /** How many numbered changes the enabled endpoint furthest behind in the change log has yet to reach (0: none enabled). */
+  async changesBehind(): Promise<number> {
+    const [row] = (await this.database.query(
+      `SELECT COALESCE(MAX(s.last_seq - w.delivered_through), 0) AS behind
+       FROM change_feed_sequencer s JOIN webhooks w ON w.enabled = 1 WHERE s.id = 1`,
+    )) as Array<{ behind: string }>;
+    return Math.max(0, Number(row?.behind ?? 0));
   }
 
   /** Pending deliveries of all endpoints (the same on every replica). */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
 import { Database } from '../database/database.js';
 import type { DeliveryStatus } from './webhook-deliveries.repository.js';
+import { WEBHOOK_TYPE_SQL } from './webhook-message.js';
 
 /** A delivery this replica claimed, with what sending it needs. */
 /** What became of an attempt's outcome: recorded, fenced out by another replica's claim, or its delivery deleted. */
@@ -37,6 +38,29 @@ export interface AttemptRecord {
 interface WriteResult {
   affectedRows: number;
   insertId: number | string;
+}
+
+/** An enabled endpoint: its place in the change log (the seq its deliveries are made through) and the kinds it takes (null: all). */
+export interface EndpointPlace {
+  webhookId: number;
+  deliveredThrough: number;
+  eventTypes: string | null;
+}
+
+export interface EndpointsState {
+  enabled: EndpointPlace[];
+  /** The enabled endpoints with deliveries due. */
+  due: number[];
+  /** The highest seq the sequencer has given. */
+  lastSeq: number;
+}
+
+/** An endpoint's place in the log to move from `from` to `to`, making its deliveries of the changes in between. */
+export interface LogMove {
+  webhookId: number;
+  from: number;
+  to: number;
+  eventTypes: string | null;
 }
 
 /**
@@ -122,16 +146,72 @@ export class WebhookDispatchRepository {
   }
 
   /**
-   * The enabled endpoints, and those of them that have deliveries due (some may be in flight or queued behind one in
-   * flight).
+   * The enabled endpoints with their place in the change log and whether they have deliveries due (some may be in
+   * flight or queued behind one in flight), and how far the log is numbered.
    */
-  async dueEndpoints(): Promise<{ enabled: number[]; due: number[] }> {
+  async dueEndpoints(): Promise<EndpointsState> {
     const rows = (await this.polls.query(
-      `SELECT w.id, EXISTS (SELECT 1 FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_endpoint_due)
-                            WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= NOW(3)) AS due
-       FROM webhooks w WHERE w.enabled = 1`,
-    )) as Array<{ id: string; due: number | string }>;
-    return { enabled: rows.map((row) => Number(row.id)), due: rows.filter((row) => Number(row.due) === 1).map((row) => Number(row.id)) };
+      `SELECT w.id, w.delivered_through, w.event_types, s.last_seq,
+              EXISTS (SELECT 1 FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_endpoint_due)
+                      WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= NOW(3)) AS due
+       FROM change_feed_sequencer s JOIN webhooks w ON w.enabled = 1 WHERE s.id = 1`,
+    )) as Array<{ id: string; delivered_through: string; event_types: string | null; last_seq: string; due: number | string }>;
+    return {
+      enabled: rows.map((row) => ({
+        webhookId: Number(row.id),
+        deliveredThrough: Number(row.delivered_through),
+        eventTypes: row.event_types,
+      })),
+      due: rows.filter((row) => Number(row.due) === 1).map((row) => Number(row.id)),
+      lastSeq: rows.length > 0 ? Number(rows[0].last_seq) : 0,
+    };
+  }
+
+  /** How many pending deliveries each of `webhookIds` has, counted up to `cap`: one bounded range of its due index each. */
+  async pendingUpTo(webhookIds: number[], cap: number): Promise<Map<number, number>> {
+    if (webhookIds.length === 0) return new Map();
+    const one = `(SELECT ? AS id, COUNT(*) AS pending FROM (SELECT 1 FROM webhook_deliveries FORCE INDEX (idx_webhook_deliveries_endpoint_due)
+                   WHERE webhook_id = ? AND status = 'pending' LIMIT ${cap}) d)`;
+    const rows = (await this.polls.query(
+      webhookIds.map(() => one).join(' UNION ALL '),
+      webhookIds.flatMap((id) => [id, id]),
+    )) as Array<{ id: string; pending: string }>;
+    return new Map(rows.map((row) => [Number(row.id), Number(row.pending)]));
+  }
+
+  /**
+   * Makes each endpoint's deliveries of the changes numbered in (`from`, `to`] of the kinds it subscribes to (pending,
+   * due now, in seq order), and moves its place in the log from `from` to `to`, in one transaction and one round
+   * trip. An endpoint whose place is no longer `from` (another replica moved it) or that is no longer enabled gets
+   * nothing: the move is a conditional update of its row, and its deliveries are inserted only when that update
+   * changed it. The changes are copied by INSERT … SELECT at READ COMMITTED, a read that locks no change_log row,
+   * so the relay and the sequencer never wait for it. Answers the endpoints moved.
+   */
+  async deliverChanges(moves: LogMove[]): Promise<number[]> {
+    if (moves.length === 0) return [];
+    const sorted = [...moves].sort((a, b) => a.webhookId - b.webhookId);
+    const statements = sorted.flatMap(() => [
+      'UPDATE webhooks SET delivered_through = ? WHERE id = ? AND delivered_through = ? AND enabled = 1',
+      'SET @moved = ROW_COUNT()',
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at, log_seq)
+       SELECT ?, event_id, event_type, ${WEBHOOK_TYPE_SQL}, ticket_id, payload, occurred_at, NOW(3), NOW(3), seq
+       FROM change_log WHERE @moved = 1 AND seq > ? AND seq <= ? AND (? IS NULL OR FIND_IN_SET(event_type, ?)) ORDER BY seq`,
+    ]);
+    const params = sorted.flatMap(({ webhookId, from, to, eventTypes }) => [
+      to,
+      webhookId,
+      from,
+      webhookId,
+      from,
+      to,
+      eventTypes,
+      eventTypes,
+    ]);
+    const results = await this.polls.query<WriteResult[]>(
+      `SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\n${statements.join(';\n')};\nCOMMIT`,
+      params,
+    );
+    return sorted.filter((_, index) => results[2 + index * 3]?.affectedRows === 1).map(({ webhookId }) => webhookId);
   }
 
   /**

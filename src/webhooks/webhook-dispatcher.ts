@@ -8,7 +8,15 @@ import { PeriodicWorker } from '../database/periodic-worker.js';
 import { untraced } from '../observability/tracing/trace-context.js';
 import { dnsResolver } from './address-policy.js';
 import { nextStep } from './retry-policy.js';
-import { type AttemptRecord, type ClaimedDelivery, type RecordOutcome, WebhookDispatchRepository } from './webhook-dispatch.repository.js';
+import { ChangeNotifier } from '../changes/change-notifier.js';
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  type EndpointPlace,
+  type LogMove,
+  type RecordOutcome,
+  WebhookDispatchRepository,
+} from './webhook-dispatch.repository.js';
 import { webhookBody, webhookHeaders } from './webhook-message.js';
 import { type SendResult, WebhookSender } from './webhook-sender.js';
 import { EndpointBreakers } from './endpoint-breakers.js';
@@ -24,6 +32,14 @@ const RECORD_BATCH = 64;
 const RECORD_RETRY_MS = 200;
 /** An attempt ends this long before its claim lapses (the database's clock and ours may tick a little apart). */
 const LEASE_MARGIN_MS = 1_000;
+/**
+ * An endpoint has at most this many deliveries pending (made from the change log, not yet finished): beyond them its
+ * place in the log waits, so an endpoint that does not answer holds a bounded number of rows, however many changes
+ * are written meanwhile.
+ */
+export const PENDING_PER_ENDPOINT = 200;
+/** Endpoints whose deliveries one look makes from the log, at most (in turn, as the due ones). */
+const ENDPOINTS_PER_LOOK = 64;
 
 interface Outcome {
   delivery: ClaimedDelivery;
@@ -39,8 +55,13 @@ interface Outcome {
  * conditional update that lasts WEBHOOKS_LEASE_TTL_MS (longer than an attempt may take) and raises the row's
  * epoch, and an outcome is recorded only under the same owner and epoch. A replica that dies mid-attempt leaves
  * its claims to lapse; another replica then attempts those deliveries again (the one request that may reach a
- * receiver twice). Woken after every commit that wrote deliveries (WebhookFanOut's after-commit hook, RabbitMQ
- * or not) while any endpoint is enabled, and by its poll (a PeriodicWorker) for retries and other replicas' writes.
+ * receiver twice).
+ *
+ * Deliveries are made from the change log (docs/architecture.md#the-change-log): each endpoint has a place in it
+ * (`delivered_through`, a seq), and a look that finds an endpoint behind the numbered changes makes its deliveries
+ * of the next ones and moves its place, up to PENDING_PER_ENDPOINT pending at once. Woken whenever this replica's
+ * sequencer numbers changes, while any endpoint is enabled, and by its poll (a PeriodicWorker) for retries and
+ * changes numbered by another replica.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -76,6 +97,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     private readonly deliveries: WebhookDispatchRepository,
     private readonly endpoints: WebhookEndpointHealth,
     private readonly metrics: WebhooksMetrics,
+    notifier: ChangeNotifier,
     config: ConfigService<AppConfig, true>,
   ) {
     this.settings = config.get('webhooks', { infer: true });
@@ -88,11 +110,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       intervalMs: this.settings.pollIntervalMs,
       pass: () => untraced(() => this.poll()),
     });
+    notifier.onAdvance(() => this.changesNumbered());
   }
 
-  /** A commit wrote deliveries for the enabled endpoints: none when the last look found no enabled endpoint. */
-  deliveriesWritten(): void {
-    if (this.anyEnabled) this.kick();
+  /** More changes were numbered: a look for the enabled endpoints' deliveries, none when the last look found none enabled. */
+  changesNumbered(): void {
+    if (this.anyEnabled && !this.stopped) this.kick();
   }
 
   /**
@@ -134,13 +157,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       const free = this.settings.concurrency - this.inFlight.size;
       if (free > 0) {
         const enabledBefore = this.enabledHere;
-        const { enabled, due: dueEndpoints } = await this.deliveries.dueEndpoints();
+        const { enabled, due: dueEndpoints, lastSeq } = await this.deliveries.dueEndpoints();
         // An endpoint enabled here while the look was out may be one it did not see.
         this.anyEnabled = enabled.length > 0 || this.enabledHere !== enabledBefore;
-        this.breakers.retain(new Set(enabled));
+        this.breakers.retain(new Set(enabled.map(({ webhookId }) => webhookId)));
         const now = performance.now();
         const turn = this.turn++;
-        const closed = dueEndpoints.filter((webhookId) => !this.breakers.isOpen(webhookId, now));
+        const made = await this.deliverChanges(enabled, lastSeq, now, turn);
+        more = made.behind;
+        const closed = [...new Set([...dueEndpoints, ...made.moved])].filter((webhookId) => !this.breakers.isOpen(webhookId, now));
         const proven = inTurn(
           closed.filter((webhookId) => this.breakers.isProven(webhookId)),
           turn,
@@ -172,7 +197,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         const taken = await this.deliveries.claim(ids, this.owner, this.settings.leaseTtlMs);
         const deliveries = await this.deliveries.claimed(taken, this.owner);
         for (const delivery of deliveries) this.start(delivery, leaseEnds);
-        more = ids.length === free && deliveries.length > 0;
+        more ||= ids.length === free && deliveries.length > 0;
       }
       if (Date.now() - this.purgedAt > this.settings.purgeIntervalMs) await this.purge();
       if (this.failing) this.logger.log('Webhook deliveries resumed');
@@ -182,6 +207,42 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       this.failing = true;
     }
     return more;
+  }
+
+  /**
+   * Makes the deliveries of the changes numbered since the place in the log of each endpoint behind it, up to
+   * PENDING_PER_ENDPOINT pending each, for at most ENDPOINTS_PER_LOOK endpoints in turn. An endpoint whose breaker
+   * is open is left where it is: its deliveries are made when it may be attempted again. Answers the endpoints moved,
+   * and whether any is still behind.
+   */
+  private async deliverChanges(
+    enabled: EndpointPlace[],
+    lastSeq: number,
+    now: number,
+    turn: number,
+  ): Promise<{ moved: number[]; behind: boolean }> {
+    const behind = enabled.filter(({ webhookId, deliveredThrough }) => deliveredThrough < lastSeq && !this.breakers.isOpen(webhookId, now));
+    if (behind.length === 0) return { moved: [], behind: false };
+    const first = turn % behind.length;
+    const asked = [...behind.slice(first), ...behind.slice(0, first)].slice(0, ENDPOINTS_PER_LOOK);
+    const pending = await this.deliveries.pendingUpTo(
+      asked.map(({ webhookId }) => webhookId),
+      PENDING_PER_ENDPOINT,
+    );
+    const moves: LogMove[] = asked
+      .map(({ webhookId, deliveredThrough, eventTypes }) => ({
+        webhookId,
+        from: deliveredThrough,
+        to: Math.min(lastSeq, deliveredThrough + PENDING_PER_ENDPOINT - (pending.get(webhookId) ?? 0)),
+        eventTypes,
+      }))
+      .filter(({ from, to }) => to > from);
+    const moved = await this.deliveries.deliverChanges(moves);
+    // Another look at once only when this one moved something: an endpoint whose pending deliveries are at the cap
+    // waits for them to finish, not for another look.
+    const stillBehind =
+      moved.length > 0 && (behind.length > asked.length || moves.some(({ webhookId, to }) => to < lastSeq && moved.includes(webhookId)));
+    return { moved, behind: stillBehind };
   }
 
   private start(delivery: ClaimedDelivery, leaseEnds: number): void {

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { newSecret, webhookBody, webhookHeaders, webhookType } from './webhook-message.js';
+import { newSecret, webhookBody, webhookHeaders } from './webhook-message.js';
 
 describe('webhook message', () => {
   it('makes secrets of whsec_ and the base64 of 32 random bytes', () => {
@@ -7,14 +7,6 @@ describe('webhook message', () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
     expect(newSecret()).not.toBe(secret);
-  });
-
-  it('names the type after the routing key, or the kind for the events of the configured key', () => {
-    expect(webhookType('CREATED', null)).toBe('ticket.created');
-    expect(webhookType('UPDATED', null)).toBe('ticket.updated');
-    expect(webhookType('DELETED', 'ticket.deleted')).toBe('ticket.deleted');
-    expect(webhookType('COMMENT_ADDED', 'ticket.comment.added')).toBe('ticket.comment.added');
-    expect(webhookType('SLA_BREACHED', 'ticket.sla.breached')).toBe('ticket.sla.breached');
   });
 
   it('wraps the event JSON unchanged as data', () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { TICKET_EVENT_ROUTING_KEYS } from '../tickets/events/ticket-event.js';
 
 /** Random bytes in a secret; Standard Webhooks asks for 24 to 64. */
 const SECRET_BYTES = 32;
@@ -10,13 +11,12 @@ export function newSecret(): string {
 }
 
 /**
- * The webhook `type` of an event: its routing key when it has one of its own (`ticket.deleted`,
- * `ticket.comment.added`, `ticket.webhook.disabled`, and any later kind's), else `ticket.` and the kind in
- * lower case (CREATED and UPDATED, whose routing key is the configured one: `ticket.created`, `ticket.updated`).
+ * The webhook `type` of a change_log row, in SQL (deliveries are made from the log by INSERT … SELECT): its routing
+ * key when it has one of its own (`ticket.deleted`, `ticket.comment.added`, `ticket.webhook.disabled`, and any later
+ * kind's), else `ticket.` and the kind in lower case (CREATED and UPDATED, whose routing key is the configured one:
+ * `ticket.created`, `ticket.updated`).
  */
-export function webhookType(eventType: string, routingKey: string | null): string {
-  return routingKey ?? `ticket.${eventType.toLowerCase().replaceAll('_', '.')}`;
-}
+export const WEBHOOK_TYPE_SQL = "COALESCE(routing_key, CONCAT('ticket.', LOWER(REPLACE(event_type, '_', '.'))))";
 
 /**
  * The request body: `type`, `timestamp` (when the change happened) and `data`, the event's JSON exactly as it was
@@ -41,3 +41,6 @@ export function webhookHeaders(secrets: string[], id: string, now: Date, body: s
     'webhook-signature': signatureHeader(secrets, id, now, body),
   };
 }
+
+/** The event kinds an endpoint may subscribe to: every kind the change log records. */
+export const WEBHOOK_EVENT_TYPES: readonly string[] = ['CREATED', 'UPDATED', ...Object.keys(TICKET_EVENT_ROUTING_KEYS), 'WEBHOOK_DISABLED'];

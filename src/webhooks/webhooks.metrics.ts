@@ -10,8 +10,8 @@ export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'lease_lost' 
 const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 86400, 259200];
 
 /**
- * Webhooks as Prometheus sees them. Attempts and lag are this replica's own (sum them); `webhooks_pending` is read
- * from the database at scrape time and is the same on every replica (take max()).
+ * Webhooks as Prometheus sees them. Attempts and lag are this replica's own (sum them); `webhooks_pending` and
+ * `webhooks_changes_behind` are read from the database at scrape time and are the same on every replica (take max()).
  */
 @Injectable()
 export class WebhooksMetrics {
@@ -38,6 +38,14 @@ export class WebhooksMetrics {
       registers,
       async collect() {
         this.set(await deliveries.pendingCount().catch(() => NaN));
+      },
+    });
+    new Gauge({
+      name: 'webhooks_changes_behind',
+      help: 'Numbered changes of the change log that the enabled endpoint furthest behind has not had its deliveries made of yet (of every kind, also those it does not subscribe to); NaN when the database cannot say',
+      registers,
+      async collect() {
+        this.set(await deliveries.changesBehind().catch(() => NaN));
       },
     });
   }

@@ -50,14 +50,15 @@ interface WriteResult {
 const COLUMNS =
   'id, url, description, event_types, enabled, disabled_reason, secret, previous_secret, previous_secret_until, failing_since, created_at, updated_at';
 
-/** `webhooks`: the endpoints. Event kinds are stored comma-separated (NULL: all), which FIND_IN_SET matches at fan-out. */
+/** `webhooks`: the endpoints. Event kinds are stored comma-separated (NULL: all), which FIND_IN_SET matches when deliveries are made from the change log. */
 @Injectable()
 export class WebhooksRepository {
   constructor(private readonly database: Database) {}
 
   async insert(fields: Required<WebhookFields>, secret: string, now: Date): Promise<number> {
     const { insertId } = (await this.database.query(
-      `INSERT INTO webhooks (url, description, event_types, enabled, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO webhooks (url, description, event_types, enabled, secret, created_at, updated_at, delivered_through)
+       SELECT ?, ?, ?, ?, ?, ?, ?, last_seq FROM change_feed_sequencer WHERE id = 1`,
       [fields.url, fields.description, eventTypesColumn(fields.eventTypes), fields.enabled ? 1 : 0, secret, now, now],
     )) as WriteResult;
     return Number(insertId);
@@ -85,7 +86,12 @@ export class WebhooksRepository {
     if (fields.url !== undefined) set('url = ?', fields.url);
     if (fields.description !== undefined) set('description = ?', fields.description);
     if (fields.eventTypes !== undefined) set('event_types = ?', eventTypesColumn(fields.eventTypes));
-    if (fields.enabled === true) sets.push('enabled = 1, disabled_reason = NULL, failing_since = NULL');
+    // Enabled again, an endpoint goes on from its place in the change log, or from the oldest change still kept.
+    if (fields.enabled === true)
+      sets.push(
+        'enabled = 1, disabled_reason = NULL, failing_since = NULL, ' +
+          'delivered_through = GREATEST(delivered_through, (SELECT pruned_through FROM change_feed_sequencer WHERE id = 1))',
+      );
     if (fields.enabled === false) sets.push("enabled = 0, disabled_reason = 'disabled through the API'");
     const result = (await this.database.query(`UPDATE webhooks SET ${sets.join(', ')} WHERE id = ?`, [...params, id])) as WriteResult;
     return result.affectedRows === 1;

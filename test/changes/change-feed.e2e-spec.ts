@@ -125,13 +125,10 @@ describe('Change feed', () => {
     let other: Json;
     try {
       await held.startTransaction();
-      await held.query('INSERT INTO change_feed (event_id, event_type, ticket_id, occurred_at, payload) VALUES (?, ?, ?, ?, ?)', [
-        late.eventId,
-        late.eventType,
-        late.ticketId,
-        new Date(late.occurredAt),
-        JSON.stringify(late),
-      ]);
+      await held.query(
+        "INSERT INTO change_log (event_id, event_type, ticket_id, occurred_at, payload, relay_status) VALUES (?, ?, ?, ?, ?, 'published')",
+        [late.eventId, late.eventType, late.ticketId, new Date(late.occurredAt), JSON.stringify(late)],
+      );
       other = await post('/api/tickets', buildTicketRequest());
       await walker.until(() => walker.forTicket(other.id).length === 1);
       handedOut = walker.cursor!;
@@ -274,7 +271,7 @@ describe('Change feed', () => {
     );
     const ticket = await post('/api/tickets', buildTicketRequest());
     await waitUntil(() => !sequencer.isSequencer(), 20_000);
-    const [unnumbered] = await db.query('SELECT seq FROM change_feed WHERE ticket_id = ?', [ticket.id]);
+    const [unnumbered] = await db.query('SELECT seq FROM change_log WHERE ticket_id = ?', [ticket.id]);
     expect(unnumbered.seq).toBeNull();
     expect(await readFeed(baseUrl, { after: walker.cursor })).toMatchObject({ items: [], endOfStream: true });
 
@@ -295,9 +292,10 @@ describe('Change feed', () => {
     await walker.until(() => walker.forTicket(kept.id).length === 1);
     const [change] = walker.forTicket(expired.id);
 
-    await app
-      .get(DataSource)
-      .query('UPDATE change_feed SET sequenced_at = NOW(3) - INTERVAL 8 DAY WHERE seq <= ?', [decodeChangeCursor(change.cursor)]);
+    const db = app.get(DataSource);
+    await db.query('UPDATE change_log SET sequenced_at = NOW(3) - INTERVAL 8 DAY WHERE seq <= ?', [decodeChangeCursor(change.cursor)]);
+    // An enabled webhook endpoint keeps the changes it has not reached; those other suites left in the worker's database do not run.
+    await db.query('UPDATE webhooks SET enabled = 0');
     await waitUntil(() => sequencer.isSequencer(), 20_000);
     expect(await sequencer.prune()).toBe(true);
 
@@ -335,13 +333,10 @@ describe('Change feed', () => {
     const dataSource = other.get(DataSource);
     for (let i = 0; i < 100; i++) {
       const event = { eventId: randomUUID(), eventType: 'UPDATED', occurredAt: new Date().toISOString(), ticketId: ticket.id, filler };
-      await dataSource.query('INSERT INTO change_feed (event_id, event_type, ticket_id, occurred_at, payload) VALUES (?, ?, ?, ?, ?)', [
-        event.eventId,
-        event.eventType,
-        event.ticketId,
-        new Date(event.occurredAt),
-        JSON.stringify(event),
-      ]);
+      await dataSource.query(
+        "INSERT INTO change_log (event_id, event_type, ticket_id, occurred_at, payload, relay_status) VALUES (?, ?, ?, ?, ?, 'published')",
+        [event.eventId, event.eventType, event.ticketId, new Date(event.occurredAt), JSON.stringify(event)],
+      );
     }
     const stalled = createConnection({ port, host: '127.0.0.1' });
     let received = 0;

@@ -214,7 +214,7 @@ async function recordLargeEvents(tickets: number, perTicket: number): Promise<Ma
         };
         return [eventId, event.eventType, ticketId, ticketId % 8, JSON.stringify(event), new Date()];
       });
-      await db.query('INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES ?', [rows]);
+      await db.query('INSERT INTO change_log (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES ?', [rows]);
     }
     await db.commit();
   } finally {

@@ -165,7 +165,7 @@ describe('Broker settings', () => {
           return [event.eventId, event.eventType, ticketId, ticketId % 8, JSON.stringify(event)];
         });
         await db.query(
-          `INSERT INTO outbox (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, NOW(3))').join(', ')}`,
+          `INSERT INTO change_log (event_id, event_type, ticket_id, partition_no, payload, occurred_at) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, NOW(3))').join(', ')}`,
           rows.flat(),
         );
       }
@@ -178,7 +178,7 @@ describe('Broker settings', () => {
       await consumer.waitFor(() => deliveryReport(received(consumer.bodies()), acknowledged).lost === 0, 60_000);
       expect(deliveryReport(received(consumer.bodies()), acknowledged).outOfOrder).toEqual([]);
     } finally {
-      await app.get(DataSource).query('DELETE FROM outbox WHERE ticket_id >= 2000000000');
+      await app.get(DataSource).query('DELETE FROM change_log WHERE ticket_id >= 2000000000');
       await app.close();
       await proxy.stop();
       await consumer.stop();

@@ -32,7 +32,8 @@ describe('Ticket events on RabbitMQ', () => {
     await app.close();
   });
 
-  const outboxRows = async () => Number((await app.get(DataSource).query('SELECT COUNT(*) AS n FROM outbox'))[0].n);
+  const waitingForBroker = async () =>
+    Number((await app.get(DataSource).query("SELECT COUNT(*) AS n FROM change_log WHERE relay_status = 'pending'"))[0].n);
 
   it('publishes CREATED after a create: plain JSON body with the ticket as created, and AMQP properties', async () => {
     const ticket = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
@@ -76,7 +77,7 @@ describe('Ticket events on RabbitMQ', () => {
     expect(bodies[0].eventId).not.toBe(bodies[1].eventId);
   });
 
-  it('publishes nothing to the v1 queue for a delete, a failed validation or a missing ticket, and leaves no outbox row', async () => {
+  it('publishes nothing to the v1 queue for a delete, a failed validation or a missing ticket, and leaves no change waiting for it', async () => {
     const ticket = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
     await http.delete(`/api/tickets/${ticket.id}`).expect(204);
     await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest()).expect(404);
@@ -93,8 +94,8 @@ describe('Ticket events on RabbitMQ', () => {
     await everything.waitFor(() => everything.forTicket(marker.id).length === 1);
     expect(consumer.typesFor(ticket.id)).toEqual(['CREATED']);
     expect(everything.typesFor(ticket.id)).toEqual(['CREATED', 'DELETED']);
-    // The marker's own row goes once its confirm is processed, which may be just after the consumer saw it.
-    await waitUntil(async () => (await outboxRows()) === 0, 10_000, 'an empty outbox');
+    // The marker's own row is marked published once its confirm is processed, which may be just after the consumer saw it.
+    await waitUntil(async () => (await waitingForBroker()) === 0, 10_000, 'nothing waiting for RabbitMQ');
   });
 
   it('publishes DELETED with routing key ticket.deleted, the same envelope and the ticket as it was last stored', async () => {
@@ -193,7 +194,9 @@ describe('Writes while the broker is unreachable', () => {
       const http = request(app.getHttpServer());
       const ticket = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
       await http.put(`/api/tickets/${ticket.id}`).send(buildTicketRequest()).expect(200);
-      const rows = await app.get(DataSource).query('SELECT event_type FROM outbox WHERE ticket_id = ? ORDER BY id', [ticket.id]);
+      const rows = await app
+        .get(DataSource)
+        .query("SELECT event_type FROM change_log WHERE ticket_id = ? AND relay_status = 'pending' ORDER BY id", [ticket.id]);
       expect(rows.map((r: { event_type: string }) => r.event_type)).toEqual(['CREATED', 'UPDATED']);
     } finally {
       await app.close();

@@ -64,7 +64,9 @@ describe('Outbox delivery', () => {
         ),
       );
 
-      const pending = await app.get(DataSource).query('SELECT COUNT(*) AS n FROM outbox WHERE ticket_id IN (?)', [ids]);
+      const pending = await app
+        .get(DataSource)
+        .query("SELECT COUNT(*) AS n FROM change_log WHERE ticket_id IN (?) AND relay_status = 'pending'", [ids]);
       expect(Number(pending[0].n)).toBe(200);
 
       proxy.restore();
@@ -79,7 +81,7 @@ describe('Outbox delivery', () => {
 
   it("publishes once what a request recorded, also when the broker confirms after that request's database deadline", async () => {
     // The relay pass a request kicks must not inherit the request's deadline: if it did, deleting the confirmed
-    // event would be refused as too late, and the next pass would publish the event a second time.
+    // event published would be refused as too late, and the next pass would publish the event a second time.
     const app: INestApplication = await createTestApp({ env: { ...viaProxy(proxy), DB_QUERY_TIMEOUT_MS: '300' } });
     try {
       await waitUntil(() => app.get(RabbitMqClient).isConnected());
@@ -88,11 +90,17 @@ describe('Outbox delivery', () => {
       const { body } = await http.post('/api/tickets').send(buildTicketRequest()).expect(201);
       const ticket = new Set([body.id as number]);
       await consumer.waitFor(() => received(ticket).length >= 1, 10_000);
-      const outboxRows = async () =>
-        Number((await app.get(DataSource).query('SELECT COUNT(*) AS n FROM outbox WHERE ticket_id = ?', [body.id]))[0].n);
-      await waitUntil(async () => (await outboxRows()) === 0);
-      // A later event of the same ticket goes out behind the first in its partition: had the first stayed in the
-      // outbox for another pass, its second publication would arrive before this one.
+      const waiting = async () =>
+        Number(
+          (
+            await app
+              .get(DataSource)
+              .query("SELECT COUNT(*) AS n FROM change_log WHERE ticket_id = ? AND relay_status = 'pending'", [body.id])
+          )[0].n,
+        );
+      await waitUntil(async () => (await waiting()) === 0);
+      // A later event of the same ticket goes out behind the first in its partition: had the first stayed pending
+      // for another pass, its second publication would arrive before this one.
       await http
         .put(`/api/tickets/${body.id}`)
         .send(buildTicketRequest({ title: 'marker' }))
@@ -118,13 +126,13 @@ describe('Outbox delivery', () => {
       // An event already refused MAX_ATTEMPTS - 1 times: one more refusal parks it.
       const poison = { eventId: randomUUID(), eventType: 'CREATED', occurredAt: new Date().toISOString(), ticketId: 0, ticket: null };
       await db.query(
-        'INSERT INTO outbox (event_id, event_type, ticket_id, payload, occurred_at, attempts) VALUES (?, ?, 0, ?, NOW(3), ?)',
+        'INSERT INTO change_log (event_id, event_type, ticket_id, payload, occurred_at, attempts) VALUES (?, ?, 0, ?, NOW(3), ?)',
         [poison.eventId, poison.eventType, JSON.stringify(poison), MAX_ATTEMPTS - 1],
       );
       const row = async () =>
-        (await db.query('SELECT attempts, parked_at, last_error FROM outbox WHERE event_id = ?', [poison.eventId]))[0];
+        (await db.query('SELECT attempts, parked_at, last_error, relay_status FROM change_log WHERE event_id = ?', [poison.eventId]))[0];
       await waitUntil(async () => (await row())?.parked_at !== null);
-      expect(await row()).toMatchObject({ attempts: MAX_ATTEMPTS, last_error: expect.any(String) });
+      expect(await row()).toMatchObject({ attempts: MAX_ATTEMPTS, last_error: expect.any(String), relay_status: 'parked' });
       const health = await request(app.getHttpServer()).get('/actuator/health/outbox');
       expect(health.body.details.parked).toBeGreaterThanOrEqual(1);
 
@@ -132,9 +140,9 @@ describe('Outbox delivery', () => {
       const { body } = await request(app.getHttpServer()).post('/api/tickets').send(buildTicketRequest()).expect(201);
       await consumer.waitFor(() => received(new Set([body.id as number])).length === 1, 15_000);
       // Parked means left alone: not retried once publishing works again, kept for an operator to look at.
-      expect(await row()).toMatchObject({ attempts: MAX_ATTEMPTS, parked_at: expect.any(Date) });
+      expect(await row()).toMatchObject({ attempts: MAX_ATTEMPTS, parked_at: expect.any(Date), relay_status: 'parked' });
     } finally {
-      await app.get(DataSource).query('DELETE FROM outbox WHERE ticket_id = 0');
+      await app.get(DataSource).query("DELETE FROM change_log WHERE ticket_id = 0 AND event_type = 'CREATED'");
       await channel.deleteQueue(refusing).catch(() => undefined);
       await broker.close();
       await app.close();

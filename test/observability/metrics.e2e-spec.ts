@@ -241,7 +241,7 @@ describe('/actuator/prometheus', () => {
       const during = await scrape(http);
       expect(valueOf(during, 'outbox_events_pending')).toBeGreaterThanOrEqual(20);
       expect(valueOf(during, 'outbox_oldest_pending_age_seconds')).toBeGreaterThan(0);
-      const pendingInDatabase = await app.get(DataSource).query('SELECT COUNT(*) AS n FROM outbox WHERE parked_at IS NULL');
+      const pendingInDatabase = await app.get(DataSource).query("SELECT COUNT(*) AS n FROM change_log WHERE relay_status = 'pending'");
       expect(valueOf(during, 'outbox_events_pending')).toBe(Number(pendingInDatabase[0].n));
 
       proxy.restore();

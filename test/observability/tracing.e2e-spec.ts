@@ -119,7 +119,7 @@ describe('tracing', () => {
     try {
       ticketId = await createTicket(writer, caller.traceparent);
       const db = await mysql.createConnection({ host: '127.0.0.1', user: 'root', database: process.env.DB_DATABASE });
-      const [rows] = await db.query('SELECT traceparent FROM outbox WHERE ticket_id = ?', [ticketId]);
+      const [rows] = await db.query('SELECT traceparent FROM change_log WHERE ticket_id = ?', [ticketId]);
       await db.end();
       expect(traceIdOf((rows as Array<{ traceparent: string }>)[0].traceparent)).toBe(caller.traceId);
       await writer.stop();

@@ -1,6 +1,6 @@
 import { ValidateBy } from 'class-validator';
 import type { SpringConstraintContext } from '../../common/validation/spring-constraints.js';
-import { WEBHOOK_EVENT_TYPES } from '../webhook-fan-out.js';
+import { WEBHOOK_EVENT_TYPES } from '../webhook-message.js';
 
 /*
  * Constraints of a webhook's body beyond the shared ones, reported with Spring's codes like every field error.

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateIf } from 'class-validator';
 import { IsJsonString, NotBlank, NotNull, Size } from '../../common/validation/spring-constraints.js';
-import { WEBHOOK_EVENT_TYPES } from '../webhook-fan-out.js';
+import { WEBHOOK_EVENT_TYPES } from '../webhook-message.js';
 import { IsEventTypeList, IsJsonBoolean, KnownEventTypes } from './webhook-constraints.js';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH } from './webhook-request.dto.js';
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsJsonString, NotBlank, Size } from '../../common/validation/spring-constraints.js';
-import { WEBHOOK_EVENT_TYPES } from '../webhook-fan-out.js';
+import { WEBHOOK_EVENT_TYPES } from '../webhook-message.js';
 import { IsEventTypeList, KnownEventTypes } from './webhook-constraints.js';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
