@@ -121,13 +121,14 @@ export class ChangeFeedRepository {
    * The oldest sequenced changes after `afterSeq`: their numbers and whether they may go, that is whether the
    * database's clock says they are older than `retentionMs` and every other reader of the log has passed them:
    * the relay (no change waiting for RabbitMQ comes before them) and each enabled webhook endpoint (its
-   * delivered_through is not before them). A disabled endpoint holds nothing back: when it is enabled again, it
+   * cursor is not before them). A disabled endpoint holds nothing back: when it is enabled again, it
    * goes on from the oldest change still kept.
    */
   async oldest(runner: Queryable, afterSeq: number, limit: number, retentionMs: number): Promise<Array<{ seq: number; expired: boolean }>> {
     const rows = (await runner.query(
       `SELECT seq, sequenced_at < NOW(3) - INTERVAL ? MICROSECOND
-                   AND seq <= (SELECT COALESCE(MIN(delivered_through), ${Number.MAX_SAFE_INTEGER}) FROM webhooks WHERE enabled = 1)
+                   AND seq <= (SELECT COALESCE(MIN(c.delivered_through), ${Number.MAX_SAFE_INTEGER})
+                               FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id WHERE w.enabled = 1)
                    AND seq < (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM change_log
                               WHERE partition_no IN (?) AND relay_status = 'pending') AS expired
        FROM change_log WHERE seq > ? ORDER BY seq LIMIT ${limit}`,

@@ -102,8 +102,8 @@ export class WebhookDeliveriesRepository {
   /** How many numbered changes the enabled endpoint furthest behind in the change log has yet to reach (0: none enabled). */
   async changesBehind(): Promise<number> {
     const [row] = (await this.database.query(
-      `SELECT COALESCE(MAX(s.last_seq - w.delivered_through), 0) AS behind
-       FROM change_feed_sequencer s JOIN webhooks w ON w.enabled = 1 WHERE s.id = 1`,
+      `SELECT COALESCE(MAX(s.last_seq - c.delivered_through), 0) AS behind
+       FROM change_feed_sequencer s JOIN webhooks w ON w.enabled = 1 JOIN webhook_cursors c ON c.webhook_id = w.id WHERE s.id = 1`,
     )) as Array<{ behind: string }>;
     return Math.max(0, Number(row?.behind ?? 0));
   }

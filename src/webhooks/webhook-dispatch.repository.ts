@@ -40,10 +40,14 @@ interface WriteResult {
   insertId: number | string;
 }
 
-/** An enabled endpoint: its place in the change log (the seq its deliveries are made through) and the kinds it takes (null: all). */
+/**
+ * An enabled endpoint's cursor in the change log: the seq its deliveries are made through, the last change recorded
+ * before it was created (it gets none of those), and the kinds it takes (null: all).
+ */
 export interface EndpointPlace {
   webhookId: number;
   deliveredThrough: number;
+  afterChangeId: number;
   eventTypes: string | null;
 }
 
@@ -60,6 +64,7 @@ export interface LogMove {
   webhookId: number;
   from: number;
   to: number;
+  afterChangeId: number;
   eventTypes: string | null;
 }
 
@@ -151,15 +156,23 @@ export class WebhookDispatchRepository {
    */
   async dueEndpoints(): Promise<EndpointsState> {
     const rows = (await this.polls.query(
-      `SELECT w.id, w.delivered_through, w.event_types, s.last_seq,
+      `SELECT w.id, c.delivered_through, c.after_change_id, w.event_types, s.last_seq,
               EXISTS (SELECT 1 FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_endpoint_due)
                       WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= NOW(3)) AS due
-       FROM change_feed_sequencer s JOIN webhooks w ON w.enabled = 1 WHERE s.id = 1`,
-    )) as Array<{ id: string; delivered_through: string; event_types: string | null; last_seq: string; due: number | string }>;
+       FROM change_feed_sequencer s JOIN webhooks w ON w.enabled = 1 JOIN webhook_cursors c ON c.webhook_id = w.id WHERE s.id = 1`,
+    )) as Array<{
+      id: string;
+      delivered_through: string;
+      after_change_id: string;
+      event_types: string | null;
+      last_seq: string;
+      due: number | string;
+    }>;
     return {
       enabled: rows.map((row) => ({
         webhookId: Number(row.id),
         deliveredThrough: Number(row.delivered_through),
+        afterChangeId: Number(row.after_change_id),
         eventTypes: row.event_types,
       })),
       due: rows.filter((row) => Number(row.due) === 1).map((row) => Number(row.id)),
@@ -181,29 +194,31 @@ export class WebhookDispatchRepository {
 
   /**
    * Makes each endpoint's deliveries of the changes numbered in (`from`, `to`] of the kinds it subscribes to (pending,
-   * due now, in seq order), and moves its place in the log from `from` to `to`, in one transaction and one round
-   * trip. An endpoint whose place is no longer `from` (another replica moved it) or that is no longer enabled gets
-   * nothing: the move is a conditional update of its row, and its deliveries are inserted only when that update
-   * changed it. The changes are copied by INSERT … SELECT at READ COMMITTED, a read that locks no change_log row,
-   * so the relay and the sequencer never wait for it. Answers the endpoints moved.
+   * due now, in seq order), and moves its cursor from `from` to `to`, in one transaction and one round trip. An
+   * endpoint whose cursor is no longer at `from` (another replica moved it) gets nothing: the move is a conditional
+   * update of its cursor row, and its deliveries are inserted only when that update changed it. The cursor is a row
+   * of its own, so an endpoint's update held open holds up none of this. The changes are copied by INSERT … SELECT
+   * at READ COMMITTED, a read that locks no change_log row, so the relay and the sequencer never wait for it.
+   * Answers the endpoints moved.
    */
   async deliverChanges(moves: LogMove[]): Promise<number[]> {
     if (moves.length === 0) return [];
     const sorted = [...moves].sort((a, b) => a.webhookId - b.webhookId);
     const statements = sorted.flatMap(() => [
-      'UPDATE webhooks SET delivered_through = ? WHERE id = ? AND delivered_through = ? AND enabled = 1',
+      'UPDATE webhook_cursors SET delivered_through = ? WHERE webhook_id = ? AND delivered_through = ?',
       'SET @moved = ROW_COUNT()',
-      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at, log_seq)
-       SELECT ?, event_id, event_type, ${WEBHOOK_TYPE_SQL}, ticket_id, payload, occurred_at, NOW(3), NOW(3), seq
-       FROM change_log WHERE @moved = 1 AND seq > ? AND seq <= ? AND (? IS NULL OR FIND_IN_SET(event_type, ?)) ORDER BY seq`,
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at)
+       SELECT ?, event_id, event_type, ${WEBHOOK_TYPE_SQL}, ticket_id, payload, occurred_at, NOW(3), NOW(3)
+       FROM change_log WHERE @moved = 1 AND seq > ? AND seq <= ? AND id > ? AND (? IS NULL OR FIND_IN_SET(event_type, ?)) ORDER BY seq`,
     ]);
-    const params = sorted.flatMap(({ webhookId, from, to, eventTypes }) => [
+    const params = sorted.flatMap(({ webhookId, from, to, afterChangeId, eventTypes }) => [
       to,
       webhookId,
       from,
       webhookId,
       from,
       to,
+      afterChangeId,
       eventTypes,
       eventTypes,
     ]);

@@ -58,7 +58,7 @@ interface Outcome {
  * receiver twice).
  *
  * Deliveries are made from the change log (docs/architecture.md#the-change-log): each endpoint has a place in it
- * (`delivered_through`, a seq), and a look that finds an endpoint behind the numbered changes makes its deliveries
+ * (its cursor, `webhook_cursors`: a seq), and a look that finds an endpoint behind the numbered changes makes its deliveries
  * of the next ones and moves its place, up to PENDING_PER_ENDPOINT pending at once. Woken whenever this replica's
  * sequencer numbers changes, while any endpoint is enabled, and by its poll (a PeriodicWorker) for retries and
  * changes numbered by another replica.
@@ -230,10 +230,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       PENDING_PER_ENDPOINT,
     );
     const moves: LogMove[] = asked
-      .map(({ webhookId, deliveredThrough, eventTypes }) => ({
+      .map(({ webhookId, deliveredThrough, afterChangeId, eventTypes }) => ({
         webhookId,
         from: deliveredThrough,
         to: Math.min(lastSeq, deliveredThrough + PENDING_PER_ENDPOINT - (pending.get(webhookId) ?? 0)),
+        afterChangeId,
         eventTypes,
       }))
       .filter(({ from, to }) => to > from);

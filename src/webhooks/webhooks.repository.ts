@@ -55,13 +55,23 @@ const COLUMNS =
 export class WebhooksRepository {
   constructor(private readonly database: Database) {}
 
+  /**
+   * The endpoint and its cursor in the change log, in one transaction: it gets the changes recorded from now on (those
+   * after the last one recorded so far, from the highest number given so far).
+   */
   async insert(fields: Required<WebhookFields>, secret: string, now: Date): Promise<number> {
-    const { insertId } = (await this.database.query(
-      `INSERT INTO webhooks (url, description, event_types, enabled, secret, created_at, updated_at, delivered_through)
-       SELECT ?, ?, ?, ?, ?, ?, ?, last_seq FROM change_feed_sequencer WHERE id = 1`,
-      [fields.url, fields.description, eventTypesColumn(fields.eventTypes), fields.enabled ? 1 : 0, secret, now, now],
-    )) as WriteResult;
-    return Number(insertId);
+    return this.database.transaction(async (transaction) => {
+      const { insertId } = (await transaction.query(
+        `INSERT INTO webhooks (url, description, event_types, enabled, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        [fields.url, fields.description, eventTypesColumn(fields.eventTypes), fields.enabled ? 1 : 0, secret, now, now],
+      )) as WriteResult;
+      await transaction.query(
+        `INSERT INTO webhook_cursors (webhook_id, delivered_through, after_change_id)
+         SELECT ?, last_seq, (SELECT COALESCE(MAX(id), 0) FROM change_log) FROM change_feed_sequencer WHERE id = 1`,
+        [insertId],
+      );
+      return Number(insertId);
+    });
   }
 
   async page(page: KeysetPageRequest): Promise<WebhookRecord[]> {
@@ -86,14 +96,16 @@ export class WebhooksRepository {
     if (fields.url !== undefined) set('url = ?', fields.url);
     if (fields.description !== undefined) set('description = ?', fields.description);
     if (fields.eventTypes !== undefined) set('event_types = ?', eventTypesColumn(fields.eventTypes));
-    // Enabled again, an endpoint goes on from its place in the change log, or from the oldest change still kept.
-    if (fields.enabled === true)
-      sets.push(
-        'enabled = 1, disabled_reason = NULL, failing_since = NULL, ' +
-          'delivered_through = GREATEST(delivered_through, (SELECT pruned_through FROM change_feed_sequencer WHERE id = 1))',
-      );
+    if (fields.enabled === true) sets.push('enabled = 1, disabled_reason = NULL, failing_since = NULL');
     if (fields.enabled === false) sets.push("enabled = 0, disabled_reason = 'disabled through the API'");
     const result = (await this.database.query(`UPDATE webhooks SET ${sets.join(', ')} WHERE id = ?`, [...params, id])) as WriteResult;
+    // Enabled again, an endpoint goes on from its place in the change log, or from the oldest change still kept.
+    if (fields.enabled === true && result.affectedRows === 1)
+      await this.database.query(
+        `UPDATE webhook_cursors SET delivered_through = GREATEST(delivered_through, (SELECT pruned_through FROM change_feed_sequencer WHERE id = 1))
+         WHERE webhook_id = ?`,
+        [id],
+      );
     return result.affectedRows === 1;
   }
 
@@ -107,6 +119,7 @@ export class WebhooksRepository {
     const deleteBatch = () => this.database.query('DELETE FROM webhook_deliveries WHERE webhook_id = ? LIMIT ?', [id, batch]);
     while (((await deleteBatch()) as WriteResult).affectedRows === batch);
     const result = (await this.database.query('DELETE FROM webhooks WHERE id = ?', [id])) as WriteResult;
+    await this.database.query('DELETE FROM webhook_cursors WHERE webhook_id = ?', [id]);
     return result.affectedRows === 1;
   }
 

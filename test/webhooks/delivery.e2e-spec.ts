@@ -251,7 +251,9 @@ describe('Webhook delivery', () => {
       const [delivery] = await deliveriesOf(http(), webhook.id);
       expect(delivery).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: 410 });
       await everything.waitFor(() => everything.bodies().some((b) => b.eventType === 'WEBHOOK_DISABLED' && b.webhook.id === webhook.id));
-      const message = everything.messages.find((m) => m.properties.type === 'WEBHOOK_DISABLED')!;
+      const message = everything.messages.find(
+        (m) => m.properties.type === 'WEBHOOK_DISABLED' && JSON.parse(m.content.toString()).webhook.id === webhook.id,
+      )!;
       expect(message.fields.routingKey).toBe('ticket.webhook.disabled');
       expect(JSON.parse(message.content.toString())).toEqual({
         eventId: message.properties.messageId,
@@ -289,8 +291,9 @@ describe('Webhook delivery', () => {
       const [first, second] = receiver.received.filter((r) => r.headers['webhook-id'] === webhookIdOfTicket(receiver, ticket.id));
       // The schedule says 1 s; the receiver asked for 3 s, within the 5 s of the step after.
       expect([first.status, second.status]).toEqual([429, 204]);
-      // Nothing else reached the receiver: no event went twice at once.
-      expect(receiver.received.map((r) => r.status)).toEqual([429, 204]);
+      // Nothing else of the ticket reached the receiver: no event went twice at once. (Endpoints that earlier suites
+      // left in the worker's database may be disabled meanwhile, whose WEBHOOK_DISABLED events come here too.)
+      expect(receiver.received.filter((r) => r.json?.data?.ticketId === ticket.id).map((r) => r.status)).toEqual([429, 204]);
       expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(2_900);
       await http().delete(`/api/v2/webhooks/${webhook.id}`).expect(204);
     });

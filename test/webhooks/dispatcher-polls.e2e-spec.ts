@@ -15,7 +15,7 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
  * proxy), on a database of its own: endpoints other suites leave registered would be found.
  */
 const database = useOwnDatabase('dispatcher_polls');
-const LOOK = 'FROM webhooks w WHERE w.enabled = 1';
+const LOOK = 'JOIN webhooks w ON w.enabled = 1';
 
 describe('Webhook dispatcher without endpoints', () => {
   let proxy: TcpProxy;

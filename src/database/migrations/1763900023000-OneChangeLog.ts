@@ -10,9 +10,11 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * ADD COLUMN), rows already published needing nothing but the default.
  *
  * Webhooks stop fanning each change out into a delivery row per endpoint as it is written: each endpoint reads the
- * log from `delivered_through`, the seq up to which its deliveries have been made. Deliveries already written stay
- * and go out as before; so that no change is delivered twice, every endpoint starts after all the changes recorded
- * so far, including those not yet numbered (the sequencer gives them the next numbers, in id order).
+ * log from its cursor (`webhook_cursors`, a row of its own so that the dispatcher moving it never waits for an
+ * endpoint's update): `delivered_through`, the seq up to which its deliveries have been made, and
+ * `after_change_id`, the last change recorded before the endpoint was created (it gets none of those). Deliveries
+ * already written stay and go out as before; so that no change is delivered twice, every endpoint starts after all
+ * the changes recorded so far, also those not yet numbered (the sequencer gives them the next numbers, in id order).
  */
 export class OneChangeLog1763900023000 implements MigrationInterface {
   name = 'OneChangeLog1763900023000';
@@ -44,16 +46,22 @@ export class OneChangeLog1763900023000 implements MigrationInterface {
     await queryRunner.query('CREATE INDEX idx_change_log_relay ON change_log (partition_no, relay_status, id)');
     await queryRunner.query('DROP TABLE outbox');
 
-    await queryRunner.query('ALTER TABLE webhooks ADD COLUMN delivered_through bigint NOT NULL DEFAULT 0');
     await queryRunner.query(`
-      UPDATE webhooks SET delivered_through =
-        (SELECT last_seq FROM change_feed_sequencer WHERE id = 1) + (SELECT COUNT(*) FROM change_log WHERE seq IS NULL)`);
-    await queryRunner.query('ALTER TABLE webhook_deliveries ADD COLUMN log_seq bigint NULL');
+      CREATE TABLE webhook_cursors (
+        webhook_id bigint NOT NULL,
+        delivered_through bigint NOT NULL,
+        after_change_id bigint NOT NULL,
+        PRIMARY KEY (webhook_id)
+      ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
+    await queryRunner.query(`
+      INSERT INTO webhook_cursors (webhook_id, delivered_through, after_change_id)
+      SELECT w.id, (SELECT last_seq FROM change_feed_sequencer WHERE id = 1) + (SELECT COUNT(*) FROM change_log WHERE seq IS NULL),
+             (SELECT COALESCE(MAX(id), 0) FROM change_log)
+      FROM webhooks w`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('ALTER TABLE webhook_deliveries DROP COLUMN log_seq');
-    await queryRunner.query('ALTER TABLE webhooks DROP COLUMN delivered_through');
+    await queryRunner.query('DROP TABLE webhook_cursors');
     await queryRunner.query(`
       CREATE TABLE outbox (
         id bigint NOT NULL AUTO_INCREMENT,
