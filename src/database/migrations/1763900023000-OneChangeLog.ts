@@ -14,7 +14,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * endpoint's update): `delivered_through`, the seq up to which its deliveries have been made, and
  * `after_change_id`, the last change recorded before the endpoint was created (it gets none of those). Deliveries
  * already written stay and go out as before; so that no change is delivered twice, every endpoint starts after all
- * the changes recorded so far, also those not yet numbered (the sequencer gives them the next numbers, in id order).
+ * the changes recorded so far, also those not yet numbered.
  */
 export class OneChangeLog1763900023000 implements MigrationInterface {
   name = 'OneChangeLog1763900023000';
@@ -55,8 +55,7 @@ export class OneChangeLog1763900023000 implements MigrationInterface {
       ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
     await queryRunner.query(`
       INSERT INTO webhook_cursors (webhook_id, delivered_through, after_change_id)
-      SELECT w.id, (SELECT last_seq FROM change_feed_sequencer WHERE id = 1) + (SELECT COUNT(*) FROM change_log WHERE seq IS NULL),
-             (SELECT COALESCE(MAX(id), 0) FROM change_log)
+      SELECT w.id, (SELECT last_seq FROM change_feed_sequencer WHERE id = 1), (SELECT COALESCE(MAX(id), 0) FROM change_log)
       FROM webhooks w`);
   }
 
