@@ -73,7 +73,7 @@ describe('Outbox relay leases across replicas', () => {
     expect([report.lost, report.outOfOrder]).toEqual([0, []]);
   });
 
-  it('fences a relay paused past its lease: after it resumes, its deletes change nothing and no event is lost', async () => {
+  it('fences a relay paused past its lease: after it resumes, its marks change nothing and no event is lost', async () => {
     // a reaches the broker through a proxy that holds the broker's confirms back, so it is still waiting for them
     // when it is paused.
     const slowBroker = await TcpProxy.start(5672);
@@ -97,8 +97,8 @@ describe('Outbox relay leases across replicas', () => {
       await allDelivered(consumer, acknowledged);
       a.kill('SIGCONT');
 
-      // a's confirms arrive; its fenced delete finds the lease gone and deletes nothing.
-      await waitUntil(() => /Lease lost before deleting \d+ published event/.test(a.output), 10_000, "a's fenced delete");
+      // a's confirms arrive; its fenced mark finds the lease gone and marks nothing.
+      await waitUntil(() => /Lease lost before marking \d+ published event/.test(a.output), 10_000, "a's fenced mark");
       // A later write on each of a's tickets, through a again: it goes out behind whatever a's partitions still
       // held, so once it has arrived every event before it has, in order.
       for (const id of ofA) {

@@ -532,6 +532,8 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('post', `${W}/{id}/test`, await http.post(`${one}/test`).expect(200));
       contract.expectResponse('post', `${W}/{id}/test`, await http.post(`${W}/999999999/test`).expect(404));
       await http.post('/api/tickets').send(buildTicketRequest()).expect(201);
+      // Made from the change log once the change is numbered, a moment after the commit.
+      await waitUntil(async () => (await http.get(`${one}/deliveries`).expect(200)).body.items.length > 0, 10_000, 'a delivery');
       const deliveries = await http.get(`${one}/deliveries`).expect(200);
       contract.expectResponse('get', `${W}/{id}/deliveries`, deliveries);
       const redeliver = `${W}/{id}/deliveries/{deliveryId}/redeliver`;

@@ -47,6 +47,10 @@ describe('Webhooks and SSRF', () => {
           newSecret(),
         ]);
         ids.push(Number(result.insertId));
+        await db.query(
+          'INSERT INTO webhook_cursors (webhook_id, delivered_through, after_change_id) SELECT ?, last_seq, 0 FROM change_feed_sequencer WHERE id = 1',
+          [result.insertId],
+        );
       }
       await createTicket(testApp.http);
       const attempted = async (id: number) =>
