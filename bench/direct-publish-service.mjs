@@ -43,7 +43,6 @@ const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
       committed.push([event, routingKey]);
       writes.afterCommit(publishCommitted);
     },
-    follow: () => undefined,
   })
   .overrideProvider(OutboxRelay)
   .useClass(PublishAfterCommit)

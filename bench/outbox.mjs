@@ -2,7 +2,7 @@
 // the same build publishing straight after commit (bench/direct-publish-service.mjs), one after the other.
 // Reports write throughput for each, the publish lag (from the 201 reaching the client, which comes after the
 // commit, to the CREATED event reaching a consumer; p50/p99) and how long after the load the last event arrives
-// and the outbox table is empty.
+// and nothing is left waiting for RabbitMQ.
 import { performance } from 'node:perf_hooks';
 import amqp from 'amqplib';
 import autocannon from 'autocannon';
@@ -49,17 +49,28 @@ export async function sustainedCreates(target, { admin, database, broker, second
   }
 }
 
-/** When the outbox table has no rows left (at once for the variant that writes none). */
+/** When no change waits for RabbitMQ any more (at once for the variant that records none). */
 async function waitForEmptyOutbox(admin, database, timeoutMs) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
-    const [[{ rows }]] = await admin.query(`SELECT COUNT(*) AS \`rows\` FROM \`${database}\`.outbox`);
+    const rows = await waitingForBroker(admin, database);
     const now = performance.now();
-    if (Number(rows) === 0) return now;
-    if (now > deadline) throw new Error(`${rows} outbox rows still there ${timeoutMs} ms after the load`);
+    if (rows === 0) return now;
+    if (now > deadline) throw new Error(`${rows} changes still wait for RabbitMQ ${timeoutMs} ms after the load`);
     await sleep(5);
   }
 }
+
+/** Changes of `database` waiting for RabbitMQ: one range of the relay's index per partition. */
+export async function waitingForBroker(admin, database) {
+  const [[{ rows }]] = await admin.query(
+    `SELECT COUNT(*) AS \`rows\` FROM \`${database}\`.change_log WHERE partition_no IN (?) AND relay_status = 'pending'`,
+    [EVERY_PARTITION],
+  );
+  return Number(rows);
+}
+
+const EVERY_PARTITION = Array.from({ length: 1024 }, (_, partition) => partition);
 
 /** A consumer on its own queue, bound like the service's: arrival time of each CREATED event by ticket id. */
 async function eventConsumer({ RABBITMQ_EXCHANGE, RABBITMQ_ROUTING_KEY }) {

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { removeBrokerObjects, removeQueue } from './broker.mjs';
 import { combine, measure, printTable, ratio } from './report.mjs';
-import { sustainedCreates } from './outbox.mjs';
+import { sustainedCreates, waitingForBroker } from './outbox.mjs';
 import { queryBench } from './queries.mjs';
 import { fullListScenario, mixedRequest, scenarios } from './scenarios.mjs';
 import { constantRate } from './constant-rate.mjs';
@@ -224,8 +224,7 @@ async function fixedLoadSection(admin, service, reference, rate) {
   console.log(`\nFixed load: mixed 70/20/10 at ${rate} req/s (half the conventional service's maximum), ${FIXED_SECONDS} s per side:`);
   // The scenarios before left the service's relay events to publish: it starts with none, as the other side.
   for (let waited = 0; waited < 60_000; waited += 250) {
-    const [[{ pending }]] = await admin.query(`SELECT COUNT(*) AS pending FROM \`${SERVICE_DB}\`.outbox`);
-    if (Number(pending) === 0) break;
+    if ((await waitingForBroker(admin, SERVICE_DB)) === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const rows = [];

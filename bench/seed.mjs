@@ -16,15 +16,15 @@ export async function dropDatabases(admin, names) {
 /** The baseline runs on a copy of the schema the service's migrations created, so both run the same SQL on the same tables. */
 export async function cloneSchema(admin, from, to) {
   await admin.query(`CREATE DATABASE \`${to}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  for (const table of ['tickets', 'outbox']) await admin.query(`CREATE TABLE \`${to}\`.${table} LIKE \`${from}\`.${table}`);
+  await admin.query(`CREATE TABLE \`${to}\`.tickets LIKE \`${from}\`.tickets`);
 }
 
 /** `count` tickets, one in ten OPEN (so `?status=OPEN` returns ~count/10), the same rows in every database. */
 export async function seedTickets(admin, database, count) {
-  await admin.query(`DELETE FROM \`${database}\`.outbox`);
-  // Comments and history reference tickets (and go with them); the conventional service's copy has neither table.
+  // Comments and history reference tickets (and go with them), and the change log records their changes; the
+  // conventional service's copy has none of these tables.
   const [dependents] = await admin.query(
-    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? AND table_name IN ('ticket_comments', 'ticket_history')`,
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ? AND table_name IN ('ticket_comments', 'ticket_history', 'change_log')`,
     [database],
   );
   await admin.query('SET FOREIGN_KEY_CHECKS = 0');

@@ -8,6 +8,7 @@ import amqp from 'amqplib';
 import autocannon from 'autocannon';
 import { assertPortFree, startProcess } from './process.mjs';
 import { adminConnection, dropDatabases, seedTickets } from './seed.mjs';
+import { waitingForBroker } from './outbox.mjs';
 
 const arg = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const DURATION_S = arg('duration', 120);
@@ -91,12 +92,12 @@ async function main() {
     clearInterval(sampler);
     samples.push({ s: Math.round((Date.now() - started) / 1000), rssMb: await rssMb(service.pid) });
 
-    const [[{ backlog }]] = await admin.query(`SELECT COUNT(*) AS backlog FROM \`${DB}\`.outbox`);
+    const backlog = await waitingForBroker(admin, DB);
     const drainStarted = Date.now();
-    let pending = Number(backlog);
+    let pending = backlog;
     while (pending > 0 && Date.now() - drainStarted < 30_000) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      pending = Number((await admin.query(`SELECT COUNT(*) AS n FROM \`${DB}\`.outbox`))[0][0].n);
+      pending = await waitingForBroker(admin, DB);
     }
     const { messageCount } = await channel.checkQueue(BROKER.RABBITMQ_QUEUE);
 

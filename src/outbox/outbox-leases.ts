@@ -132,7 +132,7 @@ export class OutboxLeases {
       if (!isLostRace(error)) throw error;
       // Another relay took one of these partitions over at the same moment (on a multi-primary cluster the
       // commit loses certification): none of the marks happened; the new owner publishes from the same rows.
-      this.logger.warn(`Deleting published events of partition(s) ${partitions.join(', ')} lost a race: ${(error as Error).message}`);
+      this.logger.warn(`Marking published events of partition(s) ${partitions.join(', ')} lost a race: ${(error as Error).message}`);
       this.lose(partitions);
       return [];
     }
