@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { removeBrokerObjects, removeQueue } from './broker.mjs';
 import { combine, measure, printTable, ratio } from './report.mjs';
+import { endpointsSection } from './endpoints.mjs';
 import { sustainedCreates, waitingForBroker } from './outbox.mjs';
 import { queryBench } from './queries.mjs';
 import { fullListScenario, mixedRequest, scenarios } from './scenarios.mjs';
@@ -89,7 +90,8 @@ async function main() {
   const service = await startProcess('service', [SERVICE_MAIN], {
     cwd: root,
     port: SERVICE_PORT,
-    env: { DB_DATABASE: SERVICE_DB, ...BROKER },
+    // Private addresses allowed: the endpoints section registers endpoints on a local receiver.
+    env: { DB_DATABASE: SERVICE_DB, ...BROKER, WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' },
   });
   let reference;
   try {
@@ -139,6 +141,7 @@ async function main() {
       printTable(growth);
     }
     const outbox = await compareOutbox(service, admin);
+    const endpoints = await webhookEndpointsSection(admin, service);
     const queries = QUERIES ? await queryBench({ admin, root }) : undefined;
     const scale = SCALE ? await scaleSection(admin, service, reference) : undefined;
     const report = {
@@ -151,6 +154,7 @@ async function main() {
       growth,
       fixedLoad,
       outbox,
+      endpoints,
       queries,
       scale,
     };
@@ -177,6 +181,19 @@ async function startConventional(admin) {
   // The conventional service publishes with the stock ClientRMQ to a queue of its own (no exchange binding).
   const env = { DB_DATABASE: REFERENCE_DB, RABBITMQ_QUEUE: CONVENTIONAL_QUEUE };
   return startProcess('conventional', ['bench/.conventional-build/main.js'], { cwd: root, port: REFERENCE_PORT, env });
+}
+
+/** POST create p50 without endpoints and with 1,000 hanging ones and 20,000 pending deliveries (bench/endpoints.mjs). */
+async function webhookEndpointsSection(admin, service) {
+  const scenario = scenarios(SEEDED).find((candidate) => candidate.name.startsWith('POST'));
+  console.log(`\nPOST create with webhook endpoints (${DURATION_S} s each, service alone):`);
+  const result = await endpointsSection({ admin, service, database: SERVICE_DB, scenario, warmupS: WARMUP_S, seconds: DURATION_S });
+  const line = (name, side) =>
+    `  ${name}: ${side.rps} req/s, p50 ${side.p50} ms, p99 ${side.p99} ms, ${side.databaseCpuUsPerRequest ?? '?'} µs MariaDB CPU per request`;
+  console.log(line('no endpoint', result.none));
+  console.log(line(`${result.endpoints} endpoints, ${result.pendingDeliveries} pending deliveries`, result.crowded));
+  console.log(`  p50 ratio (with / without): ${(result.crowded.p50 / Math.max(1, result.none.p50)).toFixed(2)}`);
+  return result;
 }
 
 function machineLine() {

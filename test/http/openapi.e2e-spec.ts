@@ -5,6 +5,7 @@ import { OpenApiContract } from '../support/openapi-contract.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { createTestApp, useTestApp } from '../support/test-app.js';
 import { TestIssuer } from '../support/test-issuer.js';
+import { waitUntil } from '../support/waits.js';
 import { buildTicketRequest, createTicket as createTicketThrough } from '../support/ticket-factory.js';
 
 const COLLECTION = '/api/tickets';
