@@ -59,11 +59,15 @@ export interface EndpointsState {
   lastSeq: number;
 }
 
-/** An endpoint's place in the log to move from `from` to `to`, making its deliveries of the changes in between. */
+/**
+ * An endpoint's cursor to move from `from` towards `to`, making its deliveries of the changes in between: all of them,
+ * or the first `deliveries` of them (the cursor then stops at the last one made).
+ */
 export interface LogMove {
   webhookId: number;
   from: number;
   to: number;
+  deliveries: number;
   afterChangeId: number;
   eventTypes: string | null;
 }
@@ -193,8 +197,9 @@ export class WebhookDispatchRepository {
   }
 
   /**
-   * Makes each endpoint's deliveries of the changes numbered in (`from`, `to`] of the kinds it subscribes to (pending,
-   * due now, in seq order), and moves its cursor from `from` to `to`, in one transaction and one round trip. An
+   * Makes each endpoint's deliveries of the changes numbered in (`from`, `to`] of the kinds it subscribes to, at most
+   * `deliveries` of them (pending, due now, in seq order), and moves its cursor from `from` to the last change it
+   * made a delivery of, or to `to` when it made fewer, in one transaction and one round trip. An
    * endpoint whose cursor is no longer at `from` (another replica moved it) gets nothing: the move is a conditional
    * update of its cursor row, and its deliveries are inserted only when that update changed it. The cursor is a row
    * of its own, so an endpoint's update held open holds up none of this. The changes are copied by INSERT … SELECT
@@ -204,23 +209,24 @@ export class WebhookDispatchRepository {
   async deliverChanges(moves: LogMove[]): Promise<number[]> {
     if (moves.length === 0) return [];
     const sorted = [...moves].sort((a, b) => a.webhookId - b.webhookId);
-    const statements = sorted.flatMap(() => [
-      'UPDATE webhook_cursors SET delivered_through = ? WHERE webhook_id = ? AND delivered_through = ?',
+    const changes = 'seq > ? AND seq <= ? AND id > ? AND (? IS NULL OR FIND_IN_SET(event_type, ?))';
+    const statements = sorted.flatMap(({ deliveries }) => [
+      `UPDATE webhook_cursors
+       SET delivered_through = COALESCE((SELECT seq FROM change_log WHERE ${changes} ORDER BY seq LIMIT 1 OFFSET ${deliveries - 1}), ?)
+       WHERE webhook_id = ? AND delivered_through = ?`,
       'SET @moved = ROW_COUNT()',
       `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at)
        SELECT ?, event_id, event_type, ${WEBHOOK_TYPE_SQL}, ticket_id, payload, occurred_at, NOW(3), NOW(3)
-       FROM change_log WHERE @moved = 1 AND seq > ? AND seq <= ? AND id > ? AND (? IS NULL OR FIND_IN_SET(event_type, ?)) ORDER BY seq`,
+       FROM change_log WHERE @moved = 1 AND ${changes.replace('seq <= ?', 'seq <= (SELECT delivered_through FROM webhook_cursors WHERE webhook_id = ?)')}
+       ORDER BY seq`,
     ]);
     const params = sorted.flatMap(({ webhookId, from, to, afterChangeId, eventTypes }) => [
+      ...[from, to, afterChangeId, eventTypes, eventTypes],
       to,
       webhookId,
       from,
       webhookId,
-      from,
-      to,
-      afterChangeId,
-      eventTypes,
-      eventTypes,
+      ...[from, webhookId, afterChangeId, eventTypes, eventTypes],
     ]);
     const results = await this.polls.query<WriteResult[]>(
       `SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\n${statements.join(';\n')};\nCOMMIT`,

@@ -34,8 +34,10 @@ const RECORD_RETRY_MS = 200;
 const LEASE_MARGIN_MS = 1_000;
 /**
  * An endpoint has at most this many deliveries pending (made from the change log, not yet finished): beyond them its
- * place in the log waits, so an endpoint that does not answer holds a bounded number of rows, however many changes
- * are written meanwhile.
+ * cursor waits, so an endpoint that does not answer holds a bounded number of rows however many changes are written
+ * meanwhile. A proven endpoint (EndpointBreakers) gets as many of the next changes as that leaves room for; one not
+ * proven (new, failing, or after a restart) gets one change at a time, and only while none of its deliveries is due
+ * or in flight: a probe, whose success proves it, while a poison delivery waiting for its retry holds nothing else up.
  */
 export const PENDING_PER_ENDPOINT = 200;
 /** Endpoints whose deliveries one look makes from the log, at most (in turn, as the due ones). */
@@ -163,7 +165,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         this.breakers.retain(new Set(enabled.map(({ webhookId }) => webhookId)));
         const now = performance.now();
         const turn = this.turn++;
-        const made = await this.deliverChanges(enabled, lastSeq, now, turn);
+        const made = await this.deliverChanges(enabled, new Set(dueEndpoints), lastSeq, now, turn);
         more = made.behind;
         const closed = [...new Set([...dueEndpoints, ...made.moved])].filter((webhookId) => !this.breakers.isOpen(webhookId, now));
         const proven = inTurn(
@@ -210,18 +212,22 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
-   * Makes the deliveries of the changes numbered since the place in the log of each endpoint behind it, up to
-   * PENDING_PER_ENDPOINT pending each, for at most ENDPOINTS_PER_LOOK endpoints in turn. An endpoint whose breaker
+   * Makes the deliveries of the changes numbered since the place in the log of each endpoint behind it, as far as
+   * PENDING_PER_ENDPOINT allows, for at most ENDPOINTS_PER_LOOK endpoints in turn. An endpoint whose breaker
    * is open is left where it is: its deliveries are made when it may be attempted again. Answers the endpoints moved,
    * and whether any is still behind.
    */
   private async deliverChanges(
     enabled: EndpointPlace[],
+    due: Set<number>,
     lastSeq: number,
     now: number,
     turn: number,
   ): Promise<{ moved: number[]; behind: boolean }> {
-    const behind = enabled.filter(({ webhookId, deliveredThrough }) => deliveredThrough < lastSeq && !this.breakers.isOpen(webhookId, now));
+    const behind = enabled.filter(
+      ({ webhookId, deliveredThrough }) =>
+        deliveredThrough < lastSeq && !this.breakers.isOpen(webhookId, now) && (this.breakers.isProven(webhookId) || !due.has(webhookId)),
+    );
     if (behind.length === 0) return { moved: [], behind: false };
     const first = turn % behind.length;
     const asked = [...behind.slice(first), ...behind.slice(0, first)].slice(0, ENDPOINTS_PER_LOOK);
@@ -230,13 +236,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       PENDING_PER_ENDPOINT,
     );
     const moves: LogMove[] = asked
-      .map(({ webhookId, deliveredThrough, afterChangeId, eventTypes }) => ({
-        webhookId,
-        from: deliveredThrough,
-        to: Math.min(lastSeq, deliveredThrough + PENDING_PER_ENDPOINT - (pending.get(webhookId) ?? 0)),
-        afterChangeId,
-        eventTypes,
-      }))
+      .map(({ webhookId, deliveredThrough, afterChangeId, eventTypes }) => {
+        const room = PENDING_PER_ENDPOINT - (pending.get(webhookId) ?? PENDING_PER_ENDPOINT);
+        return {
+          webhookId,
+          from: deliveredThrough,
+          to: Math.min(lastSeq, deliveredThrough + room),
+          deliveries: this.breakers.isProven(webhookId) ? room : 1,
+          afterChangeId,
+          eventTypes,
+        };
+      })
       .filter(({ from, to }) => to > from);
     const moved = await this.deliveries.deliverChanges(moves);
     // Another look at once only when this one moved something: an endpoint whose pending deliveries are at the cap

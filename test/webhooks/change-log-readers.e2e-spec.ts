@@ -17,6 +17,7 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
  */
 const quiet = useOwnDatabase('change_log_readers');
 const capped = useOwnDatabase('change_log_capped');
+const probed = useOwnDatabase('change_log_probed');
 
 type Rows<T> = [T[], unknown];
 
@@ -91,26 +92,34 @@ describe('The change log and its readers', () => {
     });
   });
 
-  describe('an endpoint that keeps failing', () => {
+  describe('an endpoint that stops answering', () => {
+    let release = () => {};
+    afterAll(() => release());
     const testApp = useTestApp({
       env: {
         DB_DATABASE: capped,
         WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOKS_POLL_INTERVAL_MS: '100',
-        WEBHOOKS_RETRY_SCHEDULE: '2s,2s,2s,2s,2s,2s,2s,2s,2s,2s',
+        WEBHOOKS_TIMEOUT_MS: '60000',
+        WEBHOOKS_LEASE_TTL_MS: '70000',
         MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,prometheus',
       },
     });
     let receiver: WebhookReceiver;
     beforeAll(async () => (receiver = await WebhookReceiver.start()));
-    afterAll(() => receiver.stop());
+    afterAll(async () => {
+      release();
+      await receiver.stop();
+    });
     const scrape = async () => parseScrape((await testApp.http.get('/actuator/prometheus').expect(200)).text);
 
     it(`holds ${PENDING_PER_ENDPOINT} pending deliveries at most, the rest waiting in the log, and gets every change once it answers`, async () => {
-      receiver.respond = () => ({ status: 503 });
       const webhook = await registerWebhook(testApp.http, receiver);
+      // It answers once (so it is proven), then holds every request.
+      const tickets = [(await createTicket(testApp.http)).body.id as number];
+      await waitUntil(() => receiver.accepted().length === 1, 10_000, 'the first delivery');
+      receiver.holdUntil = new Promise<void>((resolve) => (release = resolve));
       const writes = PENDING_PER_ENDPOINT + 50;
-      const tickets: number[] = [];
       for (let i = 0; i < writes; i++) tickets.push((await createTicket(testApp.http)).body.id);
 
       const pending = async () => (await deliveriesOf(testApp.http, webhook.id)).filter((d) => d.status === 'pending').length;
@@ -119,9 +128,9 @@ describe('The change log and its readers', () => {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(await pending()).toBe(PENDING_PER_ENDPOINT);
 
-      receiver.respond = () => ({ status: 204 });
+      release();
       const delivered = () => new Set(receiver.accepted().map((r) => r.json.data.ticketId));
-      await waitUntil(() => delivered().size === writes, 60_000, 'every change delivered');
+      await waitUntil(() => delivered().size === writes + 1, 60_000, 'every change delivered');
       expect([...delivered()].sort((a, b) => a - b)).toEqual(tickets);
       await waitUntil(async () => valueOf(await scrape(), 'webhooks_changes_behind') === 0, 10_000, 'the endpoint caught up');
       await testApp.http.delete(`/api/v2/webhooks/${webhook.id}`).expect(204);
@@ -147,6 +156,32 @@ describe('The change log and its readers', () => {
         ['ticket.created', ticket.id],
         ['ticket.updated', ticket.id],
       ]);
+    });
+  });
+  describe('an endpoint whose receiver refuses one ticket', () => {
+    const testApp = useTestApp({
+      env: {
+        DB_DATABASE: probed,
+        WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOKS_POLL_INTERVAL_MS: '100',
+        WEBHOOKS_RETRY_SCHEDULE: '1h',
+      },
+    });
+    let receiver: WebhookReceiver;
+    beforeAll(async () => (receiver = await WebhookReceiver.start()));
+    afterAll(() => receiver.stop());
+
+    it("goes on with other tickets' changes while that ticket's delivery waits for its retry", async () => {
+      let refused: number | undefined;
+      receiver.respond = ({ body }) => ({ status: JSON.parse(body).data.ticketId === refused ? 400 : 204 });
+      await registerWebhook(testApp.http, receiver);
+      refused = (await createTicket(testApp.http)).body.id;
+      await waitUntil(() => receiver.received.length === 1, 10_000, 'the refused attempt');
+      // The endpoint's last attempt failed: it is not proven, and its only delivery waits an hour for its retry.
+      const others: number[] = [];
+      for (let i = 0; i < 3; i++) others.push((await createTicket(testApp.http)).body.id);
+      await waitUntil(() => receiver.accepted().length === 3, 10_000, "the other tickets' deliveries");
+      expect(receiver.accepted().map((r) => r.json.data.ticketId)).toEqual(others);
     });
   });
 });
