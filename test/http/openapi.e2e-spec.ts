@@ -1,11 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { parse as parseYaml } from 'yaml';
 import { OpenApiContract } from '../support/openapi-contract.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { createTestApp, useTestApp } from '../support/test-app.js';
 import { TestIssuer } from '../support/test-issuer.js';
-import { waitUntil } from '../support/waits.js';
 import { buildTicketRequest, createTicket as createTicketThrough } from '../support/ticket-factory.js';
 
 const COLLECTION = '/api/tickets';
@@ -532,9 +532,14 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('post', `${W}/{id}/rotate-secret`, await http.post(`${one}/rotate-secret`).expect(409));
       contract.expectResponse('post', `${W}/{id}/test`, await http.post(`${one}/test`).expect(200));
       contract.expectResponse('post', `${W}/{id}/test`, await http.post(`${W}/999999999/test`).expect(404));
-      await http.post('/api/tickets').send(buildTicketRequest()).expect(201);
-      // Made from the change log once the change is numbered, a moment after the commit.
-      await waitUntil(async () => (await http.get(`${one}/deliveries`).expect(200)).body.items.length > 0, 10_000, 'a delivery');
+      // This app makes no deliveries (WEBHOOKS_CONCURRENCY=0): one as a replica that does would make it of a change.
+      const ticket = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
+      await app.get(DataSource).query(
+        `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at)
+         SELECT ?, event_id, event_type, 'ticket.created', ticket_id, payload, occurred_at, NOW(3), NOW(3) + INTERVAL 1 HOUR
+         FROM change_log WHERE ticket_id = ?`,
+        [created.body.id, ticket.id],
+      );
       const deliveries = await http.get(`${one}/deliveries`).expect(200);
       contract.expectResponse('get', `${W}/{id}/deliveries`, deliveries);
       const redeliver = `${W}/{id}/deliveries/{deliveryId}/redeliver`;
