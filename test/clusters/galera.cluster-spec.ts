@@ -112,7 +112,7 @@ describe('Outbox relay on a 3-node MariaDB Galera cluster', () => {
     expect([report.lost, report.outOfOrder]).toEqual([0, []]);
   });
 
-  it('fences a replica paused past its lease: it deletes nothing when it resumes, and no event is lost', async () => {
+  it('fences a replica paused past its lease: it marks nothing when it resumes, and no event is lost', async () => {
     const slowBroker = await TcpProxy.start(Number(new URL(process.env.RABBITMQ_URL ?? 'amqp://127.0.0.1:5672').port || 5672));
     try {
       slowBroker.delayMs = 600;
@@ -127,7 +127,7 @@ describe('Outbox relay on a 3-node MariaDB Galera cluster', () => {
       await consumer.waitFor(() => deliveryReport(received(consumer.bodies()), acknowledged).lost === 0, 30_000);
       a.kill('SIGCONT');
 
-      await waitUntil(() => /Lease lost before deleting \d+ published event/.test(a.output), 15_000, "a's fenced delete");
+      await waitUntil(() => /Lease lost before marking \d+ published event/.test(a.output), 15_000, "a's fenced mark");
       const report = deliveryReport(received(consumer.bodies()), acknowledged);
       reportMeasurement('galera.paused-replica', report);
       expect([report.lost, report.outOfOrder]).toEqual([0, []]);
