@@ -27,7 +27,7 @@ export async function endpointsSection({ admin, service, database, scenario, war
   try {
     await admin.query(
       `INSERT INTO \`${database}\`.webhooks (url, secret, created_at, updated_at)
-       SELECT CONCAT(?, seq), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', NOW(3), NOW(3) FROM seq_1_to_${ENDPOINTS}`,
+       SELECT CONCAT(?, seq), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', NOW(3), NOW(3) FROM \`${database}\`.seq_1_to_${ENDPOINTS}`,
       [url],
     );
     await admin.query(
@@ -38,7 +38,7 @@ export async function endpointsSection({ admin, service, database, scenario, war
     await admin.query(
       `INSERT INTO \`${database}\`.webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at)
        SELECT w.id, UUID(), 'UPDATED', 'ticket.updated', n.seq, '{"eventType":"UPDATED"}', NOW(3), NOW(3), NOW(3) + INTERVAL 1 HOUR
-       FROM \`${database}\`.webhooks w JOIN seq_1_to_${PENDING_PER_ENDPOINT} n`,
+       FROM \`${database}\`.webhooks w JOIN \`${database}\`.seq_1_to_${PENDING_PER_ENDPOINT} n`,
     );
     await autocannon({ url: service.url, connections: scenario.connections, duration: warmupS, requests: scenario.requests });
     const crowded = await measure(service, false, run);

@@ -6,7 +6,8 @@
 // the warmer (or noisier) side.
 // Prints a table and writes bench/results.json. Options: --duration=<s> (measured seconds per side, default 6),
 // --rounds=<n> (default 3), --warmup=<s> (default 2), --tickets=<n> (default 10000), --service=<main.js>, --growth,
-// --outbox-seconds=<s> (sustained POST load per side in the outbox section, default 30), --outbox-only,
+// --outbox-seconds=<s> (sustained POST load per side in the outbox section, default 30), --outbox-only, --endpoints-only
+// (POST create beside 1,000 hanging webhook endpoints and 20,000 pending deliveries, bench/endpoints.mjs),
 // --queries (also the list queries on 1,000,000 tickets, see bench/queries.mjs; minutes of seeding), --queries-only,
 // --only=<scenario name prefixes> (those scenarios alone, e.g. --only='GET by id,POST', without the outbox section),
 // --against=<main.js> (another build of the service, e.g. one of an earlier commit built into .earlier-build/ at the root,
@@ -39,6 +40,7 @@ const GROWTH = process.argv.includes('--growth');
 const GROWTH_SIZES = [1_000, 10_000, 50_000];
 const OUTBOX_SECONDS = arg('outbox-seconds', 30);
 const OUTBOX_ONLY = process.argv.includes('--outbox-only');
+const ENDPOINTS_ONLY = process.argv.includes('--endpoints-only');
 const SERVICE_MAIN = process.argv.find((a) => a.startsWith('--service='))?.split('=')[1] ?? 'dist/main.js';
 const QUERIES_ONLY = process.argv.includes('--queries-only');
 const QUERIES = QUERIES_ONLY || process.argv.includes('--queries');
@@ -109,6 +111,10 @@ async function main() {
     for (const db of [SERVICE_DB, REFERENCE_DB]) await seedTickets(admin, db, SEEDED);
     console.log(`Seeded ${SEEDED} tickets in each database; ${WARMUP_S} s warm-up and ${DURATION_S} s measured per target and scenario.\n`);
 
+    if (ENDPOINTS_ONLY) {
+      await webhookEndpointsSection(admin, service);
+      return;
+    }
     if (SCALE_ONLY) {
       const scale = await scaleSection(admin, service, reference);
       await writeFile(
