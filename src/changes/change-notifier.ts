@@ -20,7 +20,7 @@ interface Waiter {
 export class ChangeNotifier implements OnModuleDestroy {
   private readonly logger = new Logger(ChangeNotifier.name);
   private readonly waiters = new Set<Waiter>();
-  private readonly listeners: Array<() => void> = [];
+  private readonly listeners: Array<{ advanced: () => void; waiting: () => boolean }> = [];
   private known = 0;
   private polling?: NodeJS.Timeout;
   private closed = false;
@@ -42,9 +42,17 @@ export class ChangeNotifier implements OnModuleDestroy {
     return this.closing.signal;
   }
 
-  /** Calls `listener` whenever this replica learns that more changes were numbered (it must not throw). */
-  onAdvance(listener: () => void): void {
-    this.listeners.push(listener);
+  /**
+   * Calls `advanced` whenever this replica learns that more changes were numbered (it must not throw); `waiting`
+   * says whether the listener waits for new numbers now (see `awaited`).
+   */
+  onAdvance(advanced: () => void, waiting: () => boolean): void {
+    this.listeners.push({ advanced, waiting });
+  }
+
+  /** Whether anyone on this replica waits to hear of new numbers at once: a long-poll, a stream or a listener. */
+  get awaited(): boolean {
+    return this.waiters.size > 0 || this.listeners.some((listener) => listener.waiting());
   }
 
   /** The numbering reached `lastSeq`: wakes those waiting for less. */
@@ -52,7 +60,7 @@ export class ChangeNotifier implements OnModuleDestroy {
     if (lastSeq <= this.known) return;
     this.known = lastSeq;
     for (const waiter of this.waiters) if (waiter.afterSeq < lastSeq) waiter.wake();
-    for (const listener of this.listeners) listener();
+    for (const listener of this.listeners) listener.advanced();
   }
 
   /**

@@ -20,14 +20,15 @@ export interface OutboxEvent {
  * Records a change in the caller's transaction: one `change_log` row, so it commits or rolls back with the write it
  * describes. Every channel reads that row (docs/architecture.md#the-change-log): the relay publishes it to RabbitMQ,
  * the sequencer numbers it for the change feed, and webhooks deliver it to each endpoint from their own place in the
- * log. Once the transaction has committed, the relay and the sequencer are woken (their polls are only the fallback).
+ * log. Once the transaction has committed, the relay is woken, and so is the sequencer when a reader waits for new
+ * numbers (their polls are the fallback).
  */
 @Injectable()
 export class OutboxWriter {
   private readonly partitions: number;
   /** One function each, so that a transaction recording many events wakes them once (afterCommit runs it once). */
   private readonly wakeRelay = () => this.relay.kick();
-  private readonly wakeSequencer = () => this.sequencer.kick();
+  private readonly wakeSequencer = () => this.sequencer.committed();
 
   constructor(
     private readonly relay: OutboxRelay,

@@ -112,7 +112,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       intervalMs: this.settings.pollIntervalMs,
       pass: () => untraced(() => this.poll()),
     });
-    notifier.onAdvance(() => this.changesNumbered());
+    notifier.onAdvance(
+      () => this.changesNumbered(),
+      () => this.anyEnabled && this.settings.concurrency > 0 && !this.stopped,
+    );
   }
 
   /** More changes were numbered: a look for the enabled endpoints' deliveries, none when the last look found none enabled. */
