@@ -20,6 +20,8 @@ export async function constantRate({ url, rate, seconds = Infinity, until, next 
   const { hostname, port } = new URL(url);
   let total = Math.round(rate * seconds);
   const latencies = [];
+  /** When each request was due (ms from the start) and its latency: where in time the slow ones fall. */
+  const timeline = [];
   /** The latencies of each method, to tell which kind of request makes the tail. */
   const byMethod = new Map();
   let non2xx = 0;
@@ -56,6 +58,7 @@ export async function constantRate({ url, rate, seconds = Infinity, until, next 
             inFlight--;
             const latency = performance.now() - due;
             latencies.push(latency);
+            timeline.push([due - start, latency]);
             if (!byMethod.has(method)) byMethod.set(method, []);
             byMethod.get(method).push(latency);
             if (response.statusCode < 200 || response.statusCode > 299) non2xx++;
@@ -88,5 +91,11 @@ export async function constantRate({ url, rate, seconds = Infinity, until, next 
     [...byMethod].map(([method, values]) => [method, { requests: values.length, ...percentiles(values) }]),
   );
   const took = Number(((performance.now() - start) / 1000).toFixed(1));
-  return { rate, seconds: took, requests: total, ...percentiles(latencies), non2xx, errors, methods };
+  // The slowest requests by when they were due, for a look at whether the tail comes in periodic bursts.
+  const slowest = timeline
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Math.ceil(timeline.length / 1000) * 5)
+    .sort((a, b) => a[0] - b[0])
+    .map(([at, latency]) => ({ atMs: Math.round(at), latencyMs: Number(latency.toFixed(1)) }));
+  return { rate, seconds: took, requests: total, ...percentiles(latencies), non2xx, errors, methods, slowest };
 }

@@ -55,6 +55,8 @@ const AGAINST = process.argv.find((a) => a.startsWith('--against='))?.split('=')
 const FIXED_RATE = arg('fixed-rate', 0);
 const FIXED_SECONDS = arg('fixed-seconds', 20);
 const SCALE_ONLY = process.argv.includes('--scale-only');
+// --slowest: the fixed-load section also lists its slowest requests by when they were due (whether the tail is periodic).
+const SHOW_SLOWEST = process.argv.includes('--slowest');
 const SCALE = !process.argv.includes('--no-scale') && !AGAINST;
 
 const SERVICE_DB = 'tickets_bench';
@@ -260,6 +262,8 @@ async function fixedLoadSection(admin, service, reference, rate) {
     );
     for (const [method, m] of Object.entries(result.methods))
       console.log(`  ${method}: ${m.requests} requests, p50 ${m.p50} ms, p99 ${m.p99} ms, p99.9 ${m.p999} ms`);
+    if (SHOW_SLOWEST)
+      console.log(`  slowest (due at s: ms): ${result.slowest.map((r) => `${(r.atMs / 1000).toFixed(2)}: ${r.latencyMs}`).join(', ')}`);
     rows.push({ side: target.name, ...result });
   }
   return rows;
