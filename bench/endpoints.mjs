@@ -30,10 +30,15 @@ export async function endpointsSection({ admin, service, database, scenario, war
        SELECT CONCAT(?, seq), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', NOW(3), NOW(3) FROM \`${database}\`.seq_1_to_${ENDPOINTS}`,
       [url],
     );
+    // Where the log stands, read without locking (an INSERT … SELECT would lock the sequencer's row and the newest change).
+    const [[log]] = await admin.query(
+      `SELECT s.last_seq AS lastSeq, (SELECT COALESCE(MAX(id), 0) FROM \`${database}\`.change_log) AS lastChangeId
+       FROM \`${database}\`.change_feed_sequencer s WHERE s.id = 1`,
+    );
     await admin.query(
       `INSERT INTO \`${database}\`.webhook_cursors (webhook_id, delivered_through, after_change_id)
-       SELECT w.id, s.last_seq, (SELECT COALESCE(MAX(id), 0) FROM \`${database}\`.change_log)
-       FROM \`${database}\`.webhooks w JOIN \`${database}\`.change_feed_sequencer s ON s.id = 1`,
+       SELECT id, ?, ? FROM \`${database}\`.webhooks`,
+      [log.lastSeq, log.lastChangeId],
     );
     await admin.query(
       `INSERT INTO \`${database}\`.webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at)

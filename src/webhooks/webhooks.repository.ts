@@ -57,19 +57,25 @@ export class WebhooksRepository {
 
   /**
    * The endpoint and its cursor in the change log, in one transaction: it gets the changes recorded from now on (those
-   * after the last one recorded so far, from the highest number given so far).
+   * after the last one recorded so far, from the highest number given so far). Where the log stands is read by a
+   * plain SELECT, which locks nothing: read by the INSERT itself (INSERT … SELECT), it would hold a shared lock on the
+   * sequencer's row and on the newest change-log row until the commit, holding up the sequencer and every write's
+   * insert meanwhile, and a deadlock with the sequencer's numbering was measured.
    */
   async insert(fields: Required<WebhookFields>, secret: string, now: Date): Promise<number> {
+    const [log] = (await this.database.query(
+      'SELECT s.last_seq AS lastSeq, (SELECT COALESCE(MAX(id), 0) FROM change_log) AS lastChangeId FROM change_feed_sequencer s WHERE s.id = 1',
+    )) as Array<{ lastSeq: string; lastChangeId: string }>;
     return this.database.transaction(async (transaction) => {
       const { insertId } = (await transaction.query(
         `INSERT INTO webhooks (url, description, event_types, enabled, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
         [fields.url, fields.description, eventTypesColumn(fields.eventTypes), fields.enabled ? 1 : 0, secret, now, now],
       )) as WriteResult;
-      await transaction.query(
-        `INSERT INTO webhook_cursors (webhook_id, delivered_through, after_change_id)
-         SELECT ?, last_seq, (SELECT COALESCE(MAX(id), 0) FROM change_log) FROM change_feed_sequencer WHERE id = 1`,
-        [insertId],
-      );
+      await transaction.query('INSERT INTO webhook_cursors (webhook_id, delivered_through, after_change_id) VALUES (?, ?, ?)', [
+        insertId,
+        log.lastSeq,
+        log.lastChangeId,
+      ]);
       return Number(insertId);
     });
   }
@@ -100,12 +106,15 @@ export class WebhooksRepository {
     if (fields.enabled === false) sets.push("enabled = 0, disabled_reason = 'disabled through the API'");
     const result = (await this.database.query(`UPDATE webhooks SET ${sets.join(', ')} WHERE id = ?`, [...params, id])) as WriteResult;
     // Enabled again, an endpoint goes on from its place in the change log, or from the oldest change still kept.
-    if (fields.enabled === true && result.affectedRows === 1)
-      await this.database.query(
-        `UPDATE webhook_cursors SET delivered_through = GREATEST(delivered_through, (SELECT pruned_through FROM change_feed_sequencer WHERE id = 1))
-         WHERE webhook_id = ?`,
-        [id],
-      );
+    if (fields.enabled === true && result.affectedRows === 1) {
+      const [log] = (await this.database.query('SELECT pruned_through AS prunedThrough FROM change_feed_sequencer WHERE id = 1')) as Array<{
+        prunedThrough: string;
+      }>;
+      await this.database.query('UPDATE webhook_cursors SET delivered_through = GREATEST(delivered_through, ?) WHERE webhook_id = ?', [
+        log.prunedThrough,
+        id,
+      ]);
+    }
     return result.affectedRows === 1;
   }
 
