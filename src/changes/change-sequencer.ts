@@ -78,12 +78,12 @@ export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * Changes were committed here: numbers them now when a reader of this replica waits for them (a long-poll, a
-   * stream, a webhook endpoint); otherwise the next timed pass (CHANGES_SEQUENCE_INTERVAL_MS) does, and a write load
-   * without such readers costs no pass per commit.
+   * Changes were committed here: numbers them now when this replica is the sequencer and a reader of it waits for
+   * them (a long-poll, a stream, a webhook endpoint); otherwise the next timed pass (CHANGES_SEQUENCE_INTERVAL_MS)
+   * does, and a write load without such readers costs no pass per commit.
    */
   committed(): void {
-    if (this.notifier.awaited) this.worker.wake();
+    if (this.epoch !== null && this.notifier.awaited) this.worker.wake();
   }
 
   /** Deletes the changes past retention now (the owner does it every minute); false when this replica is not the owner. */

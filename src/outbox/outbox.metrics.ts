@@ -10,7 +10,7 @@ import { MetricsRegistry } from '../observability/metrics/metrics.registry.js';
 const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
 
 /**
- * The outbox as Prometheus sees it. The backlog gauges are read from the outbox table at scrape time (one
+ * The outbox as Prometheus sees it. The backlog gauges are read from the change log at scrape time (one
  * indexed query, bounded by the health timeout), so they are the same on every replica: aggregate them with
  * max(), not sum(). Published events, failures and lag are this replica's own.
  */

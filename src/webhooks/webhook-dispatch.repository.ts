@@ -204,6 +204,9 @@ export class WebhookDispatchRepository {
    * update of its cursor row, and its deliveries are inserted only when that update changed it. The cursor is a row
    * of its own, so an endpoint's update held open holds up none of this. The changes are copied by INSERT … SELECT
    * at READ COMMITTED, a read that locks no change_log row, so the relay and the sequencer never wait for it.
+   * A delivery made behind a pending one of the same (endpoint, ticket) is due no earlier than that one's next
+   * attempt, as postponeChain keeps the deliveries queued behind a failed one: so an endpoint's "due" deliveries are
+   * ones the due read can take, and one ticket's retry does not hold up the probes of an endpoint not proven.
    * Answers the endpoints moved.
    */
   async deliverChanges(moves: LogMove[]): Promise<number[]> {
@@ -216,7 +219,9 @@ export class WebhookDispatchRepository {
        WHERE webhook_id = ? AND delivered_through = ?`,
       'SET @moved = ROW_COUNT()',
       `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at)
-       SELECT ?, event_id, event_type, ${WEBHOOK_TYPE_SQL}, ticket_id, payload, occurred_at, NOW(3), NOW(3)
+       SELECT ?, event_id, event_type, ${WEBHOOK_TYPE_SQL}, ticket_id, payload, occurred_at, NOW(3),
+              (SELECT GREATEST(NOW(3), COALESCE(MAX(d.next_attempt_at), NOW(3))) FROM webhook_deliveries d
+               WHERE d.webhook_id = ? AND d.ticket_id = change_log.ticket_id AND d.status = 'pending')
        FROM change_log WHERE @moved = 1 AND ${changes.replace('seq <= ?', 'seq <= (SELECT delivered_through FROM webhook_cursors WHERE webhook_id = ?)')}
        ORDER BY seq`,
     ]);
@@ -225,6 +230,7 @@ export class WebhookDispatchRepository {
       to,
       webhookId,
       from,
+      webhookId,
       webhookId,
       ...[from, webhookId, afterChangeId, eventTypes, eventTypes],
     ]);
@@ -364,8 +370,9 @@ export class WebhookDispatchRepository {
   }
 
   /**
-   * Deletes the pending deliveries of endpoints that no longer exist: a write that read an endpoint just before its
-   * delete may record a delivery after it. Such a delivery is never due (its endpoint is not enabled).
+   * Deletes the pending deliveries of endpoints that no longer exist: deliveries made before the change log, by a
+   * write that read an endpoint just before its delete, or by a look that made them while the endpoint was being
+   * deleted. Such a delivery is never due (its endpoint is not enabled).
    */
   async purgeOrphans(): Promise<void> {
     const rows = (await this.polls.query(

@@ -42,6 +42,11 @@ const LEASE_MARGIN_MS = 1_000;
 export const PENDING_PER_ENDPOINT = 200;
 /** Endpoints whose deliveries one look makes from the log, at most (in turn, as the due ones). */
 const ENDPOINTS_PER_LOOK = 64;
+/**
+ * How far into the log one look reads for an endpoint, at most: an endpoint that takes only rare kinds, or one enabled
+ * again far behind, passes over the changes it does not take this many at a time, not a delivery's worth.
+ */
+const CHANGES_PER_LOOK = 10_000;
 
 interface Outcome {
   delivery: ClaimedDelivery;
@@ -90,6 +95,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private purgedAt = Date.now();
   /** Which endpoint's due deliveries a poll takes first (takeInTurn). */
   private turn = 0;
+  /** Where in the endpoints behind the log the next look starts making deliveries: each look goes on after the last one's. */
+  private fillTurn = 0;
   private outcomes: Outcome[] = [];
   private recordTimer?: NodeJS.Timeout;
   /** A completed attempt looks for more work only when this many slots are free (fewer, larger claims). */
@@ -124,7 +131,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
-   * An endpoint was created or enabled through this replica: commits look for deliveries again from now on (an
+   * An endpoint was created or enabled through this replica: numbering wakes the dispatcher again from now on (an
    * endpoint enabled through another replica is found by the next timed poll, WEBHOOKS_POLL_INTERVAL_MS).
    */
   endpointEnabled(): void {
@@ -151,8 +158,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
-   * One look for due deliveries; true when every free slot was taken, so more may be due behind them. Endpoints
-   * whose breaker is open are passed over; proven ones may take every free slot, the others share half of them,
+   * One look: the deliveries of the changes numbered since the endpoints' cursors (deliverChanges), then the due
+   * deliveries; true when it should go round again at once (it moved a cursor, or every free slot was taken, so more
+   * may be due behind them). Endpoints whose breaker is open are passed over; proven ones may take every free slot, the others share half of them,
    * one attempt each (EndpointBreakers). At most as many endpoints are read as there are slots to fill, in turn, so
    * the statement's cost does not grow with the number of endpoints that have deliveries due.
    */
@@ -168,7 +176,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         this.breakers.retain(new Set(enabled.map(({ webhookId }) => webhookId)));
         const now = performance.now();
         const turn = this.turn++;
-        const made = await this.deliverChanges(enabled, new Set(dueEndpoints), lastSeq, now, turn);
+        const made = await this.deliverChanges(enabled, new Set(dueEndpoints), lastSeq, now);
         more = made.behind;
         const closed = [...new Set([...dueEndpoints, ...made.moved])].filter((webhookId) => !this.breakers.isOpen(webhookId, now));
         const proven = inTurn(
@@ -216,24 +224,25 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   /**
    * Makes the deliveries of the changes numbered since the place in the log of each endpoint behind it, as far as
-   * PENDING_PER_ENDPOINT allows, for at most ENDPOINTS_PER_LOOK endpoints in turn. An endpoint whose breaker
+   * PENDING_PER_ENDPOINT allows and at most CHANGES_PER_LOOK changes on, for at most ENDPOINTS_PER_LOOK endpoints,
+   * each look going on with the endpoints after the last one's. An endpoint whose breaker
    * is open is left where it is: its deliveries are made when it may be attempted again. Answers the endpoints moved,
-   * and whether any is still behind.
+   * and whether to look again at once.
    */
   private async deliverChanges(
     enabled: EndpointPlace[],
     due: Set<number>,
     lastSeq: number,
     now: number,
-    turn: number,
   ): Promise<{ moved: number[]; behind: boolean }> {
     const behind = enabled.filter(
       ({ webhookId, deliveredThrough }) =>
         deliveredThrough < lastSeq && !this.breakers.isOpen(webhookId, now) && (this.breakers.isProven(webhookId) || !due.has(webhookId)),
     );
     if (behind.length === 0) return { moved: [], behind: false };
-    const first = turn % behind.length;
+    const first = this.fillTurn % behind.length;
     const asked = [...behind.slice(first), ...behind.slice(0, first)].slice(0, ENDPOINTS_PER_LOOK);
+    this.fillTurn = first + asked.length;
     const pending = await this.deliveries.pendingUpTo(
       asked.map(({ webhookId }) => webhookId),
       PENDING_PER_ENDPOINT,
@@ -244,19 +253,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         return {
           webhookId,
           from: deliveredThrough,
-          to: Math.min(lastSeq, deliveredThrough + room),
-          deliveries: this.breakers.isProven(webhookId) ? room : 1,
+          to: Math.min(lastSeq, deliveredThrough + CHANGES_PER_LOOK),
+          deliveries: this.breakers.isProven(webhookId) ? room : Math.min(1, room),
           afterChangeId,
           eventTypes,
         };
       })
-      .filter(({ from, to }) => to > from);
+      .filter(({ from, to, deliveries }) => to > from && deliveries > 0);
     const moved = await this.deliveries.deliverChanges(moves);
-    // Another look at once only when this one moved something: an endpoint whose pending deliveries are at the cap
-    // waits for them to finish, not for another look.
-    const stillBehind =
-      moved.length > 0 && (behind.length > asked.length || moves.some(({ webhookId, to }) => to < lastSeq && moved.includes(webhookId)));
-    return { moved, behind: stillBehind };
+    // Another look at once only when this one moved something (it ends once none moves: an endpoint at its cap of
+    // pending deliveries, or with a probe out, waits for them to finish rather than for another look).
+    return { moved, behind: moved.length > 0 };
   }
 
   private start(delivery: ClaimedDelivery, leaseEnds: number): void {

@@ -125,10 +125,11 @@ export class WebhooksRepository {
    */
   async delete(id: string, batch = 1_000): Promise<boolean> {
     await this.database.query("UPDATE webhooks SET enabled = 0, disabled_reason = 'being deleted' WHERE id = ?", [id]);
+    // Its cursor first: a look can no longer make it deliveries (one under way meanwhile leaves them to purgeOrphans).
+    await this.database.query('DELETE FROM webhook_cursors WHERE webhook_id = ?', [id]);
     const deleteBatch = () => this.database.query('DELETE FROM webhook_deliveries WHERE webhook_id = ? LIMIT ?', [id, batch]);
     while (((await deleteBatch()) as WriteResult).affectedRows === batch);
     const result = (await this.database.query('DELETE FROM webhooks WHERE id = ?', [id])) as WriteResult;
-    await this.database.query('DELETE FROM webhook_cursors WHERE webhook_id = ?', [id]);
     return result.affectedRows === 1;
   }
 

@@ -174,13 +174,19 @@ describe('The change log and its readers', () => {
     it("goes on with other tickets' changes while that ticket's delivery waits for its retry", async () => {
       receiver.respond = ({ body }) => ({ status: JSON.parse(body).data.ticket.title === 'refused' ? 400 : 204 });
       await registerWebhook(testApp.http, receiver);
-      await createTicket(testApp.http, { title: 'refused' });
+      const refused = (await createTicket(testApp.http, { title: 'refused' })).body;
       await waitUntil(() => receiver.received.length === 1, 10_000, 'the refused attempt');
-      // The endpoint's last attempt failed: it is not proven, and its only delivery waits an hour for its retry.
+      // The endpoint's last attempt failed: it is not proven, its delivery waits an hour for its retry, and the
+      // ticket's next change is made a delivery queued behind it.
+      await testApp.http
+        .put(`/api/tickets/${refused.id}`)
+        .send(buildTicketRequest({ title: 'refused' }))
+        .expect(200);
       const others: number[] = [];
       for (let i = 0; i < 3; i++) others.push((await createTicket(testApp.http)).body.id);
       await waitUntil(() => receiver.accepted().length === 3, 10_000, "the other tickets' deliveries");
       expect(receiver.accepted().map((r) => r.json.data.ticketId)).toEqual(others);
+      expect(receiver.received).toHaveLength(4);
     });
   });
 });

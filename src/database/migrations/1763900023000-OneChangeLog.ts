@@ -7,7 +7,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * now sets instead of deleting the row. Every change was written to both tables in one transaction, so each outbox
  * row still waiting (pending or parked) has its change_log row, found by event id, which takes its state; one
  * without (recorded before the change feed existed) is added. The columns are added in place (MariaDB's instant
- * ADD COLUMN), rows already published needing nothing but the default.
+ * ADD COLUMN), rows already published needing nothing but the default. Finding a waiting row's change by event id
+ * is one pass over the log (event_id has no index). An outbox row without a change (only one recorded before the
+ * change feed existed can be) is added after the others: were it still pending, it would go out after the later
+ * events of its ticket.
  *
  * Webhooks stop fanning each change out into a delivery row per endpoint as it is written: each endpoint reads the
  * log from its cursor (`webhook_cursors`, a row of its own so that the dispatcher moving it never waits for an
@@ -59,6 +62,7 @@ export class OneChangeLog1763900023000 implements MigrationInterface {
       FROM webhooks w`);
   }
 
+  /** Back to the outbox: the changes not yet published go back into it; what endpoints had not reached is not delivered. */
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query('DROP TABLE webhook_cursors');
     await queryRunner.query(`

@@ -6,7 +6,7 @@ import type { PublishOutcome } from '../../messaging/rabbitmq.client.js';
  * ever loaded. tracing.register.js installs one before the application starts when MANAGEMENT_TRACING_ENABLED=true.
  */
 
-/** A W3C trace context as it travels in headers (and in the outbox row). */
+/** A W3C trace context as it travels in headers (and in the change-log row). */
 export interface TraceHeaders {
   traceparent: string;
   tracestate?: string;
