@@ -1,5 +1,5 @@
 // Whether the tail of a fixed load is the service's garbage collector (npm run build && node bench/gc.mjs [--rate=780]
-// [--seconds=20] [--node-flags="--max-semi-space-size=64"]). Starts the built service with --trace-gc (port 18190,
+// [--seconds=20] [--requests=mixed|get|post] [--node-flags="--max-semi-space-size=64"]). Starts the built service with --trace-gc (port 18190,
 // database tickets_bench_gc), seeds 10,000 tickets, runs the mixed 70/20/10 scenario at a constant rate (5 s warm-up,
 // then the measured seconds) and lines up each major GC (Mark-Compact) with the requests due around it: if the
 // slowest requests fall within ~100 ms of a Mark-Compact, the periodic spikes are the collector's.
@@ -12,13 +12,15 @@ import { fileURLToPath } from 'node:url';
 import { removeBrokerObjects } from './broker.mjs';
 import { constantRate } from './constant-rate.mjs';
 import { assertPortFree } from './process.mjs';
-import { mixedRequest } from './scenarios.mjs';
+import { createRequest, mixedRequest, readRequest } from './scenarios.mjs';
 import { adminConnection, dropDatabases, seedTickets } from './seed.mjs';
 
 const option = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const RATE = Number(option('rate', 780));
 const SECONDS = Number(option('seconds', 20));
 const NODE_FLAGS = option('node-flags', '').split(' ').filter(Boolean);
+/** Which requests: the mixed scenario, or GET by id or POST create alone (which of them promotes what the major GCs collect). */
+const REQUESTS = option('requests', 'mixed');
 const DB = 'tickets_bench_gc';
 const PORT = 18190;
 const SEEDED = 10_000;
@@ -53,7 +55,8 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   await seedTickets(admin, DB, SEEDED);
-  const next = () => mixedRequest(SEEDED);
+  const next = { mixed: () => mixedRequest(SEEDED), get: () => readRequest(SEEDED), post: () => createRequest() }[REQUESTS];
+  if (!next) throw new Error(`--requests=${REQUESTS}: mixed, get or post`);
   await constantRate({ url, rate: RATE, seconds: 5, next });
   const loadStartedAt = performance.now() - spawnedAt;
   const result = await constantRate({ url, rate: RATE, seconds: SECONDS, next });
@@ -65,7 +68,7 @@ try {
     .filter(({ atMs }) => atMs >= 0 && atMs <= SECONDS * 1000);
   const slow = result.slowest;
   const caught = slow.filter(({ atMs }) => majors.some((gc) => Math.abs(atMs - gc.atMs) <= WINDOW_MS));
-  console.log(`Mixed 70/20/10 at ${RATE}/s for ${SECONDS} s${NODE_FLAGS.length ? ` (${NODE_FLAGS.join(' ')})` : ''}:`);
+  console.log(`${REQUESTS} at ${RATE}/s for ${SECONDS} s${NODE_FLAGS.length ? ` (${NODE_FLAGS.join(' ')})` : ''}:`);
   console.log(`  p50 ${result.p50} ms, p99 ${result.p99} ms, p99.9 ${result.p999} ms, max ${result.max} ms`);
   console.log(
     `  ${majors.length} Mark-Compact(s), every ${majors.length > 1 ? ((majors.at(-1).atMs - majors[0].atMs) / (majors.length - 1) / 1000).toFixed(1) : '?'} s; ` +

@@ -24,6 +24,7 @@ const update = (count) => ({
   headers: JSON_HEADERS,
   body: ticketBody('WAITING_ON_CUSTOMER'),
 });
+export const readRequest = (count) => read(count);
 const read = (count) => ({ method: 'GET', path: `/api/tickets/${randomId(count)}`, headers: {}, body: undefined });
 
 /** One request of the mixed scenario: 70 % GET by id, 20 % POST, 10 % PUT. */
