@@ -79,7 +79,7 @@ describe('ChangeSequencer', () => {
   });
 
   /** A sequencer on real repositories whose runner answers from `answer` and records what it was sent. */
-  function sequencerAnswering(answer: (sql: string, owner: string) => unknown) {
+  function sequencerAnswering(answer: (sql: string, owner: string) => unknown, readers = { awaited: false }) {
     const sent: string[] = [];
     const runner = {
       connect: () => Promise.resolve(),
@@ -95,7 +95,12 @@ describe('ChangeSequencer', () => {
       database,
       new ChangeFeedRepository(database),
       new ChangeSequencerRepository(),
-      { advance } as unknown as ChangeNotifier,
+      {
+        advance,
+        get awaited() {
+          return readers.awaited;
+        },
+      } as unknown as ChangeNotifier,
       config,
     );
     return { sequencer, sent, advance };
@@ -163,5 +168,28 @@ describe('ChangeSequencer', () => {
       'UPDATE change_log',
       'COMMIT',
     ]);
+  });
+
+  it('numbers after a commit only on the replica holding the lease, and only while a reader waits for new numbers', async () => {
+    const readers = { awaited: true };
+    const { sequencer, sent } = sequencerAnswering(holder(), readers);
+    // A pass looks for unnumbered changes once the lease is held; prune() waits for the pass in progress.
+    const passes = () => sent.filter((sql) => sql.startsWith('SELECT 1 FROM change_log')).length;
+    const commit = async () => {
+      sequencer.committed();
+      await sequencer.prune();
+    };
+
+    await commit();
+    expect(sent).toEqual([]);
+    sequencer.kick(); // the timed pass, which claims the lease
+    await sequencer.prune();
+    expect([sequencer.isSequencer(), passes()]).toEqual([true, 1]);
+    readers.awaited = false;
+    await commit();
+    expect(passes()).toBe(1);
+    readers.awaited = true;
+    await commit();
+    expect(passes()).toBe(2);
   });
 });

@@ -119,15 +119,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       intervalMs: this.settings.pollIntervalMs,
       pass: () => untraced(() => this.poll()),
     });
+    // More changes numbered on this replica: a look makes their deliveries.
     notifier.onAdvance(
-      () => this.changesNumbered(),
-      () => this.anyEnabled && this.settings.concurrency > 0 && !this.stopped,
+      () => {
+        if (this.waitsForChanges) this.kick();
+      },
+      () => this.waitsForChanges,
     );
   }
 
-  /** More changes were numbered: a look for the enabled endpoints' deliveries, none when the last look found none enabled. */
-  changesNumbered(): void {
-    if (this.anyEnabled && !this.stopped) this.kick();
+  /** Whether new changes are work for this dispatcher now: it sends, and its last look found an enabled endpoint. */
+  private get waitsForChanges(): boolean {
+    return this.anyEnabled && this.settings.concurrency > 0 && !this.stopped;
   }
 
   /**
@@ -160,9 +163,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /**
    * One look: the deliveries of the changes numbered since the endpoints' cursors (deliverChanges), then the due
    * deliveries; true when it should go round again at once (it moved a cursor, or every free slot was taken, so more
-   * may be due behind them). Endpoints whose breaker is open are passed over; proven ones may take every free slot, the others share half of them,
-   * one attempt each (EndpointBreakers). At most as many endpoints are read as there are slots to fill, in turn, so
-   * the statement's cost does not grow with the number of endpoints that have deliveries due.
+   * may be due behind them). Endpoints whose breaker is open are passed over; proven ones may take every free slot,
+   * the others share half of them, one attempt each (EndpointBreakers). At most as many endpoints are read as there
+   * are slots to fill, in turn, so the statement's cost does not grow with the number of endpoints that have
+   * deliveries due.
    */
   private async poll(): Promise<boolean> {
     let more = false;
@@ -177,7 +181,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         const now = performance.now();
         const turn = this.turn++;
         const made = await this.deliverChanges(enabled, new Set(dueEndpoints), lastSeq, now);
-        more = made.behind;
+        more = made.again;
         const closed = [...new Set([...dueEndpoints, ...made.moved])].filter((webhookId) => !this.breakers.isOpen(webhookId, now));
         const proven = inTurn(
           closed.filter((webhookId) => this.breakers.isProven(webhookId)),
@@ -234,12 +238,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     due: Set<number>,
     lastSeq: number,
     now: number,
-  ): Promise<{ moved: number[]; behind: boolean }> {
+  ): Promise<{ moved: number[]; again: boolean }> {
     const behind = enabled.filter(
       ({ webhookId, deliveredThrough }) =>
         deliveredThrough < lastSeq && !this.breakers.isOpen(webhookId, now) && (this.breakers.isProven(webhookId) || !due.has(webhookId)),
     );
-    if (behind.length === 0) return { moved: [], behind: false };
+    if (behind.length === 0) return { moved: [], again: false };
     const first = this.fillTurn % behind.length;
     const asked = [...behind.slice(first), ...behind.slice(0, first)].slice(0, ENDPOINTS_PER_LOOK);
     this.fillTurn = first + asked.length;
@@ -263,7 +267,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const moved = await this.deliveries.deliverChanges(moves);
     // Another look at once only when this one moved something (it ends once none moves: an endpoint at its cap of
     // pending deliveries, or with a probe out, waits for them to finish rather than for another look).
-    return { moved, behind: moved.length > 0 };
+    return { moved, again: moved.length > 0 };
   }
 
   private start(delivery: ClaimedDelivery, leaseEnds: number): void {

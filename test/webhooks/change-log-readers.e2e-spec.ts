@@ -89,6 +89,22 @@ describe('The change log and its readers', () => {
       await db.query('UPDATE webhooks SET enabled = 0');
       expect(await sequencer.prune()).toBe(true);
       expect(await kept()).toBe(0);
+
+      // Enabled again, an endpoint goes on from the oldest change kept; deleted, its cursor goes with it.
+      const cursorOf = async (id: number) =>
+        (
+          (await db.query('SELECT delivered_through FROM webhook_cursors WHERE webhook_id = ?', [id])) as Rows<{
+            delivered_through: number;
+          }>
+        )[0][0]?.delivered_through;
+      const [[{ id, prunedThrough }]] = (await db.query(
+        'SELECT MIN(w.id) AS id, MIN(s.pruned_through) AS prunedThrough FROM webhooks w JOIN change_feed_sequencer s ON s.id = 1',
+      )) as Rows<{ id: number; prunedThrough: number }>;
+      expect(Number(await cursorOf(id))).toBeLessThan(Number(prunedThrough));
+      await testApp.http.patch(`/api/v2/webhooks/${id}`).send({ enabled: true }).expect(200);
+      expect(Number(await cursorOf(id))).toBe(Number(prunedThrough));
+      await testApp.http.delete(`/api/v2/webhooks/${id}`).expect(204);
+      expect(await cursorOf(id)).toBeUndefined();
     });
   });
 
