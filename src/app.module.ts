@@ -16,6 +16,7 @@ import { SecurityModule } from './security/security.module.js';
 import { SlaModule } from './sla/sla.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { PeopleModule } from './people/people.module.js';
 
 @Module({
   imports: [
@@ -30,6 +31,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
     CommentsModule,
     ChangesModule,
     WebhooksModule,
+    PeopleModule,
     AttachmentsModule,
     ActuatorModule,
     ObservabilityModule,

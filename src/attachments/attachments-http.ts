@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { viewerOf } from '../common/context/viewer.js';
 import { writeContext } from '../common/context/write-context.js';
 import { checkUploadHeaders, discardRest, incomingFile } from './attachment-upload.js';
 import { prepareDownload, streamContent } from './attachment-download.js';
@@ -30,8 +31,13 @@ export async function upload(
   }
 }
 
-export async function metadata(attachments: AttachmentsService, id: string, attachmentId: string): Promise<AttachmentResponse> {
-  return responseOf(await attachments.findOne(id, attachmentId));
+export async function metadata(
+  attachments: AttachmentsService,
+  id: string,
+  attachmentId: string,
+  http: Request,
+): Promise<AttachmentResponse> {
+  return responseOf(await attachments.findOne(id, attachmentId, viewerOf(http)));
 }
 
 export async function download(
@@ -41,7 +47,7 @@ export async function download(
   http: Request,
   response: Response,
 ): Promise<void> {
-  const attachment = await attachments.findOne(id, attachmentId);
+  const attachment = await attachments.findOne(id, attachmentId, viewerOf(http));
   const part = prepareDownload(http, response, attachment);
   if (!part) return;
   if (http.method === 'HEAD') {

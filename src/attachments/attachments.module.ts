@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PeopleModule } from '../people/people.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
@@ -11,7 +12,7 @@ import { UploadFingerprint } from './upload-fingerprint.js';
 import { AttachmentsV2Controller } from './v2/attachments-v2.controller.js';
 
 @Module({
-  imports: [OutboxModule, IdempotencyModule],
+  imports: [OutboxModule, IdempotencyModule, PeopleModule],
   controllers: [AttachmentsController, AttachmentsV2Controller],
   providers: [AttachmentsService, AttachmentsRepository, AttachmentStorages, OrphanSweeper, TicketHistoryRepository, UploadFingerprint],
   exports: [AttachmentsRepository],

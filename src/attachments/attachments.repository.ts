@@ -1,4 +1,6 @@
 import { Database } from '../database/database.js';
+import { DESK, type Viewer } from '../common/context/viewer.js';
+import { hiddenFrom } from '../people/visibility.js';
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '../database/statement-batch.js';
 import type { Transaction } from '../database/transaction.js';
@@ -85,9 +87,10 @@ export class AttachmentsRepository {
     return Number(row.n);
   }
 
-  async page(ticketId: string, page: KeysetPageRequest): Promise<AttachmentResponse[]> {
+  async page(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<AttachmentResponse[]> {
     const range = keysetSql(page);
-    const rows: AttachmentRow[] = await this.database.query(`SELECT ${COLUMNS} FROM ticket_attachments WHERE ticket_id = ?${range.sql}`, [
+    const where = `ticket_id = ?${hiddenFrom(viewer, 'attachments')}`;
+    const rows: AttachmentRow[] = await this.database.query(`SELECT ${COLUMNS} FROM ticket_attachments WHERE ${where}${range.sql}`, [
       ticketId,
       ...range.params,
     ]);
@@ -95,9 +98,15 @@ export class AttachmentsRepository {
   }
 
   /** `lock`: in the caller's transaction, locked until it ends (a delete). */
-  async findOne(db: Queryable | undefined, ticketId: string, id: string, lock = false): Promise<StoredAttachment | undefined> {
+  async findOne(
+    db: Queryable | undefined,
+    ticketId: string,
+    id: string,
+    lock = false,
+    viewer: Viewer = DESK,
+  ): Promise<StoredAttachment | undefined> {
     const [row] = (await (db ?? this.database).query(
-      `SELECT ${COLUMNS} FROM ticket_attachments WHERE ticket_id = ? AND id = ?${lock ? ' FOR UPDATE' : ''}`,
+      `SELECT ${COLUMNS} FROM ticket_attachments WHERE ticket_id = ? AND id = ?${hiddenFrom(viewer, 'attachments')}${lock ? ' FOR UPDATE' : ''}`,
       [ticketId, id],
     )) as AttachmentRow[];
     return row && fromRow(row);

@@ -1,4 +1,7 @@
 import { Database } from '../database/database.js';
+import { DESK, isRequester, type Viewer } from '../common/context/viewer.js';
+import { TicketAccessRepository } from '../people/ticket-access.repository.js';
+import { requesterMayNot } from '../people/requester-writes.js';
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
@@ -40,6 +43,7 @@ export class AttachmentsService implements TicketWriteHook {
     private readonly attachments: AttachmentsRepository,
     private readonly history: TicketHistoryRepository,
     private readonly storages: AttachmentStorages,
+    private readonly access: TicketAccessRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.config = config.get('attachments', { infer: true });
@@ -51,8 +55,11 @@ export class AttachmentsService implements TicketWriteHook {
   }
 
   /** Before a byte of the body is read: 404 for an unknown ticket, 409 for one that has no room for another attachment. */
-  async assertCanAdd(ticketId: string): Promise<void> {
+  async assertCanAdd(ticketId: string, viewer: Viewer = DESK): Promise<void> {
     await assertTicketExists(this.database, ticketId);
+    if (isRequester(viewer) && !(await this.access.allows(viewer, ticketId, 'comment'))) {
+      throw requesterMayNot('attach files to a ticket their organization shares for reading only');
+    }
     await this.assertRoom(this.database, ticketId);
   }
 
@@ -65,7 +72,7 @@ export class AttachmentsService implements TicketWriteHook {
    * request has not fully arrived by then, which fails the stream). The ticket's row is locked only at the end.
    */
   async add(ticketId: string, open: () => Promise<IncomingFile>, context: WriteContext = anonymousWrite()): Promise<AttachmentResponse> {
-    await this.assertCanAdd(ticketId);
+    await this.assertCanAdd(ticketId, context.viewer);
     // Past ATTACHMENTS_MAX_CONCURRENT_UPLOADS an upload waits here, its body unread, holding no connection of the pool.
     return this.uploads.run(() => this.store(ticketId, open, context));
   }
@@ -161,14 +168,14 @@ export class AttachmentsService implements TicketWriteHook {
     }
   }
 
-  async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<AttachmentResponse>> {
-    const attachments = await this.attachments.page(ticketId, page);
+  async list(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<KeysetPage<AttachmentResponse>> {
+    const attachments = await this.attachments.page(ticketId, page, viewer);
     if (attachments.length === 0) await assertTicketExists(this.database, ticketId);
     return keysetPage(attachments, page);
   }
 
-  async findOne(ticketId: string, attachmentId: string): Promise<StoredAttachment> {
-    const attachment = await this.attachments.findOne(undefined, ticketId, attachmentId);
+  async findOne(ticketId: string, attachmentId: string, viewer: Viewer = DESK): Promise<StoredAttachment> {
+    const attachment = await this.attachments.findOne(undefined, ticketId, attachmentId, false, viewer);
     if (attachment) return attachment;
     await assertTicketExists(this.database, ticketId);
     throw attachmentNotFound(attachmentId);

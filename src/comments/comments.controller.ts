@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Param, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import { viewerOf } from '../common/context/viewer.js';
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
@@ -41,15 +42,20 @@ export class CommentsController {
   @api.list()
   async listComments(@Param('id', IdPipe) id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const page = parseKeysetPage(request.query, 'v1', `comments:${id}`, 'pageQuery');
-    if (page.limit === undefined) return sendJsonArray(request, response, await this.comments.stream(id, page), commentJson);
-    const listed = await this.comments.list(id, page);
+    if (page.limit === undefined)
+      return sendJsonArray(request, response, await this.comments.stream(id, page, viewerOf(request)), commentJson);
+    const listed = await this.comments.list(id, page, viewerOf(request));
     setPageHeaders(response, `/api/tickets/${id}/comments`, request.originalUrl, { ...listed, total: null });
     response.json(listed.items);
   }
 
   @Get(':commentId')
   @api.get()
-  getComment(@Param('id', IdPipe) id: string, @Param('commentId', IdPipe) commentId: string): Promise<CommentResponse> {
-    return this.comments.findOne(id, commentId);
+  getComment(
+    @Param('id', IdPipe) id: string,
+    @Param('commentId', IdPipe) commentId: string,
+    @Req() request: Request,
+  ): Promise<CommentResponse> {
+    return this.comments.findOne(id, commentId, viewerOf(request));
   }
 }

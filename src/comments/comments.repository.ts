@@ -5,6 +5,8 @@ import type { Queryable } from '../database/statement-batch.js';
 import { type KeysetPageRequest, keysetSql } from '../common/paging/keyset-page.js';
 import type { CommentVisibility } from './comment-visibility.enum.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
+import { DESK, type Viewer } from '../common/context/viewer.js';
+import { hiddenFrom } from '../people/visibility.js';
 
 interface CommentRow {
   id: string | number;
@@ -37,9 +39,10 @@ export class CommentsRepository {
   }
 
   /** The ticket's comments of the page's id range (one more than its limit, see keysetSql). */
-  async page(ticketId: string, page: KeysetPageRequest): Promise<CommentResponse[]> {
+  async page(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<CommentResponse[]> {
     const range = keysetSql(page);
-    const rows: CommentRow[] = await this.database.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ?${range.sql}`, [
+    const where = `ticket_id = ?${hiddenFrom(viewer, 'comments')}`;
+    const rows: CommentRow[] = await this.database.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ${where}${range.sql}`, [
       ticketId,
       ...range.params,
     ]);
@@ -47,19 +50,20 @@ export class CommentsRepository {
   }
 
   /** Every comment of the ticket (an unpaged `page`), oldest first, as a stream of rows (commentJson writes each). */
-  stream(ticketId: string, page: KeysetPageRequest): Promise<Readable> {
+  stream(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<Readable> {
     const range = keysetSql(page);
     // A streamed row carries its comment's attachments itself: there is no page to look them up for afterwards.
     const attachments =
       '(SELECT GROUP_CONCAT(attachment_id ORDER BY attachment_id) FROM comment_attachments WHERE comment_id = ticket_comments.id)';
     return this.database.stream(
-      `SELECT ${COMMENT_COLUMNS}, ${attachments} AS attachment_ids FROM ticket_comments WHERE ticket_id = ?${range.sql}`,
+      `SELECT ${COMMENT_COLUMNS}, ${attachments} AS attachment_ids FROM ticket_comments WHERE ticket_id = ?${hiddenFrom(viewer, 'comments')}${range.sql}`,
       [ticketId, ...range.params],
     );
   }
 
-  async findOne(ticketId: string, commentId: string): Promise<CommentResponse | undefined> {
-    const [row]: CommentRow[] = await this.database.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ticket_id = ? AND id = ?`, [
+  async findOne(ticketId: string, commentId: string, viewer: Viewer = DESK): Promise<CommentResponse | undefined> {
+    const where = `ticket_id = ? AND id = ?${hiddenFrom(viewer, 'comments')}`;
+    const [row]: CommentRow[] = await this.database.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ${where}`, [
       ticketId,
       commentId,
     ]);

@@ -16,6 +16,9 @@ import { AttachmentsRepository } from '../attachments/attachments.repository.js'
 import type { CommentRequest } from './dto/comment-request.dto.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
 import type { Queryable } from '../database/statement-batch.js';
+import { DESK, isRequester, type Viewer } from '../common/context/viewer.js';
+import { TicketAccessRepository } from '../people/ticket-access.repository.js';
+import { assertPublicComment, requesterMayNot } from '../people/requester-writes.js';
 
 /** A ticket's conversation; its SQL is CommentsRepository's. */
 @Injectable()
@@ -28,6 +31,7 @@ export class CommentsService {
     private readonly history: TicketHistoryRepository,
     private readonly hooks: TicketWriteHooks,
     private readonly attachments: AttachmentsRepository,
+    private readonly access: TicketAccessRepository,
   ) {}
 
   /**
@@ -36,13 +40,18 @@ export class CommentsService {
    */
   async add(ticketId: string, request: CommentRequest, context: WriteContext = anonymousWrite()): Promise<CommentResponse> {
     const now = new Date();
+    const fields = {
+      body: request.body,
+      author: request.author ?? context.actor ?? null,
+      visibility: request.visibility ?? CommentVisibility.PUBLIC,
+    };
+    const requester = context.viewer && isRequester(context.viewer) ? context.viewer : undefined;
+    if (requester) assertPublicComment(fields.visibility);
     const comment = await this.database.transaction(async (transaction) => {
       await assertTicketExists(transaction, ticketId, true);
-      const fields = {
-        body: request.body,
-        author: request.author ?? context.actor ?? null,
-        visibility: request.visibility ?? CommentVisibility.PUBLIC,
-      };
+      if (requester && !(await this.access.allows(requester, ticketId, 'comment', transaction))) {
+        throw requesterMayNot('comment on a ticket their organization shares for reading only');
+      }
       const attachmentIds = await this.namedAttachments(transaction, ticketId, request.attachmentIds ?? []);
       const id = await this.comments.insert(transaction, ticketId, fields, now);
       await this.hooks.commentAdded(transaction, ticketId, fields, now);
@@ -91,22 +100,22 @@ export class CommentsService {
    * Every comment (v1 without `limit`) as a stream of rows, opened at the first (see Database.stream). Opened
    * at its end instead, it holds no row: only then is the ticket looked up, for its 404.
    */
-  async stream(ticketId: string, page: KeysetPageRequest): Promise<Readable> {
-    const rows = await this.comments.stream(ticketId, page);
+  async stream(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<Readable> {
+    const rows = await this.comments.stream(ticketId, page, viewer);
     if (rows.readableLength === 0) await assertTicketExists(this.database, ticketId);
     return rows;
   }
 
-  async list(ticketId: string, page: KeysetPageRequest): Promise<KeysetPage<CommentResponse>> {
-    const comments = await this.comments.page(ticketId, page);
+  async list(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<KeysetPage<CommentResponse>> {
+    const comments = await this.comments.page(ticketId, page, viewer);
     // A ticket's rows prove it exists; only an empty page needs the extra look.
     if (comments.length === 0) await assertTicketExists(this.database, ticketId);
     const listed = keysetPage(comments, page);
     return { ...listed, items: await this.withAttachments(listed.items) };
   }
 
-  async findOne(ticketId: string, commentId: string): Promise<CommentResponse> {
-    const comment = await this.comments.findOne(ticketId, commentId);
+  async findOne(ticketId: string, commentId: string, viewer: Viewer = DESK): Promise<CommentResponse> {
+    const comment = await this.comments.findOne(ticketId, commentId, viewer);
     if (comment) return (await this.withAttachments([comment]))[0];
     await assertTicketExists(this.database, ticketId);
     throw new NotFoundException(`Comment not found with id: ${commentId}`);

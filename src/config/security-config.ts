@@ -20,6 +20,8 @@ export interface JwtConfig {
   fetchTimeoutMs: number;
   /** A token whose `kid` is not among the cached keys refetches the key set at most this often. */
   refetchCooldownMs: number;
+  /** The claim that names the person a requester token acts for (TICKETS_REQUESTER_EMAIL_CLAIM). */
+  requesterEmailClaim: string;
 }
 
 export interface RateLimitConfig {
@@ -99,7 +101,14 @@ function jwtConfig(read: EnvReader): JwtConfig | undefined {
     audiences: read.list(`${JWT}AUDIENCES`, ''),
     fetchTimeoutMs: read.intBetween('JWT_JWKS_TIMEOUT_MS', 3_000, 100, 60_000),
     refetchCooldownMs: read.int('JWT_JWKS_REFETCH_COOLDOWN_MS', 30_000),
+    requesterEmailClaim: requesterEmailClaim(read),
   };
+}
+
+function requesterEmailClaim(read: EnvReader): string {
+  const claim = (read.first('TICKETS_REQUESTER_EMAIL_CLAIM') ?? 'email').trim();
+  if (!/^[\w.:/-]{1,128}$/.test(claim)) throw read.invalid('TICKETS_REQUESTER_EMAIL_CLAIM', `must be a claim name; got "${claim}"`);
+  return claim;
 }
 
 function jwsAlgorithms(read: EnvReader): readonly string[] {

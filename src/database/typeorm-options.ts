@@ -19,6 +19,7 @@ import { WebhookDeliveriesWithoutForeignKey1763900021000 } from './migrations/17
 import { WebhookDeliveriesDueByEndpoint1763900021001 } from './migrations/1763900021001-WebhookDeliveriesDueByEndpoint.js';
 import { SlaReconciliation1763900022000 } from './migrations/1763900022000-SlaReconciliation.js';
 import { OneChangeLog1763900023000 } from './migrations/1763900023000-OneChangeLog.js';
+import { RequestersAndOrganizations1763900024000 } from './migrations/1763900024000-RequestersAndOrganizations.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -58,6 +59,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       WebhookDeliveriesDueByEndpoint1763900021001,
       SlaReconciliation1763900022000,
       OneChangeLog1763900023000,
+      RequestersAndOrganizations1763900024000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; there is no other way they run.

@@ -1,4 +1,5 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { viewerOf } from '../common/context/viewer.js';
 import type { Request, Response } from 'express';
 import { parseKeysetPage } from '../common/paging/keyset-page.js';
 import { IdPipe } from '../common/http/id.pipe.js';
@@ -21,8 +22,9 @@ export class HistoryController {
   @api.list()
   async listHistory(@Param('id', IdPipe) id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const page = parseKeysetPage(request.query, 'v1', `history:${id}`, 'pageQuery');
-    if (page.limit === undefined) return sendJsonArray(request, response, await this.history.stream(id, page), historyJson);
-    const listed = await this.history.list(id, page);
+    if (page.limit === undefined)
+      return sendJsonArray(request, response, await this.history.stream(id, page, viewerOf(request)), historyJson);
+    const listed = await this.history.list(id, page, viewerOf(request));
     setPageHeaders(response, `/api/tickets/${id}/history`, request.originalUrl, { ...listed, total: null });
     response.json(listed.items);
   }

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { DESK, type Viewer } from '../common/context/viewer.js';
+import { hiddenFrom } from '../people/visibility.js';
 import type { Readable } from 'node:stream';
 import { Database } from '../database/database.js';
 import type { HistoryAction } from '../tickets/history-action.js';
@@ -17,22 +19,25 @@ interface HistoryRow {
 
 const SELECT_HISTORY = 'SELECT id, ticket_id, occurred_at, actor, action, changes FROM ticket_history WHERE ticket_id = ?';
 
+/** The entries the viewer sees of the ticket (a requester: none of internal comments, see src/people/visibility.ts). */
+const selectHistory = (viewer: Viewer) => `${SELECT_HISTORY}${hiddenFrom(viewer, 'history')}`;
+
 /** `ticket_history`, a ticket's audit trail, read oldest first (the writes it describes record it: TicketHistoryRepository). */
 @Injectable()
 export class HistoryRepository {
   constructor(private readonly database: Database) {}
 
   /** The ticket's entries of the page's id range (one more than its limit, see keysetSql). */
-  async page(ticketId: string, page: KeysetPageRequest): Promise<HistoryEntryResponse[]> {
+  async page(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<HistoryEntryResponse[]> {
     const range = keysetSql(page);
-    const rows: HistoryRow[] = await this.database.query(`${SELECT_HISTORY}${range.sql}`, [ticketId, ...range.params]);
+    const rows: HistoryRow[] = await this.database.query(`${selectHistory(viewer)}${range.sql}`, [ticketId, ...range.params]);
     return rows.map(historyFromRow);
   }
 
   /** Every entry of the ticket (an unpaged `page`), oldest first, as a stream of rows (historyJson writes each). */
-  stream(ticketId: string, page: KeysetPageRequest): Promise<Readable> {
+  stream(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<Readable> {
     const range = keysetSql(page);
-    return this.database.stream(`${SELECT_HISTORY}${range.sql}`, [ticketId, ...range.params]);
+    return this.database.stream(`${selectHistory(viewer)}${range.sql}`, [ticketId, ...range.params]);
   }
 }
 

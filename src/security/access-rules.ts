@@ -6,10 +6,30 @@ export const SCOPES = {
   actuator: 'actuator.read',
   /** Webhook endpoints, their secrets and deliveries: every method; the ticket scopes do not grant it. */
   webhooks: 'webhooks.manage',
+  /** Acts for one person (the token's email claim), who sees only their tickets: src/people/visibility.ts. */
+  requester: 'tickets.requester',
+  /** Organizations, their domains, members and sharing. */
+  organizations: 'organizations.manage',
 } as const;
+
+/** Whether a token's scopes make it a requester's: tickets.requester without either agent scope. */
+export function isRequesterToken(scopes: readonly string[]): boolean {
+  return scopes.includes(SCOPES.requester) && !scopes.includes(SCOPES.read) && !scopes.includes(SCOPES.write);
+}
 
 /** Webhook management: it reveals signing secrets and points the service at URLs, so it has a scope of its own. */
 const WEBHOOKS = /^\/api\/v2\/webhooks(?:\/|$)/i;
+const ORGANIZATIONS = /^\/api\/v2\/organizations(?:\/|$)/i;
+
+/** What a requester token may read: the ticket lists, and each ticket with its sub-resources (the gate decides which). */
+const REQUESTER_READS = /^\/api\/(?:v2\/)?tickets(?:\/|$)/i;
+
+/** What a requester token may write (the services judge the rest): a ticket, a comment, an attachment, a ticket's PATCH. */
+const REQUESTER_WRITES: ReadonlyArray<[string, RegExp]> = [
+  ['POST', /^\/api\/(?:v2\/)?tickets\/?$/i],
+  ['POST', /^\/api\/(?:v2\/)?tickets\/[^/]+\/(?:comments|attachments)\/?$/i],
+  ['PATCH', /^\/api\/(?:v2\/)?tickets\/[^/]+\/?$/i],
+];
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -28,12 +48,22 @@ export interface ScopeRequirement {
 
 /**
  * The one place that says what a request needs (Spring's authorizeHttpRequests), deny by default: every path but
- * the anonymous ones needs a token, /api/v2/webhooks `webhooks.manage` for every method, writes (POST, PUT, PATCH, DELETE) with `tickets.write`, anything else with
- * `tickets.read` or `tickets.write`. Undefined: no token needed.
+ * the anonymous ones needs a token, /api/v2/webhooks `webhooks.manage` and /api/v2/organizations `organizations.manage`
+ * for every method, writes (POST, PUT, PATCH, DELETE) `tickets.write`, anything else `tickets.read` or `tickets.write`.
+ * `tickets.requester` admits the reads of tickets and their sub-resources and the writes of REQUESTER_WRITES, no more
+ * (what it then sees and may change: src/people/). Undefined: no token needed.
  */
 export function requiredScopes(method: string, path: string): ScopeRequirement | undefined {
   if (ANONYMOUS.test(path)) return undefined;
   if (WEBHOOKS.test(path)) return { anyOf: [SCOPES.webhooks], name: SCOPES.webhooks };
-  if (WRITE_METHODS.has(method.toUpperCase())) return { anyOf: [SCOPES.write], name: SCOPES.write };
-  return { anyOf: [SCOPES.read, SCOPES.write], name: SCOPES.read };
+  if (ORGANIZATIONS.test(path)) return { anyOf: [SCOPES.organizations], name: SCOPES.organizations };
+  const verb = method.toUpperCase();
+  if (WRITE_METHODS.has(verb)) {
+    const requester = REQUESTER_WRITES.some(([allowed, pattern]) => allowed === verb && pattern.test(path));
+    return { anyOf: requester ? [SCOPES.write, SCOPES.requester] : [SCOPES.write], name: SCOPES.write };
+  }
+  return {
+    anyOf: REQUESTER_READS.test(path) ? [SCOPES.read, SCOPES.write, SCOPES.requester] : [SCOPES.read, SCOPES.write],
+    name: SCOPES.read,
+  };
 }

@@ -1,3 +1,4 @@
+import { viewerOf } from '../common/context/viewer.js';
 import {
   Body,
   Controller,
@@ -71,10 +72,10 @@ export class TicketsController {
   async findAll(@Req() request: Request, @Res() response: Response): Promise<void> {
     const query = parseTicketQuery(request.query, 'v1', this.sla);
     if (!query.page) {
-      const listing = await this.tickets.stream(query);
+      const listing = await this.tickets.stream(query, viewerOf(request));
       return sendJsonArray(request, response, listing.rows, listing.json);
     }
-    const page = await this.tickets.list(query);
+    const page = await this.tickets.list(query, viewerOf(request));
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
     response.json(page.items);
   }

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { PeopleModule } from '../people/people.module.js';
+import { TicketGate } from './ticket-gate.guard.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { TicketsController } from './tickets.controller.js';
@@ -10,9 +12,9 @@ import { TicketsService } from './tickets.service.js';
 import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
 
 @Module({
-  imports: [DiscoveryModule, OutboxModule, IdempotencyModule],
+  imports: [DiscoveryModule, OutboxModule, IdempotencyModule, PeopleModule],
   controllers: [TicketsController, TicketsV2Controller],
-  providers: [TicketsService, TicketsRepository, TicketHistoryRepository, TicketWriteHooks],
-  exports: [TicketWriteHooks],
+  providers: [TicketsService, TicketsRepository, TicketHistoryRepository, TicketWriteHooks, { provide: APP_GUARD, useClass: TicketGate }],
+  exports: [TicketWriteHooks, PeopleModule],
 })
 export class TicketsModule {}

@@ -16,7 +16,7 @@ import {
   ticketJsonBytes,
 } from './ticket-row.js';
 import type { TicketQuery } from './query/ticket-query.js';
-import { ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
+import { type SqlStatement, ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
 import { type PrefixWordCount, prefixWordCountSql } from './query/search-prefix-bound.js';
 import type { SearchTerm } from './query/ticket-search.js';
 import { insertTicketWords, type SearchableText, updateTicketWords } from './query/ticket-words.js';
@@ -63,17 +63,17 @@ export class TicketsRepository {
     return row && ticketFromRow(row);
   }
 
-  /** The tickets the query selects: its page and one more when paged, so the caller knows whether more follow. */
-  async list(query: TicketQuery): Promise<ListedTicket[]> {
-    const listing = ticketListSql(query);
+  /** The tickets the query selects (of `visible` only, when given: a requester's): its page and one more when paged, so the caller knows whether more follow. */
+  async list(query: TicketQuery, visible?: SqlStatement): Promise<ListedTicket[]> {
+    const listing = ticketListSql(query, TICKET_COLUMNS, visible);
     const rows = await this.database.rows<TicketTextRow>(listing.sql, listing.params, { dateStrings: true });
     return rows.map(listedTicketFromRow);
   }
 
   /** Every ticket an unpaged query selects, as a stream of rows holding its JSON, and how to write each. */
-  async stream(query: TicketQuery): Promise<TicketJsonRows> {
+  async stream(query: TicketQuery, visible?: SqlStatement): Promise<TicketJsonRows> {
     const json = ticketJsonBytes(await this.shortEscapesAlike());
-    const listing = ticketListSql(query, TICKET_JSON_COLUMN);
+    const listing = ticketListSql(query, TICKET_JSON_COLUMN, visible);
     return { rows: await this.database.stream(listing.sql, listing.params, { bytes: true, highWaterMark: 1024 }), json };
   }
 
@@ -90,8 +90,8 @@ export class TicketsRepository {
   }
 
   /** How many tickets match the query's filters. */
-  async count(query: TicketQuery): Promise<number> {
-    const counting = ticketCountSql(query);
+  async count(query: TicketQuery, visible?: SqlStatement): Promise<number> {
+    const counting = ticketCountSql(query, visible);
     const [counted] = await this.database.rows<{ total: number | string }>(counting.sql, counting.params);
     return Number(counted.total);
   }

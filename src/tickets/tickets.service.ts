@@ -28,6 +28,11 @@ import { currentTraceContext, type TraceHeaders } from '../observability/tracing
 import type { AppConfig } from '../config/app-config.js';
 import type { TicketWorkflow } from '../config/tickets-config.js';
 import { TicketWriteHooks } from './ticket-write-hooks.js';
+import type { SqlStatement } from './query/ticket-query-sql.js';
+import { DESK, isRequester, type Viewer } from '../common/context/viewer.js';
+import { visibleTicketIds } from '../people/visibility.js';
+import { TicketAccessRepository } from '../people/ticket-access.repository.js';
+import { assertOwnName, assertRequesterPatch, requesterMayNot } from '../people/requester-writes.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -36,6 +41,11 @@ export interface TicketPage {
   nextCursor: string | null;
   /** How many tickets match the filters; null when not asked for (or unpaged). */
   total: number | null;
+}
+
+/** The tickets a requester sees (the one rule, src/people/visibility.ts); undefined for the desk, which sees all. */
+function visibleTo(viewer: Viewer): SqlStatement | undefined {
+  return isRequester(viewer) ? visibleTicketIds(viewer) : undefined;
 }
 
 /** A create as its request hands it to the transaction that writes it, maybe with those of other requests. */
@@ -61,6 +71,7 @@ export class TicketsService {
     private readonly tickets: TicketsRepository,
     private readonly history: TicketHistoryRepository,
     private readonly hooks: TicketWriteHooks,
+    private readonly access: TicketAccessRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
@@ -69,6 +80,7 @@ export class TicketsService {
 
   /** The ticket row, its search words, its history entry, its CREATED event and its idempotency record commit together. */
   async create(request: TicketRequest, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
+    if (context.viewer && isRequester(context.viewer)) assertOwnName(context.viewer, request.requesterEmail);
     const now = new Date();
     return this.creates.write({ fields: newTicket(request, now), now, context, trace: currentTraceContext() });
   }
@@ -93,10 +105,14 @@ export class TicketsService {
    * statements rather than both; the two are not one snapshot, so a write in between can make them differ by it.
    * A search with prefix words first checks that none of them matches too many words (search-prefix-bound.ts).
    */
-  async list(query: TicketQuery): Promise<TicketPage> {
+  async list(query: TicketQuery, viewer: Viewer = DESK): Promise<TicketPage> {
     const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
     if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
-    const [tickets, counted] = await Promise.all([this.tickets.list(query), query.page?.withTotal ? this.tickets.count(query) : undefined]);
+    const visible = visibleTo(viewer);
+    const [tickets, counted] = await Promise.all([
+      this.tickets.list(query, visible),
+      query.page?.withTotal ? this.tickets.count(query, visible) : undefined,
+    ]);
     const total = counted ?? null;
     if (!query.page || tickets.length <= query.page.limit) return { items: tickets, nextCursor: null, total };
     const items = tickets.slice(0, query.page.limit);
@@ -107,10 +123,10 @@ export class TicketsService {
    * Every ticket an unpaged query selects, as a stream of rows opened at the first (see Database.stream):
    * the request's deadline bounds the prefix check and the wait for the first row, not the rest.
    */
-  async stream(query: TicketQuery): Promise<TicketJsonRows> {
+  async stream(query: TicketQuery, viewer: Viewer = DESK): Promise<TicketJsonRows> {
     const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
     if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
-    return this.tickets.stream(query);
+    return this.tickets.stream(query, visibleTo(viewer));
   }
 
   /** By id, read in batches with the reads of other requests (see BatchedLookup). */
@@ -127,7 +143,8 @@ export class TicketsService {
   }
 
   /** With `ifMatch`, the update only happens while the ticket is still the version the client names (412 otherwise). */
-  replace(id: string, request: TicketRequest, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
+  async replace(id: string, request: TicketRequest, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
+    if (context.viewer && isRequester(context.viewer)) throw requesterMayNot('replace a ticket');
     return this.update(id, ifMatch, context, (current, now) => replaceTicket(current, request, now));
   }
 
@@ -136,7 +153,15 @@ export class TicketsService {
    * Idempotency-Key's response in the same transaction (PUT, idempotent by HTTP, takes no key).
    */
   patch(id: string, patch: TicketPatch, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
-    return this.update(id, ifMatch, context, (current, now) => patchTicket(current, patch, now));
+    const viewer = context.viewer;
+    const authorize =
+      viewer &&
+      isRequester(viewer) &&
+      (async (transaction: Queryable, current: TicketResponse) => {
+        if (!(await this.access.allows(viewer, id, 'owner', transaction))) throw requesterMayNot('change a ticket that is not their own');
+        assertRequesterPatch(patch, current.status);
+      });
+    return this.update(id, ifMatch, context, (current, now) => patchTicket(current, patch, now), authorize || undefined);
   }
 
   private async update(
@@ -144,6 +169,7 @@ export class TicketsService {
     ifMatch: string | undefined,
     context: WriteContext,
     apply: (current: TicketResponse, now: Date) => TicketResponse,
+    authorize?: (transaction: Queryable, current: TicketResponse) => Promise<void>,
   ): Promise<TicketResponse> {
     const now = new Date();
     const ticket = await this.database.transaction(async (transaction) => {
@@ -151,6 +177,7 @@ export class TicketsService {
       // judges each move from the status the previous one committed, and the ticket's events are recorded
       // in the order the updates commit.
       const current = await this.findForUpdate(transaction, id);
+      await authorize?.(transaction, current);
       assertIfMatch(ifMatch, current);
       const updated = apply(current, now);
       assertTransition(this.workflow, current.status, updated.status);

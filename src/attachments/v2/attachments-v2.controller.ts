@@ -1,4 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Req, Res, UseInterceptors } from '@nestjs/common';
+import { viewerOf } from '../../common/context/viewer.js';
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../../idempotency/idempotency.interceptor.js';
 import { IdempotentContent } from '../../idempotency/idempotent-content.js';
@@ -41,15 +42,19 @@ export class AttachmentsV2Controller {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<AttachmentPageResponse> {
-    const page = await this.attachments.list(id, parseKeysetPage(request.query, 'v2', `attachments:${id}`, 'pageQuery'));
+    const page = await this.attachments.list(id, parseKeysetPage(request.query, 'v2', `attachments:${id}`, 'pageQuery'), viewerOf(request));
     setPageHeaders(response, collection(id), request.originalUrl, { ...page, total: null });
     return page;
   }
 
   @Get(':attachmentId')
   @api.get()
-  getAttachment(@Param('id', IdPipe) id: string, @Param('attachmentId', IdPipe) attachmentId: string): Promise<AttachmentResponse> {
-    return metadata(this.attachments, id, attachmentId);
+  getAttachment(
+    @Param('id', IdPipe) id: string,
+    @Param('attachmentId', IdPipe) attachmentId: string,
+    @Req() http: Request,
+  ): Promise<AttachmentResponse> {
+    return metadata(this.attachments, id, attachmentId, http);
   }
 
   @Get(':attachmentId/content')

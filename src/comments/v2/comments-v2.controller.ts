@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Param, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import { viewerOf } from '../../common/context/viewer.js';
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../../common/json-content-type.guard.js';
@@ -42,14 +43,18 @@ export class CommentsV2Controller {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<CommentPageResponse> {
-    const page = await this.comments.list(id, parseKeysetPage(request.query, 'v2', `comments:${id}`, 'pageQuery'));
+    const page = await this.comments.list(id, parseKeysetPage(request.query, 'v2', `comments:${id}`, 'pageQuery'), viewerOf(request));
     setPageHeaders(response, `/api/v2/tickets/${id}/comments`, request.originalUrl, { ...page, total: null });
     return page;
   }
 
   @Get(':commentId')
   @api.get()
-  getComment(@Param('id', IdPipe) id: string, @Param('commentId', IdPipe) commentId: string): Promise<CommentResponse> {
-    return this.comments.findOne(id, commentId);
+  getComment(
+    @Param('id', IdPipe) id: string,
+    @Param('commentId', IdPipe) commentId: string,
+    @Req() request: Request,
+  ): Promise<CommentResponse> {
+    return this.comments.findOne(id, commentId, viewerOf(request));
   }
 }

@@ -11,6 +11,11 @@ import type { Request } from 'express';
 export interface Principal {
   readonly subject?: string;
   readonly scopes: readonly string[];
+  /**
+   * For a requester token (src/security/access-rules.ts): the canonical address of the person it acts for, from its
+   * email claim. Absent for every other token.
+   */
+  readonly requesterEmail?: string;
 }
 
 /** The request property the authentication filter fills in (Spring's SecurityContext, per request). */

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { principalOf } from './principal.js';
+import { DESK, type Viewer, viewerOf } from './viewer.js';
 
 /** A key this request holds while it runs: only its token can finish or drop the started row. */
 export interface IdempotencyClaim {
@@ -20,6 +21,8 @@ export interface WriteContext {
   actor: string | null;
   /** The Idempotency-Key the request holds, if any: its response is stored in the write's transaction. */
   idempotency?: IdempotencyClaim;
+  /** Whose write it is: a requester's is held to what they may do (src/people/requester-writes.ts); absent: the desk's. */
+  viewer?: Viewer;
 }
 
 /** Where a request's claim of its key waits for the service, which finishes it in the write's transaction. */
@@ -44,5 +47,6 @@ export function anonymousWrite(): WriteContext {
 /** The context of a request's write: its token's subject as the actor, and its idempotency claim. */
 export function writeContext(request: Request): WriteContext {
   const idempotency = idempotencyClaimOf(request);
-  return { actor: principalOf(request)?.subject ?? null, ...(idempotency && { idempotency }) };
+  const viewer = viewerOf(request);
+  return { actor: principalOf(request)?.subject ?? null, ...(idempotency && { idempotency }), ...(viewer !== DESK && { viewer }) };
 }

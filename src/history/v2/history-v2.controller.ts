@@ -1,4 +1,5 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { viewerOf } from '../../common/context/viewer.js';
 import type { Request, Response } from 'express';
 import { parseKeysetPage } from '../../common/paging/keyset-page.js';
 import { IdPipe } from '../../common/http/id.pipe.js';
@@ -22,7 +23,7 @@ export class HistoryV2Controller {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<HistoryPageResponse> {
-    const page = await this.history.list(id, parseKeysetPage(request.query, 'v2', `history:${id}`, 'pageQuery'));
+    const page = await this.history.list(id, parseKeysetPage(request.query, 'v2', `history:${id}`, 'pageQuery'), viewerOf(request));
     setPageHeaders(response, `/api/v2/tickets/${id}/history`, request.originalUrl, { ...page, total: null });
     return page;
   }

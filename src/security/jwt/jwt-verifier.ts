@@ -3,6 +3,8 @@ import type { JwtConfig } from '../../config/security-config.js';
 import { BearerTokenException, IssuerUnavailableException } from './bearer-token.exception.js';
 import { IssuerKeySource } from './issuer-keys.js';
 import type { Principal } from '../../common/context/principal.js';
+import { canonicalEmail } from '../../people/email-address.js';
+import { isRequesterToken } from '../access-rules.js';
 
 /** Spring Security's JwtTimestampValidator default. */
 export const CLOCK_SKEW_SECONDS = 60;
@@ -38,22 +40,31 @@ export class JwtVerifier {
       throw BearerTokenException.invalid(rejectionReason(error));
     }
     const acceptedUntil = typeof payload.exp === 'number' ? (payload.exp + CLOCK_SKEW_SECONDS) * 1000 : undefined;
-    return { principal: principalFrom(payload), acceptedUntil };
+    return { principal: principalFrom(payload, this.config.requesterEmailClaim), acceptedUntil };
   }
 }
 
 /** The longest subject taken: what the columns that keep it hold (history actor, comment author, idempotency scope). */
 export const SUBJECT_MAX_LENGTH = 255;
 
-/** The token's Principal; throws a BearerTokenException (401) for a subject longer than SUBJECT_MAX_LENGTH characters. */
-export function principalFrom(payload: JWTPayload): Principal {
+/**
+ * The token's Principal; throws a BearerTokenException (401) for a subject longer than SUBJECT_MAX_LENGTH characters,
+ * and for a requester token whose `emailClaim` is missing, no address, or marked unverified (`email_verified: false`).
+ */
+export function principalFrom(payload: JWTPayload, emailClaim = 'email'): Principal {
   const claim = (['sub', 'client_id', 'azp'] as const).find((name) => typeof payload[name] === 'string' && payload[name] !== '');
   const subject = claim === undefined ? undefined : (payload[claim] as string);
   // Characters as MySQL's utf8mb4 counts them: code points.
   if (subject !== undefined && [...subject].length > SUBJECT_MAX_LENGTH) {
     throw BearerTokenException.invalid(`The ${claim} claim is longer than ${SUBJECT_MAX_LENGTH} characters`);
   }
-  return { subject, scopes: scopesOf(payload) };
+  const scopes = scopesOf(payload);
+  if (!isRequesterToken(scopes)) return { subject, scopes };
+  const requesterEmail = canonicalEmail(payload[emailClaim]);
+  if (requesterEmail === undefined)
+    throw BearerTokenException.invalid(`A requester token needs an email address in its ${emailClaim} claim`);
+  if (payload.email_verified === false) throw BearerTokenException.invalid(`The ${emailClaim} claim of a requester token is not verified`);
+  return { subject, scopes, requesterEmail };
 }
 
 /** Spring's JwtGrantedAuthoritiesConverter reads `scope` (space-separated string) and else `scp` (list or string). */

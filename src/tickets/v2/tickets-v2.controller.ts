@@ -1,3 +1,4 @@
+import { viewerOf } from '../../common/context/viewer.js';
 import {
   Body,
   Controller,
@@ -86,7 +87,7 @@ export class TicketsV2Controller {
   @Get()
   @api.list()
   async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<TicketPage> {
-    const page = await this.tickets.list(parseTicketQuery(request.query, 'v2', this.sla));
+    const page = await this.tickets.list(parseTicketQuery(request.query, 'v2', this.sla), viewerOf(request));
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
     return { ...page, items: await this.withSla(page.items) };
   }

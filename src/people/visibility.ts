@@ -1,0 +1,72 @@
+import type { RequesterViewer, Viewer } from '../common/context/viewer.js';
+
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * What a requester may do with a ticket: `read` it (and its public comments, history and attachments), `comment` on
+ * it (public comments and attachments), or change it as its `owner` (its status, within the rules of
+ * src/people/requester-writes.ts).
+ */
+export type TicketAccess = 'read' | 'comment' | 'owner';
+
+/**
+ * The one visibility rule: the ids of the tickets a requester may read, comment on, or own, as one UNION statement
+ * the repositories put inside their own SQL (as the source of a list, or in `id IN (…)` for one ticket or a feed),
+ * never applied to rows after a query. A requester owns the tickets whose requester they are; reads and comments
+ * on those that name them as a participant; and, when their organization shares tickets, reads its members'
+ * (a member is an address the organization lists, or one of its domains not listed by another organization), and
+ * comments on them when it shares comments too. Each branch reads an index: tickets (requester_key),
+ * ticket_participants (email, ticket_id), organization_members (organization_id, email) → tickets (requester_key),
+ * organization_domains (organization_id, domain) → tickets (requester_domain).
+ */
+export function visibleTicketIds(viewer: RequesterViewer, access: TicketAccess = 'read'): SqlFragment {
+  // The first branch names the column: `visible.ticket_id`, apart from the `id` of the tickets it is joined to.
+  const branches: SqlFragment[] = [{ sql: 'SELECT id AS ticket_id FROM tickets WHERE requester_key = ?', params: [viewer.email] }];
+  if (access === 'owner') return union(branches);
+  branches.push({ sql: 'SELECT ticket_id FROM ticket_participants WHERE email = ?', params: [viewer.email] });
+  const organization = viewer.organization;
+  const shared = organization?.sharedTickets && (access === 'read' || organization.sharedComments);
+  if (organization && shared) {
+    branches.push(
+      {
+        sql: 'SELECT t.id FROM organization_members m STRAIGHT_JOIN tickets t ON t.requester_key = m.email WHERE m.organization_id = ?',
+        params: [organization.id],
+      },
+      {
+        sql:
+          'SELECT t.id FROM organization_domains d STRAIGHT_JOIN tickets t ON t.requester_domain = d.domain WHERE d.organization_id = ?' +
+          ' AND NOT EXISTS (SELECT 1 FROM organization_members o WHERE o.email = t.requester_key)',
+        params: [organization.id],
+      },
+    );
+  }
+  return union(branches);
+}
+
+function union(branches: SqlFragment[]): SqlFragment {
+  return { sql: branches.map((branch) => branch.sql).join(' UNION '), params: branches.flatMap((branch) => branch.params) };
+}
+
+/**
+ * What of a ticket they see a requester reads (conditions on the rows of each sub-resource's table): never an internal
+ * comment; no attachment an internal comment names; no history entry of either.
+ */
+export const REQUESTER_SEES = {
+  comments: "ticket_comments.visibility = 'PUBLIC'",
+  attachments:
+    'NOT EXISTS (SELECT 1 FROM comment_attachments ca JOIN ticket_comments c ON c.id = ca.comment_id' +
+    " WHERE ca.attachment_id = ticket_attachments.id AND c.visibility = 'INTERNAL')",
+  history:
+    "NOT (ticket_history.action = 'COMMENTED' AND EXISTS (SELECT 1 FROM ticket_comments c" +
+    " WHERE c.id = JSON_VALUE(ticket_history.changes, '$.comment.to') AND c.visibility = 'INTERNAL'))" +
+    " AND NOT (ticket_history.action = 'ATTACHED' AND EXISTS (SELECT 1 FROM comment_attachments ca JOIN ticket_comments c ON c.id = ca.comment_id" +
+    " WHERE ca.attachment_id = JSON_VALUE(ticket_history.changes, '$.attachment.to') AND c.visibility = 'INTERNAL'))",
+} as const;
+
+/** The condition (` AND …`) a sub-resource's read adds for the viewer: none for the desk. */
+export function hiddenFrom(viewer: Viewer, of: keyof typeof REQUESTER_SEES): string {
+  return viewer.kind === 'requester' ? ` AND ${REQUESTER_SEES[of]}` : '';
+}

@@ -1,0 +1,319 @@
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { useTestApp } from '../support/test-app.js';
+import { TestIssuer } from '../support/test-issuer.js';
+import { buildTicketRequest } from '../support/ticket-factory.js';
+
+const JWT = 'SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_';
+const AGENT = 'tickets.read tickets.write organizations.manage';
+const STATUSES = ['OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED'] as const;
+
+interface Organization {
+  domain: string;
+  /** An address of another domain it lists as a member. */
+  member: string;
+  sharedTickets: boolean;
+  sharedComments: boolean;
+}
+
+interface Ticket {
+  id: number;
+  requester: string;
+  comments: Array<{ id: number; visibility: 'PUBLIC' | 'INTERNAL' }>;
+}
+
+/** The model the service must agree with: who belongs where, and so who sees and comments on what. */
+class World {
+  constructor(
+    readonly organizations: Organization[],
+    readonly people: string[],
+  ) {}
+
+  organizationOf(email: string): Organization | undefined {
+    const address = email.toLowerCase();
+    return (
+      this.organizations.find((o) => o.member === address) ??
+      this.organizations.find((o) => address.endsWith(`@${o.domain}`) && !this.organizations.some((other) => other.member === address))
+    );
+  }
+
+  sees(viewer: string, ticket: Ticket): boolean {
+    if (ticket.requester.toLowerCase() === viewer) return true;
+    const mine = this.organizationOf(viewer);
+    return mine !== undefined && mine.sharedTickets && this.organizationOf(ticket.requester) === mine;
+  }
+
+  commentsOn(viewer: string, ticket: Ticket): boolean {
+    if (ticket.requester.toLowerCase() === viewer) return true;
+    return this.sees(viewer, ticket) && this.organizationOf(viewer)!.sharedComments;
+  }
+}
+
+describe('Requester tokens see only their tickets, and never an internal comment', () => {
+  let issuer: TestIssuer;
+  const env: Record<string, string> = {};
+  beforeAll(async () => {
+    issuer = await TestIssuer.start();
+    await issuer.addKey('rsa-1', 'RS256');
+    Object.assign(env, { [`${JWT}ISSUERURI`]: issuer.url, [`${JWT}AUDIENCES`]: 'ticket-service' });
+  });
+  const testApp = useTestApp({ env });
+  afterAll(() => issuer.stop());
+
+  const agent = async () => ({ Authorization: `Bearer ${await issuer.token({ claims: { scope: AGENT } })}` });
+  const as = async (email: string, claims: Record<string, unknown> = {}) => ({
+    Authorization: `Bearer ${await issuer.token({ claims: { scope: 'tickets.requester', email, sub: email, ...claims } })}`,
+  });
+  const unique = () => randomBytes(4).toString('hex');
+
+  /** Builds a world through the API as an agent: organizations, tickets of random requesters, public and internal comments. */
+  async function build(shape: {
+    shares: Array<[boolean, boolean]>;
+    tickets: Array<{ requester: number; upper: boolean; status: number; comments: boolean[] }>;
+  }): Promise<{ world: World; tickets: Ticket[]; word: string }> {
+    const run = unique();
+    const organizations = shape.shares.map(([sharedTickets, sharedComments], i) => ({
+      domain: `o${i}-${run}.test`,
+      member: `guest${i}@elsewhere-${run}.test`,
+      sharedTickets,
+      sharedComments,
+    }));
+    const headers = await agent();
+    for (const organization of organizations) {
+      const created = await testApp.http
+        .post('/api/v2/organizations')
+        .set(headers)
+        .send({
+          name: organization.domain,
+          domains: [organization.domain.toUpperCase()],
+          members: [organization.member],
+          sharedTickets: organization.sharedTickets,
+          sharedComments: organization.sharedComments,
+        });
+      expect(created.status).toBe(201);
+    }
+    const people = [...organizations.flatMap((o, i) => [`a${i}@${o.domain}`, `b${i}@${o.domain}`, o.member]), `loner@nowhere-${run}.test`];
+    const world = new World(organizations, people);
+    const word = `w${run}`;
+    const tickets: Ticket[] = [];
+    for (const spec of shape.tickets) {
+      const person = people[spec.requester % people.length];
+      const requester = spec.upper ? person.toUpperCase() : person;
+      const created = await testApp.http
+        .post('/api/tickets')
+        .set(headers)
+        .send(buildTicketRequest({ title: `printer ${word}`, requesterEmail: requester, status: STATUSES[spec.status] }));
+      expect(created.status).toBe(201);
+      const ticket: Ticket = { id: created.body.id as number, requester, comments: [] };
+      for (const internal of spec.comments) {
+        const visibility = internal ? 'INTERNAL' : 'PUBLIC';
+        const comment = await testApp.http
+          .post(`/api/v2/tickets/${ticket.id}/comments`)
+          .set(headers)
+          .send({ body: `note ${word}`, visibility });
+        expect(comment.status).toBe(201);
+        ticket.comments.push({ id: comment.body.id as number, visibility });
+      }
+      tickets.push(ticket);
+    }
+    return { world, tickets, word };
+  }
+
+  const shapes = fc.record({
+    shares: fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 2 }),
+    tickets: fc.array(
+      fc.record({
+        requester: fc.nat(20),
+        upper: fc.boolean(),
+        status: fc.nat(4),
+        comments: fc.array(fc.boolean(), { maxLength: 2 }),
+      }),
+      { minLength: 1, maxLength: 7 },
+    ),
+  });
+
+  it('answers every read path with exactly what the model says each requester sees', async () => {
+    await fc.assert(
+      fc.asyncProperty(shapes, async (shape) => {
+        const { world, tickets, word } = await build(shape);
+        const missing = await testApp.http.get('/api/v2/tickets/999999999999').set(await agent());
+        const missingV1 = await testApp.http.get('/api/tickets/999999999999').set(await agent());
+        for (const viewer of world.people) {
+          const headers = await as(viewer.replace(/^./, (c) => c.toUpperCase()));
+          const visible = tickets.filter((ticket) => world.sees(viewer, ticket));
+          const expected = visible.map((t) => t.id).sort((a, b) => a - b);
+
+          // v2 pages walked to the end, with their total.
+          const walked: number[] = [];
+          let cursor: string | null = null;
+          do {
+            const page = await testApp.http
+              .get('/api/v2/tickets')
+              .query({ q: word, limit: 2, sort: 'id', ...(cursor && { cursor }) })
+              .set(headers);
+            expect(page.status).toBe(200);
+            expect(page.body.total).toBe(expected.length);
+            walked.push(...(page.body.items as Array<{ id: number }>).map((t) => t.id));
+            cursor = page.body.nextCursor as string | null;
+          } while (cursor);
+          expect(walked).toEqual(expected);
+
+          // v1 unpaged (streamed) and paged with X-Total-Count, filtered by status.
+          const streamed = await testApp.http.get('/api/tickets').set(headers);
+          expect(streamed.status).toBe(200);
+          const mine = (streamed.body as Array<{ id: number }>).map((t) => t.id).filter((id) => tickets.some((t) => t.id === id));
+          expect(mine.sort((a, b) => a - b)).toEqual(expected);
+          const open = await testApp.http.get('/api/tickets').query({ status: 'OPEN', q: word, limit: 100 }).set(headers);
+          const openExpected = visible.filter((t) => shape.tickets[tickets.indexOf(t)].status === 0).length;
+          expect(open.headers['x-total-count']).toBe(String(openExpected));
+
+          for (const ticket of tickets) {
+            const v2 = await testApp.http.get(`/api/v2/tickets/${ticket.id}`).set(headers);
+            const v1Comments = await testApp.http.get(`/api/tickets/${ticket.id}/comments`).set(headers);
+            const history = await testApp.http.get(`/api/v2/tickets/${ticket.id}/history`).query({ limit: 100 }).set(headers);
+            const sla = await testApp.http.get(`/api/tickets/${ticket.id}/transitions`).set(headers);
+            if (!world.sees(viewer, ticket)) {
+              // Exactly a missing ticket's answer, but for its id.
+              expect([v2.status, v2.body.detail]).toEqual([404, `Ticket not found with id: ${ticket.id}`]);
+              expect(Object.keys(v2.body).sort()).toEqual(Object.keys(missing.body).sort());
+              expect([v1Comments.status, v1Comments.body.message]).toEqual([404, `Ticket not found with id: ${ticket.id}`]);
+              expect(Object.keys(v1Comments.body).sort()).toEqual(Object.keys(missingV1.body).sort());
+              expect([history.status, sla.status]).toEqual([404, 404]);
+              continue;
+            }
+            expect(v2.status).toBe(200);
+            const publicIds = ticket.comments.filter((c) => c.visibility === 'PUBLIC').map((c) => c.id);
+            expect((v1Comments.body as Array<{ id: number }>).map((c) => c.id)).toEqual(publicIds);
+            const commented = (history.body.items as Array<{ action: string; changes: { comment?: { to: number } } }>)
+              .filter((entry) => entry.action === 'COMMENTED')
+              .map((entry) => entry.changes.comment!.to);
+            expect(commented).toEqual(publicIds);
+            for (const comment of ticket.comments) {
+              const one = await testApp.http.get(`/api/v2/tickets/${ticket.id}/comments/${comment.id}`).set(headers);
+              expect(one.status).toBe(comment.visibility === 'PUBLIC' ? 200 : 404);
+            }
+            expect(sla.status).toBe(200);
+          }
+        }
+      }),
+      { numRuns: 6 },
+    );
+  });
+
+  it('lets a requester write only what is theirs to write', async () => {
+    await fc.assert(
+      fc.asyncProperty(shapes, async (shape) => {
+        const { world, tickets } = await build(shape);
+        for (const viewer of world.people) {
+          const headers = await as(viewer);
+          const other = world.people.find((person) => person !== viewer)!;
+          expect(
+            (
+              await testApp.http
+                .post('/api/v2/tickets')
+                .set(headers)
+                .send(buildTicketRequest({ requesterEmail: other }))
+            ).status,
+          ).toBe(403);
+          const own = await testApp.http
+            .post('/api/tickets')
+            .set(headers)
+            .send(buildTicketRequest({ requesterEmail: viewer.toUpperCase() }));
+          expect(own.status).toBe(201);
+          expect(
+            (
+              await testApp.http
+                .put(`/api/tickets/${own.body.id}`)
+                .set(headers)
+                .send(buildTicketRequest({ requesterEmail: viewer }))
+            ).status,
+          ).toBe(403);
+          expect((await testApp.http.delete(`/api/tickets/${own.body.id}`).set(headers)).status).toBe(403);
+          expect((await testApp.http.patch(`/api/v2/tickets/${own.body.id}`).set(headers).send({ priority: 'LOW' })).status).toBe(403);
+          for (const ticket of tickets) {
+            const comment = await testApp.http.post(`/api/v2/tickets/${ticket.id}/comments`).set(headers).send({ body: 'any news?' });
+            const internal = await testApp.http
+              .post(`/api/v2/tickets/${ticket.id}/comments`)
+              .set(headers)
+              .send({ body: 'hm', visibility: 'INTERNAL' });
+            const resolve = await testApp.http.patch(`/api/v2/tickets/${ticket.id}`).set(headers).send({ status: 'RESOLVED' });
+            if (!world.sees(viewer, ticket)) {
+              expect([comment.status, internal.status, resolve.status]).toEqual([404, 404, 404]);
+              continue;
+            }
+            expect(comment.status).toBe(world.commentsOn(viewer, ticket) ? 201 : 403);
+            expect(internal.status).toBe(403);
+            const owner = ticket.requester.toLowerCase() === viewer;
+            // RESOLVED is reachable from every status under the default (free) workflow.
+            expect(resolve.status).toBe(owner ? 200 : 403);
+          }
+        }
+        // Nothing a refused write tried is there: every comment the agent reads is one of the world's or a 201 above.
+        const agentHeaders = await agent();
+        for (const ticket of tickets) {
+          const comments = await testApp.http.get(`/api/tickets/${ticket.id}/comments`).set(agentHeaders);
+          expect((comments.body as Array<{ visibility: string; body: string }>).filter((c) => c.body === 'hm')).toEqual([]);
+        }
+      }),
+      { numRuns: 4 },
+    );
+  });
+
+  it('refuses a requester token without a verified address in its email claim, and keeps it off other resources', async () => {
+    const bad = async (claims: Record<string, unknown>) =>
+      (
+        await testApp.http
+          .get('/api/v2/tickets')
+          .set({ Authorization: `Bearer ${await issuer.token({ claims: { scope: 'tickets.requester', ...claims } })}` })
+      ).status;
+    expect(await bad({})).toBe(401);
+    expect(await bad({ email: 'not an address' })).toBe(401);
+    expect(await bad({ email: 'ann@example.com', email_verified: false })).toBe(401);
+    expect(await bad({ email: 'ann@example.com', email_verified: true })).toBe(200);
+    const headers = await as('ann@example.com');
+    for (const path of ['/api/v2/organizations', '/api/v2/webhooks', '/api/v2/changes']) {
+      expect((await testApp.http.get(path).set(headers)).status).toBe(403);
+    }
+  });
+
+  it('refuses a domain or a member that another organization lists (409), and applies a change of sharing at the next request', async () => {
+    const run = unique();
+    const headers = await agent();
+    const first = await testApp.http
+      .post('/api/v2/organizations')
+      .set(headers)
+      .send({ name: 'First', domains: [`${run}.test`], members: [`x@${run}.other`] });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({
+      domains: [`${run}.test`],
+      members: [`x@${run}.other`],
+      sharedTickets: false,
+      sharedComments: false,
+    });
+    const clash = await testApp.http
+      .post('/api/v2/organizations')
+      .set(headers)
+      .send({ name: 'Second', domains: [`${run.toUpperCase()}.test`] });
+    expect(clash.status).toBe(409);
+    expect(clash.body.detail).toContain(`${run}.test`);
+    const invalid = await testApp.http
+      .post('/api/v2/organizations')
+      .set(headers)
+      .send({ name: 'Third', domains: ['not a domain'], members: ['nope'] });
+    expect(invalid.status).toBe(400);
+
+    const ann = `ann@${run}.test`;
+    const bob = `bob@${run}.test`;
+    const bobs = await testApp.http
+      .post('/api/tickets')
+      .set(headers)
+      .send(buildTicketRequest({ requesterEmail: bob }));
+    expect((await testApp.http.get(`/api/tickets/${bobs.body.id}`).set(await as(ann))).status).toBe(404);
+    expect((await testApp.http.patch(`/api/v2/organizations/${first.body.id}`).set(headers).send({ sharedTickets: true })).status).toBe(
+      200,
+    );
+    expect((await testApp.http.get(`/api/tickets/${bobs.body.id}`).set(await as(ann))).status).toBe(200);
+    expect((await testApp.http.delete(`/api/v2/organizations/${first.body.id}`).set(headers)).status).toBe(204);
+    expect((await testApp.http.get(`/api/tickets/${bobs.body.id}`).set(await as(ann))).status).toBe(404);
+  });
+});
