@@ -49,7 +49,10 @@ export function withSecurity(document: OpenAPIObject, security: SecurityConfig):
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'An access token of the configured issuer: scope tickets.read to read, tickets.write to write.',
+          description:
+            'An access token of the configured issuer: scope tickets.read to read, tickets.write to write; webhooks.manage and ' +
+            'organizations.manage for those resources; tickets.requester (without the other two) acts for the person of its ' +
+            'email claim, who sees only their own tickets and those their organization shares (docs/security.md).',
         },
       },
     };

@@ -177,6 +177,8 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       expect(Object.keys(v1.paths).some((path) => path.startsWith('/api/v2'))).toBe(false);
       expect(Object.keys(v2.paths).sort()).toEqual([
         '/api/v2/changes',
+        '/api/v2/organizations',
+        '/api/v2/organizations/{id}',
         V2_COLLECTION,
         V2_ONE,
         `${V2_ONE}/attachments`,
