@@ -21,8 +21,8 @@ const FIELDS = [
 
 type TicketFields = Pick<TicketResponse, (typeof FIELDS)[number]>;
 
-/** The fields a ticket's write changed, each as `{from, to}` (null: none). */
-export type TicketChanges = Partial<Record<(typeof FIELDS)[number], FieldChange<string | null>>>;
+/** The fields a ticket's write changed, each as `{from, to}` (null: none); its participants (v2's ccEmails) as lists. */
+export type TicketChanges = Partial<Record<(typeof FIELDS)[number], FieldChange<string | null>>> & { ccEmails?: FieldChange<string[]> };
 
 /**
  * The fields a write actually changed, each as `{from, to}`. A create compares with nothing (every field

@@ -4,7 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { HistoryAction } from './history-action.js';
 import { TicketHistoryRepository } from './ticket-history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
-import { ticketChanges } from './ticket-changes.js';
+import { type FieldChange, ticketChanges } from './ticket-changes.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import type { TicketPatch } from './dto/ticket-patch.dto.js';
 import type { TicketRequest } from './dto/ticket-request.dto.js';
@@ -32,6 +32,7 @@ import type { SqlStatement } from './query/ticket-query-sql.js';
 import { DESK, isRequester, type Viewer } from '../common/context/viewer.js';
 import { visibleTicketIds } from '../people/visibility.js';
 import { TicketAccessRepository } from '../people/ticket-access.repository.js';
+import { ParticipantsRepository } from '../people/participants.repository.js';
 import { assertOwnName, assertRequesterPatch, requesterMayNot } from '../people/requester-writes.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
@@ -43,6 +44,16 @@ export interface TicketPage {
   total: number | null;
 }
 
+/** What a v2 write does to the ticket's participants: `set` replaces them; absent, they stay. */
+export interface ParticipantsWrite {
+  set?: string[];
+}
+
+/** The ticket with its participants when they are to be shown (v2); as it is otherwise (v1). */
+function withParticipants(ticket: TicketResponse, ccEmails: string[] | undefined): TicketResponse {
+  return ccEmails === undefined ? ticket : ({ ...ticket, ccEmails } as TicketResponse);
+}
+
 /** The tickets a requester sees (the one rule, src/people/visibility.ts); undefined for the desk, which sees all. */
 function visibleTo(viewer: Viewer): SqlStatement | undefined {
   return isRequester(viewer) ? visibleTicketIds(viewer) : undefined;
@@ -52,6 +63,8 @@ function visibleTo(viewer: Viewer): SqlStatement | undefined {
 interface NewTicket extends NewTicketRow {
   context: WriteContext;
   trace: TraceHeaders | undefined;
+  /** Its participants (v2's ccEmails) in canonical form; undefined for a v1 create, whose answer never shows them. */
+  ccEmails?: string[];
 }
 
 /**
@@ -72,6 +85,7 @@ export class TicketsService {
     private readonly history: TicketHistoryRepository,
     private readonly hooks: TicketWriteHooks,
     private readonly access: TicketAccessRepository,
+    private readonly participants: ParticipantsRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
@@ -79,19 +93,29 @@ export class TicketsService {
   }
 
   /** The ticket row, its search words, its history entry, its CREATED event and its idempotency record commit together. */
-  async create(request: TicketRequest, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
-    if (context.viewer && isRequester(context.viewer)) assertOwnName(context.viewer, request.requesterEmail);
+  /**
+   * `ccEmails` (v2): the new ticket's participants; with them, the answer (and the Idempotency-Key's stored answer)
+   * carries them as `ccEmails`. Without them (v1), neither does.
+   */
+  async create(request: TicketRequest, context: WriteContext = anonymousWrite(), ccEmails?: string[]): Promise<TicketResponse> {
+    if (context.viewer && isRequester(context.viewer)) {
+      assertOwnName(context.viewer, request.requesterEmail);
+      if (ccEmails?.length) throw requesterMayNot('name participants (ccEmails): agents set them');
+    }
     const now = new Date();
-    return this.creates.write({ fields: newTicket(request, now), now, context, trace: currentTraceContext() });
+    return this.creates.write({ fields: newTicket(request, now), now, context, trace: currentTraceContext(), ccEmails });
   }
 
   private insertAll(pending: NewTicket[]): Promise<TicketResponse[]> {
     return this.database.transaction(async (transaction) => {
-      const tickets = await this.tickets.insertAll(transaction, pending);
+      const inserted = await this.tickets.insertAll(transaction, pending);
+      const tickets = inserted.map((ticket, i) => withParticipants(ticket, pending[i].ccEmails));
       await this.tickets.insertWords(transaction.later, tickets);
       for (const [i, ticket] of tickets.entries()) {
-        const { context, now, trace } = pending[i];
-        await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace);
+        const { context, now, trace, ccEmails } = pending[i];
+        const participants = ccEmails?.length ? { from: [], to: ccEmails } : undefined;
+        if (participants) await this.participants.replace(transaction.later, ticket.id, participants.to);
+        await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace, participants);
         await this.hooks.ticketCreated(transaction.later, ticket, now);
         await this.idempotency.finishCreated(transaction, context.idempotency, ticket, ticketEtag(ticket));
       }
@@ -143,16 +167,29 @@ export class TicketsService {
   }
 
   /** With `ifMatch`, the update only happens while the ticket is still the version the client names (412 otherwise). */
-  async replace(id: string, request: TicketRequest, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
+  /** `participants` (v2): what becomes of the ticket's participants, which the answer then shows; absent (v1): neither. */
+  async replace(
+    id: string,
+    request: TicketRequest,
+    ifMatch?: string,
+    context: WriteContext = anonymousWrite(),
+    participants?: ParticipantsWrite,
+  ): Promise<TicketResponse> {
     if (context.viewer && isRequester(context.viewer)) throw requesterMayNot('replace a ticket');
-    return this.update(id, ifMatch, context, (current, now) => replaceTicket(current, request, now));
+    return this.update(id, ifMatch, context, (current, now) => replaceTicket(current, request, now), undefined, participants);
   }
 
   /**
    * A JSON merge patch: the same rules, lock, If-Match, event and history as a full replacement, and an
    * Idempotency-Key's response in the same transaction (PUT, idempotent by HTTP, takes no key).
    */
-  patch(id: string, patch: TicketPatch, ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
+  patch(
+    id: string,
+    patch: TicketPatch,
+    ifMatch?: string,
+    context: WriteContext = anonymousWrite(),
+    participants?: ParticipantsWrite,
+  ): Promise<TicketResponse> {
     const viewer = context.viewer;
     const authorize =
       viewer &&
@@ -161,7 +198,7 @@ export class TicketsService {
         if (!(await this.access.allows(viewer, id, 'owner', transaction))) throw requesterMayNot('change a ticket that is not their own');
         assertRequesterPatch(patch, current.status);
       });
-    return this.update(id, ifMatch, context, (current, now) => patchTicket(current, patch, now), authorize || undefined);
+    return this.update(id, ifMatch, context, (current, now) => patchTicket(current, patch, now), authorize || undefined, participants);
   }
 
   private async update(
@@ -170,6 +207,7 @@ export class TicketsService {
     context: WriteContext,
     apply: (current: TicketResponse, now: Date) => TicketResponse,
     authorize?: (transaction: Queryable, current: TicketResponse) => Promise<void>,
+    participants?: ParticipantsWrite,
   ): Promise<TicketResponse> {
     const now = new Date();
     const ticket = await this.database.transaction(async (transaction) => {
@@ -184,9 +222,11 @@ export class TicketsService {
       await this.tickets.update(transaction.later, id, updated);
       await this.tickets.updateWords(transaction.later, id, current, updated);
       await this.hooks.ticketUpdated(transaction, current, updated, now);
-      await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now);
-      await this.idempotency.finishUpdated(transaction, context.idempotency, updated, ticketEtag(updated));
-      return updated;
+      const cc = participants && (await this.writeParticipants(transaction, id, participants.set));
+      await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now, undefined, cc?.changed);
+      const answer = withParticipants(updated, cc?.now);
+      await this.idempotency.finishUpdated(transaction, context.idempotency, answer, ticketEtag(updated));
+      return answer;
     });
     return ticket;
   }
@@ -208,6 +248,18 @@ export class TicketsService {
     });
   }
 
+  /** Makes `set` the ticket's participants, if given: what they are now, and their change when they changed. */
+  private async writeParticipants(
+    transaction: Queryable,
+    id: string,
+    set?: string[],
+  ): Promise<{ now: string[]; changed?: FieldChange<string[]> }> {
+    const before = (await this.participants.of([Number(id)], transaction)).get(Number(id)) ?? [];
+    if (set === undefined || set.join() === before.join()) return { now: before };
+    await this.participants.replace(transaction, id, set);
+    return { now: set, changed: { from: before, to: set } };
+  }
+
   private async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse> {
     const ticket = await this.tickets.findForUpdate(transaction, id);
     if (!ticket) throw ticketNotFound(id);
@@ -223,13 +275,14 @@ export class TicketsService {
     ticket: TicketResponse,
     now: Date,
     trace = currentTraceContext(),
+    participants?: FieldChange<string[]>,
   ): Promise<void> {
     await this.history.record(writes, {
       ticketId: ticket.id,
       occurredAt: now,
       actor: context.actor,
       action,
-      changes: ticketChanges(before, ticket),
+      changes: { ...ticketChanges(before, ticket), ...(participants && { ccEmails: participants }) },
     });
     await this.outbox.record(writes, ticketEvent(action, ticket, now), routingKeyOf(action), trace);
   }

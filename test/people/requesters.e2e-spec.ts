@@ -19,6 +19,8 @@ interface Organization {
 interface Ticket {
   id: number;
   requester: string;
+  /** Its participants (ccEmails), lower case. */
+  cc: string[];
   comments: Array<{ id: number; visibility: 'PUBLIC' | 'INTERNAL' }>;
 }
 
@@ -38,13 +40,13 @@ class World {
   }
 
   sees(viewer: string, ticket: Ticket): boolean {
-    if (ticket.requester.toLowerCase() === viewer) return true;
+    if (ticket.requester.toLowerCase() === viewer || ticket.cc.includes(viewer)) return true;
     const mine = this.organizationOf(viewer);
     return mine !== undefined && mine.sharedTickets && this.organizationOf(ticket.requester) === mine;
   }
 
   commentsOn(viewer: string, ticket: Ticket): boolean {
-    if (ticket.requester.toLowerCase() === viewer) return true;
+    if (ticket.requester.toLowerCase() === viewer || ticket.cc.includes(viewer)) return true;
     return this.sees(viewer, ticket) && this.organizationOf(viewer)!.sharedComments;
   }
 }
@@ -69,7 +71,7 @@ describe('Requester tokens see only their tickets, and never an internal comment
   /** Builds a world through the API as an agent: organizations, tickets of random requesters, public and internal comments. */
   async function build(shape: {
     shares: Array<[boolean, boolean]>;
-    tickets: Array<{ requester: number; upper: boolean; status: number; comments: boolean[] }>;
+    tickets: Array<{ requester: number; upper: boolean; status: number; comments: boolean[]; cc: number[] }>;
   }): Promise<{ world: World; tickets: Ticket[]; word: string }> {
     const run = unique();
     const organizations = shape.shares.map(([sharedTickets, sharedComments], i) => ({
@@ -99,12 +101,18 @@ describe('Requester tokens see only their tickets, and never an internal comment
     for (const spec of shape.tickets) {
       const person = people[spec.requester % people.length];
       const requester = spec.upper ? person.toUpperCase() : person;
+      const cc = [...new Set(spec.cc.map((i) => people[i % people.length]))];
+      // Participants are a v2 field: tickets with some are created through v2 (in upper case: stored lower-cased).
       const created = await testApp.http
-        .post('/api/tickets')
+        .post(cc.length > 0 ? '/api/v2/tickets' : '/api/tickets')
         .set(headers)
-        .send(buildTicketRequest({ title: `printer ${word}`, requesterEmail: requester, status: STATUSES[spec.status] }));
+        .send({
+          ...buildTicketRequest({ title: `printer ${word}`, requesterEmail: requester, status: STATUSES[spec.status] }),
+          ...(cc.length > 0 && { ccEmails: cc.map((email) => email.toUpperCase()) }),
+        });
       expect(created.status).toBe(201);
-      const ticket: Ticket = { id: created.body.id as number, requester, comments: [] };
+      if (cc.length > 0) expect(created.body.ccEmails).toEqual(cc);
+      const ticket: Ticket = { id: created.body.id as number, requester, cc, comments: [] };
       for (const internal of spec.comments) {
         const visibility = internal ? 'INTERNAL' : 'PUBLIC';
         const comment = await testApp.http
@@ -127,6 +135,7 @@ describe('Requester tokens see only their tickets, and never an internal comment
         upper: fc.boolean(),
         status: fc.nat(4),
         comments: fc.array(fc.boolean(), { maxLength: 2 }),
+        cc: fc.array(fc.nat(20), { maxLength: 2 }),
       }),
       { minLength: 1, maxLength: 7 },
     ),
@@ -182,6 +191,7 @@ describe('Requester tokens see only their tickets, and never an internal comment
               continue;
             }
             expect(v2.status).toBe(200);
+            expect(v2.body.ccEmails).toEqual(ticket.cc);
             const publicIds = ticket.comments.filter((c) => c.visibility === 'PUBLIC').map((c) => c.id);
             expect((v1Comments.body as Array<{ id: number }>).map((c) => c.id)).toEqual(publicIds);
             const commented = (history.body.items as Array<{ action: string; changes: { comment?: { to: number } } }>)
@@ -274,6 +284,62 @@ describe('Requester tokens see only their tickets, and never an internal comment
     for (const path of ['/api/v2/organizations', '/api/v2/webhooks', '/api/v2/changes']) {
       expect((await testApp.http.get(path).set(headers)).status).toBe(403);
     }
+  });
+
+  it('shows participants (ccEmails) in v2 only, lets agents alone set them, and records their changes', async () => {
+    const headers = await agent();
+    const ann = `ann@${unique()}.test`;
+    const created = await testApp.http
+      .post('/api/v2/tickets')
+      .set(headers)
+      .send({ ...buildTicketRequest({ requesterEmail: ann }), ccEmails: ['Bob@Example.com', 'bob@example.com', 'carl@example.com'] });
+    expect(created.body.ccEmails).toEqual(['bob@example.com', 'carl@example.com']);
+    const v1 = await testApp.http.get(`/api/tickets/${created.body.id}`).set(headers);
+    expect(v1.body).not.toHaveProperty('ccEmails');
+    const tooMany = Array.from({ length: 21 }, (_, i) => `p${i}@example.com`);
+    for (const ccEmails of [tooMany, ['not an address'], 'bob@example.com']) {
+      const refused = await testApp.http.patch(`/api/v2/tickets/${created.body.id}`).set(headers).send({ ccEmails });
+      expect([refused.status, refused.body.errors?.[0]?.field]).toEqual([400, 'ccEmails']);
+    }
+    const patched = await testApp.http
+      .patch(`/api/v2/tickets/${created.body.id}`)
+      .set(headers)
+      .send({ ccEmails: ['dan@example.com'] });
+    expect(patched.body.ccEmails).toEqual(['dan@example.com']);
+    const kept = await testApp.http.patch(`/api/v2/tickets/${created.body.id}`).set(headers).send({ priority: 'LOW' });
+    expect(kept.body.ccEmails).toEqual(['dan@example.com']);
+    // A v1 PUT knows nothing of participants and keeps them; a v2 PUT replaces them (absent: none).
+    await testApp.http
+      .put(`/api/tickets/${created.body.id}`)
+      .set(headers)
+      .send(buildTicketRequest({ requesterEmail: ann }))
+      .expect(200);
+    expect((await testApp.http.get(`/api/v2/tickets/${created.body.id}`).set(headers)).body.ccEmails).toEqual(['dan@example.com']);
+    const replaced = await testApp.http
+      .put(`/api/v2/tickets/${created.body.id}`)
+      .set(headers)
+      .send(buildTicketRequest({ requesterEmail: ann }));
+    expect(replaced.body.ccEmails).toEqual([]);
+    const history = await testApp.http.get(`/api/v2/tickets/${created.body.id}/history`).set(headers);
+    const changes = (history.body.items as Array<{ changes: { ccEmails?: unknown } }>)
+      .map((entry) => entry.changes.ccEmails)
+      .filter(Boolean);
+    expect(changes).toEqual([
+      { from: [], to: ['bob@example.com', 'carl@example.com'] },
+      { from: ['bob@example.com', 'carl@example.com'], to: ['dan@example.com'] },
+      { from: ['dan@example.com'], to: [] },
+    ]);
+    const requester = await as(ann);
+    const own = await testApp.http
+      .post('/api/v2/tickets')
+      .set(requester)
+      .send({ ...buildTicketRequest({ requesterEmail: ann }), ccEmails: ['x@example.com'] });
+    expect(own.status).toBe(403);
+    const cc = await testApp.http
+      .patch(`/api/v2/tickets/${created.body.id}`)
+      .set(requester)
+      .send({ ccEmails: ['x@example.com'] });
+    expect(cc.status).toBe(403);
   });
 
   it('refuses a domain or a member that another organization lists (409), and applies a change of sharing at the next request', async () => {

@@ -1,4 +1,7 @@
 import { viewerOf } from '../../common/context/viewer.js';
+import { canonicalCcEmails } from '../../people/cc-emails.js';
+import { ParticipantsRepository } from '../../people/participants.repository.js';
+import { TicketV2Patch, TicketV2Request } from '../dto/ticket-v2-request.dto.js';
 import {
   Body,
   Controller,
@@ -21,8 +24,6 @@ import type { AppConfig } from '../../config/app-config.js';
 import type { Request, Response } from 'express';
 import { IdempotencyInterceptor } from '../../idempotency/idempotency.interceptor.js';
 import { JsonContentTypeGuard } from '../../common/json-content-type.guard.js';
-import { TicketPatch } from '../dto/ticket-patch.dto.js';
-import { TicketRequest } from '../dto/ticket-request.dto.js';
 import type { TicketResponse } from '../dto/ticket-response.dto.js';
 import type { TicketTransitionsResponse } from '../dto/ticket-transitions-response.dto.js';
 import { parseTicketQuery } from '../query/ticket-query.js';
@@ -51,20 +52,25 @@ export class TicketsV2Controller {
   constructor(
     private readonly tickets: TicketsService,
     @Inject(TICKET_SLA_SUMMARIES) private readonly slaSummaries: TicketSlaSummaries,
+    private readonly participants: ParticipantsRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.sla = config.get('sla.enabled', { infer: true });
   }
 
-  /** The tickets with their SLA summaries when SLA is on; as they are (no statement) when it is off. */
-  private async withSla<T extends { id: number }>(tickets: T[]): Promise<Array<T & Pick<TicketV2Response, 'sla'>>> {
-    const summaries = await this.slaSummaries.summaries(tickets.map((ticket) => ticket.id));
-    if (!summaries) return tickets;
-    return tickets.map((ticket) => ({ ...ticket, sla: summaries.get(ticket.id) ?? { breached: false, nextBreachTime: null } }));
+  /** The tickets as v2 shows them: with their participants, and their SLA summaries when SLA is on (no statement when off). */
+  private async v2Bodies<T extends { id: number }>(tickets: T[]): Promise<Array<T & Pick<TicketV2Response, 'ccEmails' | 'sla'>>> {
+    const ids = tickets.map((ticket) => ticket.id);
+    const [participants, summaries] = await Promise.all([this.participants.of(ids), this.slaSummaries.summaries(ids)]);
+    return tickets.map((ticket) => ({
+      ...ticket,
+      ccEmails: participants.get(ticket.id) ?? [],
+      ...(summaries && { sla: summaries.get(ticket.id) ?? { breached: false, nextBreachTime: null } }),
+    }));
   }
 
   private async oneWithSla(response: Response, ticket: TicketResponse): Promise<TicketV2Response> {
-    const [withSla] = await this.withSla([withEtag(response, ticket)]);
+    const [withSla] = await this.v2Bodies([withEtag(response, ticket)]);
     if (withSla.sla) response.setHeader('ETag', ticketSlaEtag(ticket, withSla.sla));
     return withSla;
   }
@@ -75,11 +81,11 @@ export class TicketsV2Controller {
   // A replay answers the stored response, ETag included, without running the handler.
   @UseInterceptors(IdempotencyInterceptor)
   async create(
-    @Body() request: TicketRequest,
+    @Body() request: TicketV2Request,
     @Req() http: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<TicketV2Response> {
-    const ticket = await this.tickets.create(request, writeContext(http));
+    const ticket = await this.tickets.create(request, writeContext(http), canonicalCcEmails(request.ccEmails));
     response.setHeader('Location', `${COLLECTION}/${ticket.id}`);
     return this.oneWithSla(response, ticket);
   }
@@ -89,7 +95,7 @@ export class TicketsV2Controller {
   async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<TicketPage> {
     const page = await this.tickets.list(parseTicketQuery(request.query, 'v2', this.sla), viewerOf(request));
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
-    return { ...page, items: await this.withSla(page.items) };
+    return { ...page, items: await this.v2Bodies(page.items) };
   }
 
   @Get(':id')
@@ -109,12 +115,13 @@ export class TicketsV2Controller {
   @UseGuards(JsonContentTypeGuard)
   async replace(
     @Param('id', IdPipe) id: string,
-    @Body() request: TicketRequest,
+    @Body() request: TicketV2Request,
     @Req() http: Request,
     @Res({ passthrough: true }) response: Response,
     @Headers('if-match') ifMatch?: string,
   ): Promise<TicketV2Response> {
-    return this.oneWithSla(response, await this.tickets.replace(id, request, ifMatch, writeContext(http)));
+    const ticket = await this.tickets.replace(id, request, ifMatch, writeContext(http), { set: canonicalCcEmails(request.ccEmails) });
+    return this.oneWithSla(response, ticket);
   }
 
   @Patch(':id')
@@ -123,12 +130,13 @@ export class TicketsV2Controller {
   @UseInterceptors(IdempotencyInterceptor)
   async patch(
     @Param('id', IdPipe) id: string,
-    @Body() patch: TicketPatch,
+    @Body() patch: TicketV2Patch,
     @Req() http: Request,
     @Res({ passthrough: true }) response: Response,
     @Headers('if-match') ifMatch?: string,
   ): Promise<TicketV2Response> {
-    return this.oneWithSla(response, await this.tickets.patch(id, patch, ifMatch, writeContext(http)));
+    const participants = { set: patch.ccEmails === undefined ? undefined : canonicalCcEmails(patch.ccEmails) };
+    return this.oneWithSla(response, await this.tickets.patch(id, patch, ifMatch, writeContext(http), participants));
   }
 
   @Delete(':id')

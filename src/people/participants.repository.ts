@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../database/database.js';
+import type { Queryable } from '../database/statement-batch.js';
+
+/** `ticket_participants`: the addresses a ticket lists as participants (v2's ccEmails), in canonical form and in order. */
+@Injectable()
+export class ParticipantsRepository {
+  constructor(private readonly database: Database) {}
+
+  /** The participants of each of these tickets (a ticket without any is absent). */
+  async of(ticketIds: readonly number[], manager: Queryable = this.database): Promise<Map<number, string[]>> {
+    const listed = new Map<number, string[]>();
+    if (ticketIds.length === 0) return listed;
+    const rows = (await manager.query(
+      'SELECT ticket_id, email FROM ticket_participants WHERE ticket_id IN (?) ORDER BY ticket_id, position',
+      [ticketIds],
+    )) as Array<{ ticket_id: string | number; email: string }>;
+    for (const row of rows) {
+      const id = Number(row.ticket_id);
+      listed.set(id, [...(listed.get(id) ?? []), row.email]);
+    }
+    return listed;
+  }
+
+  /** Makes `emails` the ticket's participants, in the caller's transaction. */
+  async replace(transaction: Queryable, ticketId: number | string, emails: readonly string[]): Promise<void> {
+    await transaction.query('DELETE FROM ticket_participants WHERE ticket_id = ?', [ticketId]);
+    if (emails.length === 0) return;
+    await transaction.query('INSERT INTO ticket_participants (ticket_id, email, position) VALUES ?', [
+      emails.map((email, position) => [ticketId, email, position]),
+    ]);
+  }
+}
