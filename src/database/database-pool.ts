@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { createPool, type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
 
 /** How the pool's connections are used at a moment (Spring's DataSourcePoolMetrics, plus the requests waiting). */
@@ -38,11 +39,17 @@ export class DatabasePool {
     });
   }
 
+  /**
+   * `callback` runs in the asynchronous context of this call. mysql2 calls a waiting request back from the release of
+   * a connection, in whatever context the releaser ran: that of the request whose statement opened the connection's
+   * socket, long finished, whose deadline would then judge this one (seen as 503s of requests a few ms old under load).
+   */
   getConnection(callback: ConnectionCallback): void {
     this.pending++;
+    const inCallersContext = AsyncResource.bind(callback);
     this.pool.getConnection((error, connection) => {
       this.pending--;
-      callback(error, connection);
+      inCallersContext(error, connection);
     });
   }
 
