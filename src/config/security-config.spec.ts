@@ -24,7 +24,14 @@ describe('parseConfig: security settings', () => {
       audiences: [],
       fetchTimeoutMs: 3_000,
       refetchCooldownMs: 30_000,
+      requesterEmailClaim: 'email',
     });
+  });
+
+  it('names the claim of a requester token with TICKETS_REQUESTER_EMAIL_CLAIM, and refuses what is no claim name', () => {
+    const issuer = { [`${JWT}ISSUERURI`]: 'https://a.example' };
+    expect(parseConfig({ ...issuer, TICKETS_REQUESTER_EMAIL_CLAIM: 'upn' }).security.jwt?.requesterEmailClaim).toBe('upn');
+    expect(() => parseConfig({ ...issuer, TICKETS_REQUESTER_EMAIL_CLAIM: 'two words' })).toThrow('TICKETS_REQUESTER_EMAIL_CLAIM');
   });
 
   it("prefers Spring's own spelling over the dashed one, and splits the audiences", () => {

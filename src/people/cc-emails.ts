@@ -1,5 +1,5 @@
 import { ValidateBy } from 'class-validator';
-import { canonicalEmail } from './email-address.js';
+import { canonicalEmail } from '../common/validation/email-address.js';
 
 /** The most participants (ccEmails) a ticket lists. */
 export const CC_EMAILS_MAX = 20;

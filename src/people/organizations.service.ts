@@ -9,7 +9,7 @@ import type { Queryable } from '../database/statement-batch.js';
 import type { OrganizationPatch } from './dto/organization-patch.dto.js';
 import type { OrganizationRequest } from './dto/organization-request.dto.js';
 import type { OrganizationResponse } from './dto/organization-response.dto.js';
-import { canonicalDomain, canonicalEmail } from './email-address.js';
+import { canonicalDomain, canonicalEmail } from '../common/validation/email-address.js';
 import { type OrganizationFields, OrganizationsRepository } from './organizations.repository.js';
 
 const ER_DUP_ENTRY = 1062;

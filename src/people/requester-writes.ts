@@ -1,5 +1,5 @@
 import { ForbiddenException } from '@nestjs/common';
-import { canonicalEmail } from './email-address.js';
+import { canonicalEmail } from '../common/validation/email-address.js';
 import type { RequesterViewer } from '../common/context/viewer.js';
 
 /*

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
-import { domainOf } from './email-address.js';
+import { domainOf } from '../common/validation/email-address.js';
 import { OrganizationsRepository } from './organizations.repository.js';
 import type { RequesterViewer } from '../common/context/viewer.js';
 import { type TicketAccess, visibleTicketIds } from './visibility.js';

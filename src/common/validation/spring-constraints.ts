@@ -67,6 +67,16 @@ export const IsJsonString = () =>
     `Failed to convert value to required type '${STRING}'`,
   );
 
+/** The JSON value must be a boolean (or absent/null, which NotNull judges). */
+export const IsJsonBoolean = () =>
+  springConstraint(
+    'typeMismatch',
+    { javaType: 'java.lang.Boolean', attributes: [] },
+    (value) => value === undefined || value === null || typeof value === 'boolean',
+    undefined,
+    "Failed to convert value to required type 'java.lang.Boolean'",
+  );
+
 /** The JSON value must be an exact-case member of the enum (or absent/null, which NotNull judges). */
 export const IsEnumMember = (values: Record<string, string>, javaType: string) =>
   springConstraint(

@@ -1,7 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateIf } from 'class-validator';
-import { IsJsonString, NotBlank, NotNull, Size } from '../../common/validation/spring-constraints.js';
-import { IsJsonBoolean } from '../../webhooks/dto/webhook-constraints.js';
+import { IsJsonBoolean, IsJsonString, NotBlank, NotNull, Size } from '../../common/validation/spring-constraints.js';
 import { IsStringList, ORGANIZATION_LIST_MAX } from './organization-request.dto.js';
 
 const present = (field: keyof OrganizationPatch) => ValidateIf((patch: OrganizationPatch) => patch[field] !== undefined);

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateBy } from 'class-validator';
-import { IsJsonString, NotBlank, Size } from '../../common/validation/spring-constraints.js';
-import { IsJsonBoolean } from '../../webhooks/dto/webhook-constraints.js';
+import { IsJsonBoolean, IsJsonString, NotBlank, Size } from '../../common/validation/spring-constraints.js';
 
 /** The most domains, and the most members, one organization lists. */
 export const ORGANIZATION_LIST_MAX = 1_000;

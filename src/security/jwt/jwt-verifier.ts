@@ -3,7 +3,7 @@ import type { JwtConfig } from '../../config/security-config.js';
 import { BearerTokenException, IssuerUnavailableException } from './bearer-token.exception.js';
 import { IssuerKeySource } from './issuer-keys.js';
 import type { Principal } from '../../common/context/principal.js';
-import { canonicalEmail } from '../../people/email-address.js';
+import { canonicalEmail } from '../../common/validation/email-address.js';
 import { isRequesterToken } from '../access-rules.js';
 
 /** Spring Security's JwtTimestampValidator default. */

@@ -27,12 +27,3 @@ export const KnownEventTypes = () =>
     (value) => !Array.isArray(value) || value.every((item) => typeof item !== 'string' || WEBHOOK_EVENT_TYPES.includes(item)),
     `unknown event type; accepted values: [${WEBHOOK_EVENT_TYPES.join(', ')}]`,
   );
-
-/** A JSON boolean (or absent: NotNull judges null). */
-export const IsJsonBoolean = () =>
-  constraint(
-    'typeMismatch',
-    { javaType: 'java.lang.Boolean', attributes: [] },
-    (value) => value === undefined || value === null || typeof value === 'boolean',
-    "Failed to convert value to required type 'java.lang.Boolean'",
-  );

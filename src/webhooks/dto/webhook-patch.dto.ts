@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateIf } from 'class-validator';
-import { IsJsonString, NotBlank, NotNull, Size } from '../../common/validation/spring-constraints.js';
+import { IsJsonBoolean, IsJsonString, NotBlank, NotNull, Size } from '../../common/validation/spring-constraints.js';
 import { WEBHOOK_EVENT_TYPES } from '../webhook-message.js';
-import { IsEventTypeList, IsJsonBoolean, KnownEventTypes } from './webhook-constraints.js';
+import { IsEventTypeList, KnownEventTypes } from './webhook-constraints.js';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH } from './webhook-request.dto.js';
 
 const present = (field: keyof WebhookPatch) => ValidateIf((patch: WebhookPatch) => patch[field] !== undefined);

@@ -1,4 +1,4 @@
-import { isEmail } from '../common/validation/spring-constraints.js';
+import { isEmail } from './spring-constraints.js';
 
 /** The longest address kept: what the columns that hold one (requester_email, participants, members) hold. */
 export const EMAIL_MAX_LENGTH = 255;
