@@ -1,4 +1,5 @@
 import { Database } from '../database/database.js';
+import type { SqlFragment } from '../people/visibility.js';
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '../database/statement-batch.js';
 import { EVERY_PARTITION } from '../config/outbox-config.js';
@@ -23,6 +24,8 @@ export interface FeedPage extends FeedState {
   /** When the change numbered lastSeq was numbered (undefined: none was yet), and the database's clock now; ms. */
   lastNumberedAt?: number;
   now: number;
+  /** For a filtered read: the highest number it looked at (every change up to it that the filter keeps is in it). */
+  scannedThrough?: number;
 }
 
 /**
@@ -30,6 +33,9 @@ export interface FeedPage extends FeedState {
  * OutboxWriter), numbered by the sequencer after it committed, read by seq, and deleted once past retention and
  * passed by every other reader of the log.
  */
+/** How many numbers a filtered read of the log looks at, at most (see page). */
+export const FILTERED_SCAN = 10_000;
+
 @Injectable()
 export class ChangeFeedRepository {
   constructor(private readonly database: Database) {}
@@ -38,14 +44,17 @@ export class ChangeFeedRepository {
    * Up to `limit` changes after `afterSeq` in seq order, with the state of the numbering. One statement reads
    * both from the same snapshot, so a page never misses rows that retention deleted after the state was read.
    */
-  async page(afterSeq: number, limit: number): Promise<FeedPage> {
+  async page(afterSeq: number, limit: number, only?: SqlFragment): Promise<FeedPage> {
+    // A reader of some changes only (a requester's) looks at FILTERED_SCAN numbers at a time, so a read costs the same
+    // however few of them it keeps; the page says how far it looked.
+    const window = only ? ` AND seq <= ? AND ${only.sql}` : '';
     const rows = (await this.database.query(
       `SELECT s.last_seq AS lastSeq, s.pruned_through AS prunedThrough, s.last_sequenced_at AS lastSequencedAt, NOW(3) AS now,
               c.seq, c.sequenced_at AS sequencedAt, c.payload
        FROM change_feed_sequencer s
-       LEFT JOIN (SELECT seq, sequenced_at, payload FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?) c ON 1 = 1
+       LEFT JOIN (SELECT seq, sequenced_at, payload FROM change_log WHERE seq > ?${window} ORDER BY seq LIMIT ?) c ON 1 = 1
        WHERE s.id = 1`,
-      [afterSeq, limit],
+      [afterSeq, ...(only ? [afterSeq + FILTERED_SCAN, ...only.params] : []), limit],
     )) as Array<{
       lastSeq: string;
       prunedThrough: string;
@@ -60,8 +69,10 @@ export class ChangeFeedRepository {
       .map((row) => ({ seq: Number(row.seq), numberedAt: row.sequencedAt!.getTime(), payload: row.payload! }))
       .sort((a, b) => a.seq - b.seq);
     const [state] = rows;
+    const lastSeq = Number(state?.lastSeq ?? 0);
     return {
-      lastSeq: Number(state?.lastSeq ?? 0),
+      ...(only && { scannedThrough: Math.max(afterSeq, Math.min(afterSeq + FILTERED_SCAN, lastSeq)) }),
+      lastSeq,
       prunedThrough: Number(state?.prunedThrough ?? 0),
       lastNumberedAt: state?.lastSequencedAt?.getTime(),
       now: (state?.now ?? new Date()).getTime(),

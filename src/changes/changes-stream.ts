@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { DESK, type Viewer } from '../common/context/viewer.js';
 import { Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { ChangePosition } from './change-cursor.js';
@@ -76,6 +77,7 @@ export async function streamChanges(
   after: ChangePosition,
   heartbeatMs: number,
   end: StreamEnd,
+  viewer: Viewer = DESK,
 ): Promise<void> {
   const gone = new AbortController();
   response.on('close', () => gone.abort());
@@ -97,7 +99,9 @@ export async function streamChanges(
   try {
     let waited = false;
     while (!stop.aborted && !notifier.stopping) {
-      const read: ChangesRead = waited ? await service.readAfterWait(after, STREAM_BATCH) : await service.read(after, STREAM_BATCH);
+      const read: ChangesRead = waited
+        ? await service.readAfterWait(after, STREAM_BATCH, viewer)
+        : await service.read(after, STREAM_BATCH, viewer);
       for (const item of read.items) await write(sseEvent(item));
       after = read.next;
       waited = read.endOfStream;

@@ -1,4 +1,5 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
+import { viewerOf } from '../common/context/viewer.js';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
@@ -42,19 +43,19 @@ export class ChangesController {
     const startedAt = Date.now();
     const end = streamEnd(startedAt, this.streamMaxSeconds, tokenAcceptedUntil(request));
     if (!stream && query.waitSeconds === 0) {
-      response.json(await this.changes.page(query));
+      response.json(await this.changes.page(query, undefined, Infinity, viewerOf(request)));
       return;
     }
     const slot = this.take(request, response, stream ? end.at : Math.min(end.at, startedAt + query.waitSeconds * 1000));
     try {
       if (stream) {
         // The first read checks the position (410 past retention) while an error can still be an HTTP status.
-        const { start } = await this.changes.first(query.start, 1);
-        return await streamChanges(response, this.changes, this.notifier, start, this.heartbeatMs, end);
+        const { start } = await this.changes.first(query.start, 1, viewerOf(request));
+        return await streamChanges(response, this.changes, this.notifier, start, this.heartbeatMs, end, viewerOf(request));
       }
       const gone = new AbortController();
       response.on('close', () => gone.abort());
-      response.json(await this.changes.page(query, gone.signal, end.at));
+      response.json(await this.changes.page(query, gone.signal, end.at, viewerOf(request)));
     } finally {
       slot.release();
     }

@@ -28,4 +28,33 @@ describe('ChangesService', () => {
     expect(page.items.map((item) => item.eventId)).toEqual(['e11', 'e12']);
     expect((await service.first({ fromOldest: true }, 1)).start).toEqual({ seq: 20 });
   });
+
+  it("walks a requester's sparse changes window by window: an empty window moves the cursor past it, without waiting", async () => {
+    const requester = { kind: 'requester', email: 'ann@example.com', domain: 'example.com', organization: null } as const;
+    const kept = [5, 25_003];
+    const reads: Array<[number, boolean]> = [];
+    const feed = {
+      page: (afterSeq: number, limit: number, only?: unknown): Promise<FeedPage> => {
+        reads.push([afterSeq, only !== undefined]);
+        const through = Math.min(afterSeq + 10_000, 30_000);
+        const changes = kept
+          .filter((seq) => seq > afterSeq && seq <= through)
+          .map(change)
+          .slice(0, limit);
+        return Promise.resolve({ lastSeq: 30_000, prunedThrough: 0, now: 0, changes, scannedThrough: through });
+      },
+    } as unknown as ChangeFeedRepository;
+    const notifier = { stopping: false, wait: () => Promise.reject(new Error('a requester with changes ahead must not wait')) };
+    const service = new ChangesService(feed, notifier as unknown as ChangeNotifier, config);
+
+    const first = await service.read({ seq: 0 }, 100, requester);
+    expect([first.items.map((item) => item.eventId), first.next.seq, first.endOfStream]).toEqual([['e5'], 10_000, false]);
+    const page = await service.page({ start: { afterSeq: 10_000 }, limit: 100, waitSeconds: 5 }, undefined, Infinity, requester);
+    expect(page.items.map((item) => item.eventId)).toEqual(['e25003']);
+    expect(reads).toEqual([
+      [0, true],
+      [10_000, true],
+      [20_000, true],
+    ]);
+  });
 });

@@ -10,6 +10,8 @@ import { resyncRequired } from './resync-required.js';
 import type { ChangesQuery, ChangesStart } from './changes-query.js';
 import type { ChangeItemResponse } from './dto/change-item-response.dto.js';
 import type { ChangePageResponse } from './dto/change-page-response.dto.js';
+import { DESK, isRequester, type Viewer } from '../common/context/viewer.js';
+import { visibleChanges } from '../people/visibility.js';
 
 /**
  * A cursor ahead of the numbering this replica's database has seen (a replica or Galera node that has not applied
@@ -49,12 +51,12 @@ export class ChangesService {
    * One page of the feed as the JSON form answers it; with `waitSeconds`, a long-poll, which waits until `notAfter`
    * at the latest (when its token expires, or the longest a stream lives).
    */
-  async page(query: ChangesQuery, signal?: AbortSignal, notAfter = Infinity): Promise<ChangePageResponse> {
-    let read = await this.first(query.start, query.limit);
+  async page(query: ChangesQuery, signal?: AbortSignal, notAfter = Infinity, viewer: Viewer = DESK): Promise<ChangePageResponse> {
+    let read = await this.first(query.start, query.limit, viewer);
     const until = Math.min(Date.now() + query.waitSeconds * 1000, notAfter);
     while (read.items.length === 0 && Date.now() < until && !this.notifier.stopping && !signal?.aborted) {
-      await this.notifier.wait(read.next.seq, until - Date.now(), signal);
-      read = await this.readAfterWait(read.next, query.limit);
+      if (read.endOfStream) await this.notifier.wait(read.next.seq, until - Date.now(), signal);
+      read = await this.readAfterWait(read.next, query.limit, viewer);
     }
     return { items: read.items, nextCursor: encodeChangeCursor(read.next.seq, read.next.numberedAt), endOfStream: read.endOfStream };
   }
@@ -63,10 +65,10 @@ export class ChangesService {
    * The first read of a request. Without a cursor it starts at the oldest change kept, in the read's own snapshot,
    * so retention deleting changes meanwhile never makes it a 410.
    */
-  async first(start: ChangesStart, limit: number): Promise<ChangesRead> {
-    if ('fromOldest' in start) return this.read({ seq: 0 }, limit, true);
-    if ('afterSeq' in start) return this.read({ seq: start.afterSeq, numberedAt: start.numberedAt }, limit);
-    return this.read({ seq: await this.sinceSeq(start.since) }, limit);
+  async first(start: ChangesStart, limit: number, viewer: Viewer = DESK): Promise<ChangesRead> {
+    if ('fromOldest' in start) return this.read({ seq: 0 }, limit, viewer, true);
+    if ('afterSeq' in start) return this.read({ seq: start.afterSeq, numberedAt: start.numberedAt }, limit, viewer);
+    return this.read({ seq: await this.sinceSeq(start.since) }, limit, viewer);
   }
 
   /** The position a read from `since` starts after. */
@@ -84,8 +86,9 @@ export class ChangesService {
    * it may be one this database has not seen numbered yet (aheadButRecent); otherwise 410 (a cursor of another
    * database, or of one restored from an older backup).
    */
-  async read(after: ChangePosition, limit: number, fromOldest = false): Promise<ChangesRead> {
-    return this.readPage(after, limit, await freeOfRequestDeadline(() => this.feed.page(after.seq, limit + 1)), fromOldest);
+  async read(after: ChangePosition, limit: number, viewer: Viewer = DESK, fromOldest = false): Promise<ChangesRead> {
+    const only = isRequester(viewer) ? visibleChanges(viewer) : undefined;
+    return this.readPage(after, limit, await freeOfRequestDeadline(() => this.feed.page(after.seq, limit + 1, only)), fromOldest);
   }
 
   /**
@@ -95,8 +98,9 @@ export class ChangesService {
    * read always started at or after the wake-up of every reader it is handed to, and sees the change that woke
    * them. A reader whose wait ended otherwise (time, shutdown) reads on its own.
    */
-  async readAfterWait(after: ChangePosition, limit: number): Promise<ChangesRead> {
-    if (this.notifier.highMark <= after.seq) return this.read(after, limit);
+  async readAfterWait(after: ChangePosition, limit: number, viewer: Viewer = DESK): Promise<ChangesRead> {
+    // A requester's read is their own (see read): only the desk's are shared.
+    if (this.notifier.highMark <= after.seq || isRequester(viewer)) return this.read(after, limit, viewer);
     const key = `${after.seq}:${limit}`;
     let page = this.sharedReads.get(key);
     if (!page) {
@@ -118,6 +122,12 @@ export class ChangesService {
     }
     const changes = page.changes.slice(0, limit);
     const last = changes.at(-1);
+    if (page.scannedThrough !== undefined && page.changes.length <= limit) {
+      // A filtered read that kept fewer than a page: it goes on after what it looked at, kept or not.
+      const through = page.scannedThrough;
+      const next = { seq: through, numberedAt: through === page.lastSeq ? page.lastNumberedAt : last?.numberedAt };
+      return { items: changes.map(changeItem), next, endOfStream: through >= page.lastSeq, start: after };
+    }
     const next = last ? { seq: last.seq, numberedAt: last.numberedAt } : { seq: page.lastSeq, numberedAt: page.lastNumberedAt };
     return { items: changes.map(changeItem), next, endOfStream: page.changes.length <= limit, start: after };
   }

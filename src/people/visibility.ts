@@ -73,3 +73,20 @@ export const REQUESTER_SEES = {
 export function hiddenFrom(viewer: Viewer, of: keyof typeof REQUESTER_SEES): string {
   return viewer.kind === 'requester' ? ` AND ${REQUESTER_SEES[of]}` : '';
 }
+
+/**
+ * The changes of the log a requester reads (a condition on `change_log`): those of the tickets they see now, none of
+ * an internal comment, none of an attachment an internal comment names. A deleted ticket is one they no longer see.
+ */
+export function visibleChanges(viewer: RequesterViewer): SqlFragment {
+  const tickets = visibleTicketIds(viewer);
+  return {
+    sql:
+      `change_log.ticket_id IN (${tickets.sql})` +
+      " AND NOT (change_log.event_type = 'COMMENT_ADDED' AND JSON_VALUE(change_log.payload, '$.comment.visibility') = 'INTERNAL')" +
+      " AND NOT (change_log.event_type IN ('ATTACHMENT_ADDED', 'ATTACHMENT_DELETED') AND EXISTS (SELECT 1 FROM comment_attachments ca" +
+      " JOIN ticket_comments c ON c.id = ca.comment_id WHERE ca.attachment_id = JSON_VALUE(change_log.payload, '$.attachment.id')" +
+      " AND c.visibility = 'INTERNAL'))",
+    params: tickets.params,
+  };
+}

@@ -12,8 +12,10 @@ describe('requiredScopes', () => {
     }
   });
 
-  it('keeps requester tokens off every other read (the change feed included)', () => {
-    for (const path of ['/api/v2/changes', '/api/v2/ticketsx', '/api/v2/other']) expect(requiredScopes('GET', path)).toEqual(READ);
+  it('lets requester tokens read the change feed (theirs: src/people/visibility.ts), and keeps them off every other read', () => {
+    expect(requiredScopes('GET', '/api/v2/changes')).toEqual(REQUESTER_READ);
+    for (const path of ['/api/v2/changesx', '/api/v2/ticketsx', '/api/v2/other', '/api/changes'])
+      expect(requiredScopes('GET', path)).toEqual(READ);
   });
 
   it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'delete'])('needs tickets.write for %s, under v1 and v2 alike', (method) => {

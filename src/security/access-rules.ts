@@ -21,8 +21,8 @@ export function isRequesterToken(scopes: readonly string[]): boolean {
 const WEBHOOKS = /^\/api\/v2\/webhooks(?:\/|$)/i;
 const ORGANIZATIONS = /^\/api\/v2\/organizations(?:\/|$)/i;
 
-/** What a requester token may read: the ticket lists, and each ticket with its sub-resources (the gate decides which). */
-const REQUESTER_READS = /^\/api\/(?:v2\/)?tickets(?:\/|$)/i;
+/** What a requester token may read: the ticket lists, each ticket with its sub-resources (the gate decides which), the change feed. */
+const REQUESTER_READS = /^\/api\/(?:(?:v2\/)?tickets(?:\/|$)|v2\/changes\/?$)/i;
 
 /** What a requester token may write (the services judge the rest): a ticket, a comment, an attachment, a ticket's PATCH. */
 const REQUESTER_WRITES: ReadonlyArray<[string, RegExp]> = [
