@@ -1,11 +1,13 @@
 // The list queries on 1,000,000 tickets (`npm run bench -- --queries`, or --queries-only): pages of a queue,
 // shallow and 10,000 tickets deep, with and without the total, and full-text search pages (whole words and a
-// prefix), each measured with autocannon against the service. The tickets and their words are written by bulk SQL
+// prefix), each measured with autocannon against the service; then a requester's list and search beside an agent's
+// (bench/requesters.mjs). The tickets and their words are written by bulk SQL
 // (MariaDB's SEQUENCE engine), not HTTP.
 import autocannon from 'autocannon';
 import { removeBrokerObjects } from './broker.mjs';
 import { dropDatabases } from './seed.mjs';
 import { assertPortFree, startProcess } from './process.mjs';
+import { requesterBench } from './requesters.mjs';
 import { INNODB_STOP_WORDS, MIN_WORD_LENGTH } from '../dist/tickets/query/ticket-search.js';
 
 const DB = 'tickets_bench_queries';
@@ -54,7 +56,7 @@ const PLACES = words(['north wing', 'south wing', 'annex', 'warehouse', 'head of
  * times a minute apart, updates up to 30 days later. Titles repeat a small vocabulary (a word like "printer"
  * is in 62,500 tickets); each description has an error code (`ERR1000`..`ERR5999`) that 200 tickets share.
  */
-function seedSql(db, from, to) {
+export function seedSql(db, from, to) {
   return `
     INSERT INTO \`${db}\`.tickets (title, description, status, priority, requester_email, assigned_to, created_at, updated_at)
     SELECT CONCAT(ELT(1 + seq % 16, ${THINGS}), ' ', ELT(1 + (seq DIV 16) % 8, ${TROUBLES})),
@@ -163,7 +165,9 @@ export async function queryBench({ admin, root, rows = 1_000_000, seconds = 8, c
     const results = [];
     for (const [name, path] of scenarios) results.push(await measure(url, name, path, options));
     console.table(results);
-    return { rows, connections, seconds, results };
+    await service.stop();
+    const requesters = await requesterBench({ root, env: { DB_DATABASE: DB, ...BROKER }, seconds, connections });
+    return { rows, connections, seconds, results, requesters };
   } finally {
     await service.stop();
     await dropDatabases(admin, [DB]);

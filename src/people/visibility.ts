@@ -18,16 +18,13 @@ export type TicketAccess = 'read' | 'comment' | 'owner';
  * never applied to rows after a query. A requester owns the tickets whose requester they are; reads and comments
  * on those that name them as a participant; and, when their organization shares tickets, reads its members'
  * (a member is an address the organization lists, or one of its domains not listed by another organization), and
- * comments on them when it shares comments too. Each branch reads an index: tickets (requester_email, whose
- * case-insensitive collation finds a superset that requester_key, the canonical form, narrows exactly),
- * ticket_participants (email, ticket_id), organization_members (organization_id, email) → tickets (requester_email),
- * organization_domains (organization_id, domain) → tickets (requester_domain).
+ * comments on them when it shares comments too. Each branch reads an index alone: tickets (requester_key),
+ * ticket_participants (email, ticket_id), organization_members (organization_id, email) → tickets (requester_key),
+ * organization_domains (organization_id, domain) → tickets (requester_domain). Every id it gives is a ticket's.
  */
 export function visibleTicketIds(viewer: RequesterViewer, access: TicketAccess = 'read'): SqlFragment {
   // The first branch names the column: `visible.ticket_id`, apart from the `id` of the tickets it is joined to.
-  const branches: SqlFragment[] = [
-    { sql: 'SELECT id AS ticket_id FROM tickets WHERE requester_email = ? AND requester_key = ?', params: [viewer.email, viewer.email] },
-  ];
+  const branches: SqlFragment[] = [{ sql: 'SELECT id AS ticket_id FROM tickets WHERE requester_key = ?', params: [viewer.email] }];
   if (access === 'owner') return union(branches);
   branches.push({ sql: 'SELECT ticket_id FROM ticket_participants WHERE email = ?', params: [viewer.email] });
   const organization = viewer.organization;
@@ -35,7 +32,7 @@ export function visibleTicketIds(viewer: RequesterViewer, access: TicketAccess =
   if (organization && shared) {
     branches.push(
       {
-        sql: 'SELECT t.id FROM organization_members m STRAIGHT_JOIN tickets t ON t.requester_email = m.email COLLATE utf8mb4_unicode_ci AND t.requester_key = m.email WHERE m.organization_id = ?',
+        sql: 'SELECT t.id FROM organization_members m STRAIGHT_JOIN tickets t ON t.requester_key = m.email WHERE m.organization_id = ?',
         params: [organization.id],
       },
       {

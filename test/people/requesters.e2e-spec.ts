@@ -57,7 +57,7 @@ describe('Requester tokens see only their tickets, and never an internal comment
   beforeAll(async () => {
     issuer = await TestIssuer.start();
     await issuer.addKey('rsa-1', 'RS256');
-    Object.assign(env, { [`${JWT}ISSUERURI`]: issuer.url, [`${JWT}AUDIENCES`]: 'ticket-service' });
+    Object.assign(env, { [`${JWT}ISSUERURI`]: issuer.url, [`${JWT}AUDIENCES`]: 'ticket-service', CHANGES_STREAM_MAX_SECONDS: '2' });
   });
   const testApp = useTestApp({ env });
   afterAll(() => issuer.stop());
@@ -378,6 +378,100 @@ describe('Requester tokens see only their tickets, and never an internal comment
       .set(requester)
       .send({ ccEmails: ['x@example.com'] });
     expect(cc.status).toBe(403);
+  });
+
+  it("keeps an internal comment's attachments, their history and their changes from a requester, on v1 and v2, also by ETag and in the stream", async () => {
+    const headers = await agent();
+    const ann = `ann@${unique()}.test`;
+    const requester = await as(ann);
+    const since = new Date(Date.now() - 1000).toISOString();
+    const ticket = (
+      await testApp.http
+        .post('/api/tickets')
+        .set(headers)
+        .send(buildTicketRequest({ requesterEmail: ann }))
+    ).body as { id: number };
+    const base = `/api/v2/tickets/${ticket.id}/attachments`;
+    const upload = async (name: string, as: Record<string, string>) =>
+      (
+        await testApp.http
+          .post(base)
+          .set(as)
+          .attach('file', Buffer.from(`${name} bytes`), { filename: name, contentType: 'text/plain' })
+      ).body as {
+        id: number;
+      };
+    const secret = await upload('secret.txt', headers);
+    const open = await upload('screenshot.txt', requester);
+    const note = await testApp.http
+      .post(`/api/v2/tickets/${ticket.id}/comments`)
+      .set(headers)
+      .send({ body: 'see log', visibility: 'INTERNAL', attachmentIds: [secret.id] });
+    expect(note.status).toBe(201);
+    const reply = await testApp.http
+      .post(`/api/tickets/${ticket.id}/comments`)
+      .set(requester)
+      .send({ body: 'here', attachmentIds: [open.id] });
+    expect(reply.status).toBe(201);
+
+    for (const prefix of ['/api/tickets', '/api/v2/tickets']) {
+      const listed = await testApp.http.get(`${prefix}/${ticket.id}/attachments`).set(requester);
+      const items = (Array.isArray(listed.body) ? listed.body : listed.body.items) as Array<{ id: number }>;
+      expect(items.map((a) => a.id)).toEqual([open.id]);
+      expect((await testApp.http.get(`${prefix}/${ticket.id}/attachments/${secret.id}`).set(requester)).status).toBe(404);
+      expect((await testApp.http.get(`${prefix}/${ticket.id}/attachments/${secret.id}/content`).set(requester)).status).toBe(404);
+      expect((await testApp.http.get(`${prefix}/${ticket.id}/attachments/${open.id}/content`).set(requester)).text).toBe(
+        'screenshot.txt bytes',
+      );
+    }
+    const history = await testApp.http.get(`/api/tickets/${ticket.id}/history`).set(requester);
+    const attached = (history.body as Array<{ action: string; changes: { attachment?: { to: number } } }>)
+      .filter((entry) => entry.action === 'ATTACHED')
+      .map((entry) => entry.changes.attachment!.to);
+    expect(attached).toEqual([open.id]);
+    // The agent sees all of it.
+    expect(((await testApp.http.get(base).set(headers)).body.items as unknown[]).length).toBe(2);
+
+    // A conditional GET answers 304 to the requester who may see the ticket, and the 404 of a missing one to another.
+    const read = await testApp.http.get(`/api/tickets/${ticket.id}`).set(requester);
+    const etag = read.headers.etag as string;
+    expect((await testApp.http.get(`/api/tickets/${ticket.id}`).set(requester).set('If-None-Match', etag)).status).toBe(304);
+    expect(
+      (
+        await testApp.http
+          .get(`/api/tickets/${ticket.id}`)
+          .set(await as(`bob@${unique()}.test`))
+          .set('If-None-Match', etag)
+      ).status,
+    ).toBe(404);
+
+    // The stream (Server-Sent Events) from before the ticket: its changes but the internal comment and its attachment.
+    const types = new Set<string>();
+    for (let tries = 0; !types.has('COMMENT_ADDED') && tries < 50; tries++) {
+      for (const item of await walkFeed(requester, since)) types.add(`${item.eventType}`);
+      if (!types.has('COMMENT_ADDED')) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Streams of this app end after 2 s (CHANGES_STREAM_MAX_SECONDS), so the whole stream is read here.
+    const streamed = await testApp.http
+      .get('/api/v2/changes')
+      .query({ since })
+      .set(requester)
+      .set('Accept', 'text/event-stream')
+      .buffer(true)
+      .parse((response, done) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        response.on('end', () => done(null, text));
+      });
+    expect(streamed.status).toBe(200);
+    const events = [...(streamed.body as string).matchAll(/^data: (.*)$/gm)].map(
+      (match) => JSON.parse(match[1]) as FeedItem & { data: { attachment?: { id: number } } },
+    );
+    expect(events.map((event) => [event.eventType, event.data.comment?.id ?? event.data.attachment?.id ?? null])).toEqual([
+      ['CREATED', null],
+      ['ATTACHMENT_ADDED', open.id],
+      ['COMMENT_ADDED', reply.body.id],
+    ]);
   });
 
   it('refuses a domain or a member that another organization lists (409), and applies a change of sharing at the next request', async () => {
