@@ -202,6 +202,12 @@ describe('Requester tokens see only their tickets, and never an internal comment
           const open = await testApp.http.get('/api/tickets').query({ status: 'OPEN', q: word, limit: 100 }).set(headers);
           const openExpected = visible.filter((t) => shape.tickets[tickets.indexOf(t)].status === 0).length;
           expect(open.headers['x-total-count']).toBe(String(openExpected));
+          // A prefix search too.
+          const prefixed = await testApp.http
+            .get('/api/v2/tickets')
+            .query({ q: `${word.slice(0, 7)}* printer`, limit: 100 })
+            .set(headers);
+          expect((prefixed.body.items as Array<{ id: number }>).map((t) => t.id).sort((a, b) => a - b)).toEqual(expected);
 
           // The change feed: the changes of the tickets they see, without those of internal comments.
           const feed = await walkFeed(headers, since);
