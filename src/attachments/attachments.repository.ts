@@ -137,11 +137,16 @@ export class AttachmentsRepository {
     return rows.map((row) => Number(row.comment_id));
   }
 
-  /** Which of `ids` belong to the ticket, locked in the caller's transaction so that no delete takes them meanwhile. */
-  async ofTicketAmong(db: Queryable, ticketId: string | number, ids: readonly number[]): Promise<number[]> {
-    const rows = (await db.query('SELECT id FROM ticket_attachments WHERE ticket_id = ? AND id IN (?) LOCK IN SHARE MODE', [
+  /**
+   * Which of `ids` belong to the ticket, locked in the caller's transaction so that no delete takes them meanwhile.
+   * With `uploadedBy` (a requester's comment): only those that subject uploaded itself.
+   */
+  async ofTicketAmong(db: Queryable, ticketId: string | number, ids: readonly number[], uploadedBy?: string | null): Promise<number[]> {
+    const own = uploadedBy === undefined ? '' : ' AND created_by <=> ?';
+    const rows = (await db.query(`SELECT id FROM ticket_attachments WHERE ticket_id = ? AND id IN (?)${own} LOCK IN SHARE MODE`, [
       ticketId,
       ids,
+      ...(uploadedBy === undefined ? [] : [uploadedBy]),
     ])) as Array<{ id: string | number }>;
     return rows.map((row) => Number(row.id));
   }

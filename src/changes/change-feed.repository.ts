@@ -28,14 +28,14 @@ export interface FeedPage extends FeedState {
   scannedThrough?: number;
 }
 
+/** How many numbers a filtered read of the log looks at, at most (see page). */
+export const FILTERED_SCAN = 10_000;
+
 /**
  * `change_log` as the change feed sees it: a row per change, inserted in the change's transaction (seq NULL, by
  * OutboxWriter), numbered by the sequencer after it committed, read by seq, and deleted once past retention and
  * passed by every other reader of the log.
  */
-/** How many numbers a filtered read of the log looks at, at most (see page). */
-export const FILTERED_SCAN = 10_000;
-
 @Injectable()
 export class ChangeFeedRepository {
   constructor(private readonly database: Database) {}
@@ -47,14 +47,17 @@ export class ChangeFeedRepository {
   async page(afterSeq: number, limit: number, only?: SqlFragment): Promise<FeedPage> {
     // A reader of some changes only (a requester's) looks at FILTERED_SCAN numbers at a time, so a read costs the same
     // however few of them it keeps; the page says how far it looked.
-    const window = only ? ` AND seq <= ? AND ${only.sql}` : '';
+    // The window starts past what retention deleted, where a read from the oldest change goes on (see readPage).
+    const window = only
+      ? ` AND seq <= GREATEST(?, (SELECT pruned_through FROM change_feed_sequencer WHERE id = 1)) + ? AND ${only.sql}`
+      : '';
     const rows = (await this.database.query(
       `SELECT s.last_seq AS lastSeq, s.pruned_through AS prunedThrough, s.last_sequenced_at AS lastSequencedAt, NOW(3) AS now,
               c.seq, c.sequenced_at AS sequencedAt, c.payload
        FROM change_feed_sequencer s
        LEFT JOIN (SELECT seq, sequenced_at, payload FROM change_log WHERE seq > ?${window} ORDER BY seq LIMIT ?) c ON 1 = 1
        WHERE s.id = 1`,
-      [afterSeq, ...(only ? [afterSeq + FILTERED_SCAN, ...only.params] : []), limit],
+      [afterSeq, ...(only ? [afterSeq, FILTERED_SCAN, ...only.params] : []), limit],
     )) as Array<{
       lastSeq: string;
       prunedThrough: string;
@@ -70,8 +73,9 @@ export class ChangeFeedRepository {
       .sort((a, b) => a.seq - b.seq);
     const [state] = rows;
     const lastSeq = Number(state?.lastSeq ?? 0);
+    const from = Math.max(afterSeq, Number(state?.prunedThrough ?? 0));
     return {
-      ...(only && { scannedThrough: Math.max(afterSeq, Math.min(afterSeq + FILTERED_SCAN, lastSeq)) }),
+      ...(only && { scannedThrough: Math.max(from, Math.min(from + FILTERED_SCAN, lastSeq)) }),
       lastSeq,
       prunedThrough: Number(state?.prunedThrough ?? 0),
       lastNumberedAt: state?.lastSequencedAt?.getTime(),

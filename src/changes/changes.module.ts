@@ -6,6 +6,7 @@ import { ChangeSequencerRepository } from './change-sequencer.repository.js';
 import { ChangesController } from './changes.controller.js';
 import { ChangesService } from './changes.service.js';
 import { StreamSlots } from './stream-slots.js';
+import { PeopleModule } from '../people/people.module.js';
 
 /**
  * The change feed: the change log's rows (recorded by OutboxWriter in each write's transaction), numbered after
@@ -13,6 +14,7 @@ import { StreamSlots } from './stream-slots.js';
  * are also the places webhook endpoints keep in the log (ChangeNotifier tells them when it moves).
  */
 @Module({
+  imports: [PeopleModule],
   controllers: [ChangesController],
   providers: [ChangeFeedRepository, ChangeSequencerRepository, ChangeSequencer, ChangeNotifier, ChangesService, StreamSlots],
   exports: [ChangeSequencer, ChangeNotifier],

@@ -3,6 +3,7 @@ import type { AppConfig } from '../config/app-config.js';
 import type { ChangeFeedRepository, FeedPage } from './change-feed.repository.js';
 import type { ChangeNotifier } from './change-notifier.js';
 import { ChangesService } from './changes.service.js';
+import type { TicketAccessRepository } from '../people/ticket-access.repository.js';
 
 const config = { get: () => ({ retentionDays: 7 }) } as unknown as ConfigService<AppConfig, true>;
 const change = (seq: number) => ({
@@ -22,7 +23,7 @@ describe('ChangesService', () => {
         return Promise.resolve({ lastSeq: prunedThrough + 2, prunedThrough, now: 0, changes: changes.slice(0, limit) });
       },
     } as unknown as ChangeFeedRepository;
-    const service = new ChangesService(feed, {} as ChangeNotifier, config);
+    const service = new ChangesService(feed, {} as ChangeNotifier, {} as TicketAccessRepository, config);
 
     const page = await service.page({ start: { fromOldest: true }, limit: 100, waitSeconds: 0 });
     expect(page.items.map((item) => item.eventId)).toEqual(['e11', 'e12']);
@@ -45,7 +46,8 @@ describe('ChangesService', () => {
       },
     } as unknown as ChangeFeedRepository;
     const notifier = { stopping: false, wait: () => Promise.reject(new Error('a requester with changes ahead must not wait')) };
-    const service = new ChangesService(feed, notifier as unknown as ChangeNotifier, config);
+    const access = { requester: () => Promise.resolve(requester) } as unknown as TicketAccessRepository;
+    const service = new ChangesService(feed, notifier as unknown as ChangeNotifier, access, config);
 
     const first = await service.read({ seq: 0 }, 100, requester);
     expect([first.items.map((item) => item.eventId), first.next.seq, first.endOfStream]).toEqual([['e5'], 10_000, false]);

@@ -12,6 +12,7 @@ import type { ChangeItemResponse } from './dto/change-item-response.dto.js';
 import type { ChangePageResponse } from './dto/change-page-response.dto.js';
 import { DESK, isRequester, type Viewer } from '../common/context/viewer.js';
 import { visibleChanges } from '../people/visibility.js';
+import { TicketAccessRepository } from '../people/ticket-access.repository.js';
 
 /**
  * A cursor ahead of the numbering this replica's database has seen (a replica or Galera node that has not applied
@@ -42,6 +43,7 @@ export class ChangesService {
   constructor(
     private readonly feed: ChangeFeedRepository,
     private readonly notifier: ChangeNotifier,
+    private readonly access: TicketAccessRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.retentionDays = config.get('changes', { infer: true }).retentionDays;
@@ -87,7 +89,8 @@ export class ChangesService {
    * database, or of one restored from an older backup).
    */
   async read(after: ChangePosition, limit: number, viewer: Viewer = DESK, fromOldest = false): Promise<ChangesRead> {
-    const only = isRequester(viewer) ? visibleChanges(viewer) : undefined;
+    // A requester's organization is read again for each read, so a stream follows a change of its sharing at once.
+    const only = isRequester(viewer) ? visibleChanges(await this.access.requester(viewer.email)) : undefined;
     return this.readPage(after, limit, await freeOfRequestDeadline(() => this.feed.page(after.seq, limit + 1, only)), fromOldest);
   }
 
@@ -125,7 +128,8 @@ export class ChangesService {
     if (page.scannedThrough !== undefined && page.changes.length <= limit) {
       // A filtered read that kept fewer than a page: it goes on after what it looked at, kept or not.
       const through = page.scannedThrough;
-      const next = { seq: through, numberedAt: through === page.lastSeq ? page.lastNumberedAt : last?.numberedAt };
+      // Below the highest number, the database's clock now stands for when it was reached (see aheadButRecent).
+      const next = { seq: through, numberedAt: through === page.lastSeq ? page.lastNumberedAt : page.now };
       return { items: changes.map(changeItem), next, endOfStream: through >= page.lastSeq, start: after };
     }
     const next = last ? { seq: last.seq, numberedAt: last.numberedAt } : { seq: page.lastSeq, numberedAt: page.lastNumberedAt };

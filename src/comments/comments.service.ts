@@ -40,21 +40,22 @@ export class CommentsService {
    */
   async add(ticketId: string, request: CommentRequest, context: WriteContext = anonymousWrite()): Promise<CommentResponse> {
     const now = new Date();
+    const requester = context.viewer && isRequester(context.viewer) ? context.viewer : undefined;
+    // A requester's comment is signed with their address, whatever it names as its author.
     const fields = {
       body: request.body,
-      author: request.author ?? context.actor ?? null,
+      author: requester ? requester.email : (request.author ?? context.actor ?? null),
       visibility: request.visibility ?? CommentVisibility.PUBLIC,
     };
-    const requester = context.viewer && isRequester(context.viewer) ? context.viewer : undefined;
     if (requester) assertPublicComment(fields.visibility);
     const comment = await this.database.transaction(async (transaction) => {
       await assertTicketExists(transaction, ticketId, true);
       if (requester && !(await this.access.allows(requester, ticketId, 'comment', transaction))) {
         throw requesterMayNot('comment on a ticket their organization shares for reading only');
       }
-      const attachmentIds = await this.namedAttachments(transaction, ticketId, request.attachmentIds ?? []);
+      const attachmentIds = await this.namedAttachments(transaction, ticketId, request.attachmentIds ?? [], requester && context.actor);
       const id = await this.comments.insert(transaction, ticketId, fields, now);
-      await this.hooks.commentAdded(transaction, ticketId, fields, now);
+      await this.hooks.commentAdded(transaction, ticketId, { ...fields, byRequester: requester !== undefined }, now);
       await this.attachments.linkToComment(transaction.later, id, attachmentIds);
       // A comment that names no attachment answers exactly as before attachments existed.
       const comment: CommentResponse = {
@@ -82,9 +83,9 @@ export class CommentsService {
    * The attachments a new comment names, each of its ticket; 400 naming those that are not. They stay share-locked until
    * the comment commits, so no delete takes them meanwhile.
    */
-  private async namedAttachments(transaction: Queryable, ticketId: string, ids: number[]): Promise<number[]> {
+  private async namedAttachments(transaction: Queryable, ticketId: string, ids: number[], uploadedBy?: string | null): Promise<number[]> {
     if (ids.length === 0) return [];
-    const found = new Set(await this.attachments.ofTicketAmong(transaction, ticketId, ids));
+    const found = new Set(await this.attachments.ofTicketAmong(transaction, ticketId, ids, uploadedBy));
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length > 0) throw new BadRequestException(`Ticket ${ticketId} has no attachment with id ${missing.join(', ')}`);
     return [...ids].sort((a, b) => a - b);

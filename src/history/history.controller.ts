@@ -5,7 +5,7 @@ import { parseKeysetPage } from '../common/paging/keyset-page.js';
 import { IdPipe } from '../common/http/id.pipe.js';
 import { setPageHeaders } from '../common/paging/page-headers.js';
 import { sendJsonArray } from '../common/http/json-array-response.js';
-import { historyJson } from './history.repository.js';
+import { v1HistoryEntry, v1HistoryJson } from './history.repository.js';
 import { historyApi } from './history.openapi.js';
 import { HistoryService } from './history.service.js';
 
@@ -23,9 +23,9 @@ export class HistoryController {
   async listHistory(@Param('id', IdPipe) id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const page = parseKeysetPage(request.query, 'v1', `history:${id}`, 'pageQuery');
     if (page.limit === undefined)
-      return sendJsonArray(request, response, await this.history.stream(id, page, viewerOf(request)), historyJson);
+      return sendJsonArray(request, response, await this.history.stream(id, page, viewerOf(request)), v1HistoryJson);
     const listed = await this.history.list(id, page, viewerOf(request));
     setPageHeaders(response, `/api/tickets/${id}/history`, request.originalUrl, { ...listed, total: null });
-    response.json(listed.items);
+    response.json(listed.items.map(v1HistoryEntry));
   }
 }

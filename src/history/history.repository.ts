@@ -34,16 +34,23 @@ export class HistoryRepository {
     return rows.map(historyFromRow);
   }
 
-  /** Every entry of the ticket (an unpaged `page`), oldest first, as a stream of rows (historyJson writes each). */
+  /** Every entry of the ticket (an unpaged `page`), oldest first, as a stream of rows (v1HistoryJson writes each). */
   stream(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<Readable> {
     const range = keysetSql(page);
     return this.database.stream(`${selectHistory(viewer)}${range.sql}`, [ticketId, ...range.params]);
   }
 }
 
-/** An entry's JSON, as res.json writes it in an array (the unpaged list is streamed, see sendJsonArray). */
-export function historyJson(row: HistoryRow): string {
-  return JSON.stringify(historyFromRow(row));
+/** An entry as v1 shows it: v1 knows no participants (v2's ccEmails), so a change of them is left out. */
+export function v1HistoryEntry(entry: HistoryEntryResponse): HistoryEntryResponse {
+  if (!('ccEmails' in entry.changes)) return entry;
+  const { ccEmails: _participants, ...changes } = entry.changes;
+  return { ...entry, changes };
+}
+
+/** An entry's JSON as v1's streamed list writes it in its array, as res.json would (see v1HistoryEntry, sendJsonArray). */
+export function v1HistoryJson(row: HistoryRow): string {
+  return JSON.stringify(v1HistoryEntry(historyFromRow(row)));
 }
 
 function historyFromRow(row: HistoryRow): HistoryEntryResponse {

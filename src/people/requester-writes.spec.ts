@@ -1,15 +1,21 @@
 import fc from 'fast-check';
 import type { RequesterViewer } from '../common/context/viewer.js';
-import { assertOwnName, assertPublicComment, assertRequesterPatch } from './requester-writes.js';
+import { assertPublicComment, assertRequesterCreate, assertRequesterPatch } from './requester-writes.js';
 
 const STATUSES = ['OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED'];
 const ann: RequesterViewer = { kind: 'requester', email: 'ann@example.com', domain: 'example.com', organization: null };
 
 describe('what a requester may write', () => {
-  it('opens tickets in their own name, in any case', () => {
-    expect(() => assertOwnName(ann, 'Ann@Example.COM')).not.toThrow();
-    expect(() => assertOwnName(ann, 'bob@example.com')).toThrow('own name');
-    expect(() => assertOwnName(ann, 'ann@example.com.evil')).toThrow('own name');
+  it('opens tickets in their own name, in any case, OPEN and unassigned', () => {
+    const open =
+      (requesterEmail: string, status = 'OPEN', assignedTo: string | null = null) =>
+      () =>
+        assertRequesterCreate(ann, { requesterEmail, status, assignedTo });
+    expect(open('Ann@Example.COM')).not.toThrow();
+    expect(open('bob@example.com')).toThrow('own name');
+    expect(open('ann@example.com.evil')).toThrow('own name');
+    expect(open('ann@example.com', 'CLOSED')).toThrow('OPEN and unassigned');
+    expect(open('ann@example.com', 'OPEN', 'network-team')).toThrow('OPEN and unassigned');
   });
 
   it('writes public comments only', () => {

@@ -11,9 +11,16 @@ import type { RequesterViewer } from '../common/context/viewer.js';
 /** The statuses a requester may move their ticket to, from any status the workflow allows. */
 const REQUESTER_TARGETS: ReadonlySet<string> = new Set(['RESOLVED', 'CLOSED']);
 
-export function assertOwnName(viewer: RequesterViewer, requesterEmail: string): void {
-  if (canonicalEmail(requesterEmail) !== viewer.email) {
+/** A requester opens a ticket in their own name, OPEN and unassigned (its priority is theirs to say). */
+export function assertRequesterCreate(
+  viewer: RequesterViewer,
+  request: { requesterEmail: string; status: string; assignedTo?: string | null },
+): void {
+  if (canonicalEmail(request.requesterEmail) !== viewer.email) {
     throw new ForbiddenException('A requester opens tickets in their own name: requesterEmail must be the address of their token');
+  }
+  if (request.status !== 'OPEN' || (request.assignedTo ?? null) !== null) {
+    throw new ForbiddenException('A requester opens tickets as OPEN and unassigned: the desk assigns and moves them');
   }
 }
 

@@ -50,20 +50,25 @@ function union(branches: SqlFragment[]): SqlFragment {
   return { sql: branches.map((branch) => branch.sql).join(' UNION '), params: branches.flatMap((branch) => branch.params) };
 }
 
+/** An attachment a requester may see (`id` names its column): a public comment names it, and no internal comment does. */
+const publicAttachment = (id: string) =>
+  `EXISTS (SELECT 1 FROM comment_attachments ca JOIN ticket_comments c ON c.id = ca.comment_id WHERE ca.attachment_id = ${id} AND c.visibility = 'PUBLIC')` +
+  ` AND NOT EXISTS (SELECT 1 FROM comment_attachments ca JOIN ticket_comments c ON c.id = ca.comment_id WHERE ca.attachment_id = ${id} AND c.visibility = 'INTERNAL')`;
+
 /**
  * What of a ticket they see a requester reads (conditions on the rows of each sub-resource's table): never an internal
- * comment; no attachment an internal comment names; no history entry of either.
+ * comment; an attachment only once a public comment names it (and no internal one does: an attachment is uploaded
+ * before the comment that names it, so until then it may be an internal note's); no history entry of anything else,
+ * nor of a deleted attachment.
  */
 export const REQUESTER_SEES = {
   comments: "ticket_comments.visibility = 'PUBLIC'",
-  attachments:
-    'NOT EXISTS (SELECT 1 FROM comment_attachments ca JOIN ticket_comments c ON c.id = ca.comment_id' +
-    " WHERE ca.attachment_id = ticket_attachments.id AND c.visibility = 'INTERNAL')",
+  attachments: publicAttachment('ticket_attachments.id'),
   history:
     "NOT (ticket_history.action = 'COMMENTED' AND EXISTS (SELECT 1 FROM ticket_comments c" +
-    " WHERE c.id = JSON_VALUE(ticket_history.changes, '$.comment.to') AND c.visibility = 'INTERNAL'))" +
-    " AND NOT (ticket_history.action = 'ATTACHED' AND EXISTS (SELECT 1 FROM comment_attachments ca JOIN ticket_comments c ON c.id = ca.comment_id" +
-    " WHERE ca.attachment_id = JSON_VALUE(ticket_history.changes, '$.attachment.to') AND c.visibility = 'INTERNAL'))",
+    " WHERE c.id = CAST(JSON_VALUE(ticket_history.changes, '$.comment.to') AS UNSIGNED) AND c.visibility = 'INTERNAL'))" +
+    " AND ticket_history.action <> 'DETACHED'" +
+    ` AND (ticket_history.action <> 'ATTACHED' OR (${publicAttachment("CAST(JSON_VALUE(ticket_history.changes, '$.attachment.to') AS UNSIGNED)")}))`,
 } as const;
 
 /** The condition (` AND …`) a sub-resource's read adds for the viewer: none for the desk. */
@@ -73,7 +78,8 @@ export function hiddenFrom(viewer: Viewer, of: keyof typeof REQUESTER_SEES): str
 
 /**
  * The changes of the log a requester reads (a condition on `change_log`): those of the tickets they see now, none of
- * an internal comment, none of an attachment an internal comment names. A deleted ticket is one they no longer see.
+ * an internal comment, and an attachment's only when REQUESTER_SEES would show it now. A deleted ticket is one they no
+ * longer see.
  */
 export function visibleChanges(viewer: RequesterViewer): SqlFragment {
   const tickets = visibleTicketIds(viewer);
@@ -81,9 +87,8 @@ export function visibleChanges(viewer: RequesterViewer): SqlFragment {
     sql:
       `change_log.ticket_id IN (${tickets.sql})` +
       " AND NOT (change_log.event_type = 'COMMENT_ADDED' AND JSON_VALUE(change_log.payload, '$.comment.visibility') = 'INTERNAL')" +
-      " AND NOT (change_log.event_type IN ('ATTACHMENT_ADDED', 'ATTACHMENT_DELETED') AND EXISTS (SELECT 1 FROM comment_attachments ca" +
-      " JOIN ticket_comments c ON c.id = ca.comment_id WHERE ca.attachment_id = JSON_VALUE(change_log.payload, '$.attachment.id')" +
-      " AND c.visibility = 'INTERNAL'))",
+      " AND change_log.event_type <> 'ATTACHMENT_DELETED'" +
+      ` AND (change_log.event_type <> 'ATTACHMENT_ADDED' OR (${publicAttachment("CAST(JSON_VALUE(change_log.payload, '$.attachment.id') AS UNSIGNED)")}))`,
     params: tickets.params,
   };
 }

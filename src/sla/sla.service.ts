@@ -60,7 +60,7 @@ export class SlaService implements TicketWriteHook, TicketSlaSummaries, OnApplic
   }
 
   async commentAdded(transaction: Transaction, ticketId: string, comment: AddedComment, now: Date): Promise<void> {
-    if (!this.policy || comment.visibility !== 'PUBLIC' || !comment.author) return;
+    if (!this.policy || comment.visibility !== 'PUBLIC' || !comment.author || comment.byRequester) return;
     const latest = await this.repository.latestOf(transaction, ticketId);
     if (!latest || !isResponse(comment, latest.requesterEmail)) return;
     await this.save(transaction, ticketId, latest.clocks, clocksAfterResponse(latest.clocks, this.policy, now.getTime()), now);

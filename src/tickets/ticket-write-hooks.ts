@@ -7,6 +7,8 @@ import type { TicketResponse } from './dto/ticket-response.dto.js';
 export interface AddedComment {
   author: string | null;
   visibility: string;
+  /** Written with a requester token (the requester, a participant, an organization member): never the desk's answer. */
+  byRequester?: boolean;
 }
 
 /**

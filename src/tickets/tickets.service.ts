@@ -33,7 +33,7 @@ import { DESK, isRequester, type Viewer } from '../common/context/viewer.js';
 import { visibleTicketIds } from '../people/visibility.js';
 import { TicketAccessRepository } from '../people/ticket-access.repository.js';
 import { ParticipantsRepository } from '../people/participants.repository.js';
-import { assertOwnName, assertRequesterPatch, requesterMayNot } from '../people/requester-writes.js';
+import { assertRequesterCreate, assertRequesterPatch, requesterMayNot } from '../people/requester-writes.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -99,7 +99,7 @@ export class TicketsService {
    */
   async create(request: TicketRequest, context: WriteContext = anonymousWrite(), ccEmails?: string[]): Promise<TicketResponse> {
     if (context.viewer && isRequester(context.viewer)) {
-      assertOwnName(context.viewer, request.requesterEmail);
+      assertRequesterCreate(context.viewer, request);
       if (ccEmails?.length) throw requesterMayNot('name participants (ccEmails): agents set them');
     }
     const now = new Date();
@@ -108,8 +108,7 @@ export class TicketsService {
 
   private insertAll(pending: NewTicket[]): Promise<TicketResponse[]> {
     return this.database.transaction(async (transaction) => {
-      const inserted = await this.tickets.insertAll(transaction, pending);
-      const tickets = inserted.map((ticket, i) => withParticipants(ticket, pending[i].ccEmails));
+      const tickets = await this.tickets.insertAll(transaction, pending);
       await this.tickets.insertWords(transaction.later, tickets);
       for (const [i, ticket] of tickets.entries()) {
         const { context, now, trace, ccEmails } = pending[i];
@@ -117,9 +116,10 @@ export class TicketsService {
         if (participants) await this.participants.replace(transaction.later, ticket.id, participants.to);
         await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace, participants);
         await this.hooks.ticketCreated(transaction.later, ticket, now);
-        await this.idempotency.finishCreated(transaction, context.idempotency, ticket, ticketEtag(ticket));
+        // Its event carries the ticket as every reader knows it; the answer (and its stored replay) the v2 body.
+        await this.idempotency.finishCreated(transaction, context.idempotency, withParticipants(ticket, ccEmails), ticketEtag(ticket));
       }
-      return tickets;
+      return tickets.map((ticket, i) => withParticipants(ticket, pending[i].ccEmails));
     });
   }
 

@@ -272,8 +272,19 @@ describe('Requester tokens see only their tickets, and never an internal comment
           const own = await testApp.http
             .post('/api/tickets')
             .set(headers)
-            .send(buildTicketRequest({ requesterEmail: viewer.toUpperCase() }));
+            .send(buildTicketRequest({ requesterEmail: viewer.toUpperCase(), assignedTo: undefined }));
           expect(own.status).toBe(201);
+          // OPEN and unassigned only: the desk assigns and moves tickets.
+          const assigned = await testApp.http
+            .post('/api/tickets')
+            .set(headers)
+            .send(buildTicketRequest({ requesterEmail: viewer }));
+          expect(assigned.status).toBe(403);
+          const closed = await testApp.http
+            .post('/api/tickets')
+            .set(headers)
+            .send(buildTicketRequest({ requesterEmail: viewer, assignedTo: undefined, status: 'CLOSED' }));
+          expect(closed.status).toBe(403);
           expect(
             (
               await testApp.http
@@ -364,6 +375,9 @@ describe('Requester tokens see only their tickets, and never an internal comment
       .set(headers)
       .send(buildTicketRequest({ requesterEmail: ann }));
     expect(replaced.body.ccEmails).toEqual([]);
+    // v1 knows no participants: its history does not show them.
+    const v1History = await testApp.http.get(`/api/tickets/${created.body.id}/history`).set(headers);
+    expect((v1History.body as Array<{ changes: object }>).filter((entry) => 'ccEmails' in entry.changes)).toEqual([]);
     const history = await testApp.http.get(`/api/v2/tickets/${created.body.id}/history`).set(headers);
     const changes = (history.body.items as Array<{ changes: { ccEmails?: unknown } }>)
       .map((entry) => entry.changes.ccEmails)
@@ -377,7 +391,7 @@ describe('Requester tokens see only their tickets, and never an internal comment
     const own = await testApp.http
       .post('/api/v2/tickets')
       .set(requester)
-      .send({ ...buildTicketRequest({ requesterEmail: ann }), ccEmails: ['x@example.com'] });
+      .send({ ...buildTicketRequest({ requesterEmail: ann, assignedTo: undefined }), ccEmails: ['x@example.com'] });
     expect(own.status).toBe(403);
     const cc = await testApp.http
       .patch(`/api/v2/tickets/${created.body.id}`)
@@ -408,7 +422,16 @@ describe('Requester tokens see only their tickets, and never an internal comment
         id: number;
       };
     const secret = await upload('secret.txt', headers);
+    const loose = await upload('draft.txt', headers);
     const open = await upload('screenshot.txt', requester);
+    // Until a public comment names it, no attachment reaches a requester (it may be an internal note's); nor may they
+    // name one they did not upload.
+    expect((await testApp.http.get(`${base}/${open.id}`).set(requester)).status).toBe(404);
+    const borrowed = await testApp.http
+      .post(`/api/tickets/${ticket.id}/comments`)
+      .set(requester)
+      .send({ body: 'this?', attachmentIds: [loose.id] });
+    expect(borrowed.status).toBe(400);
     const note = await testApp.http
       .post(`/api/v2/tickets/${ticket.id}/comments`)
       .set(headers)
@@ -417,8 +440,10 @@ describe('Requester tokens see only their tickets, and never an internal comment
     const reply = await testApp.http
       .post(`/api/tickets/${ticket.id}/comments`)
       .set(requester)
-      .send({ body: 'here', attachmentIds: [open.id] });
+      .send({ body: 'here', author: 'Support', attachmentIds: [open.id] });
     expect(reply.status).toBe(201);
+    // A requester's comment is signed with their address, whatever author it names.
+    expect(reply.body.author).toBe(ann);
 
     for (const prefix of ['/api/tickets', '/api/v2/tickets']) {
       const listed = await testApp.http.get(`${prefix}/${ticket.id}/attachments`).set(requester);
@@ -436,7 +461,8 @@ describe('Requester tokens see only their tickets, and never an internal comment
       .map((entry) => entry.changes.attachment!.to);
     expect(attached).toEqual([open.id]);
     // The agent sees all of it.
-    expect(((await testApp.http.get(base).set(headers)).body.items as unknown[]).length).toBe(2);
+    expect(((await testApp.http.get(base).set(headers)).body.items as unknown[]).length).toBe(3);
+    expect((await testApp.http.get(`${base}/${loose.id}`).set(requester)).status).toBe(404);
 
     // A conditional GET answers 304 to the requester who may see the ticket, and the 404 of a missing one to another.
     const read = await testApp.http.get(`/api/tickets/${ticket.id}`).set(requester);
