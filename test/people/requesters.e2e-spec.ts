@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { useTestApp } from '../support/test-app.js';
 import { TestIssuer } from '../support/test-issuer.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
+import { slaPolicyEnv } from '../support/sla-policy.js';
 
 const JWT = 'SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_';
 const AGENT = 'tickets.read tickets.write organizations.manage';
@@ -545,5 +546,51 @@ describe('Requester tokens see only their tickets, and never an internal comment
     expect((await testApp.http.get(`/api/tickets/${bobs.body.id}`).set(await as(ann))).status).toBe(200);
     expect((await testApp.http.delete(`/api/v2/organizations/${first.body.id}`).set(headers)).status).toBe(204);
     expect((await testApp.http.get(`/api/tickets/${bobs.body.id}`).set(await as(ann))).status).toBe(404);
+  });
+});
+
+describe('Requesters and SLA clocks', () => {
+  let issuer: TestIssuer;
+  const env: Record<string, string> = {};
+  beforeAll(async () => {
+    issuer = await TestIssuer.start();
+    await issuer.addKey('rsa-1', 'RS256');
+    Object.assign(env, {
+      [`${JWT}ISSUERURI`]: issuer.url,
+      [`${JWT}AUDIENCES`]: 'ticket-service',
+      ...slaPolicyEnv({ HIGH: { firstResponse: 'PT1H', resolution: 'PT8H' } }),
+    });
+  });
+  const testApp = useTestApp({ env });
+  afterAll(() => issuer.stop());
+
+  it("never takes a requester's or a participant's comment for the desk's first response", async () => {
+    const agent = { Authorization: `Bearer ${await issuer.token({ claims: { scope: AGENT } })}` };
+    const as = async (email: string) => ({
+      Authorization: `Bearer ${await issuer.token({ claims: { scope: 'tickets.requester', email, sub: `user-${email}` } })}`,
+    });
+    const run = randomBytes(4).toString('hex');
+    const [ann, bob] = [`ann@${run}.test`, `bob@${run}.test`];
+    const created = await testApp.http
+      .post('/api/v2/tickets')
+      .set(agent)
+      .send({ ...buildTicketRequest({ requesterEmail: ann, priority: 'HIGH' }), ccEmails: [bob] });
+    const firstResponse = async () =>
+      (
+        (await testApp.http.get(`/api/v2/tickets/${created.body.id}/sla`).set(agent)).body.metrics as Array<{
+          name: string;
+          completedCycles: unknown[];
+        }>
+      ).find((metric) => metric.name === 'firstResponse')!.completedCycles;
+    for (const person of [ann, bob]) {
+      const comment = await testApp.http
+        .post(`/api/v2/tickets/${created.body.id}/comments`)
+        .set(await as(person))
+        .send({ body: 'Any news?' });
+      expect(comment.status).toBe(201);
+    }
+    expect(await firstResponse()).toEqual([]);
+    await testApp.http.post(`/api/v2/tickets/${created.body.id}/comments`).set(agent).send({ body: 'On it', author: 'desk' }).expect(201);
+    expect(await firstResponse()).toHaveLength(1);
   });
 });
