@@ -42,6 +42,9 @@ interface Held {
   validUntil: number;
 }
 
+/** How often the fenced marks are tried when their commit loses a race (see fenced). */
+const FENCED_ATTEMPTS = 3;
+
 /**
  * The relay's leases on outbox partitions, as rows of `outbox_lease` claimed by committed conditional UPDATEs and
  * `outbox_relay` rows that say which relays are alive. Nothing here rests on a node-local feature (GET_LOCK,
@@ -115,26 +118,31 @@ export class OutboxLeases {
       const lease = this.held.get(partition);
       return lease ? [{ partition, epoch: lease.epoch }] : [];
     });
-    try {
-      let kept: number[] = [];
-      if (leases.length > 0) {
-        const held = await this.leases.beginFenced(runner, this.owner, leases, this.ttlMs);
-        kept = leases.filter((_, i) => held[i]).map(({ partition }) => partition);
-        const later = new StatementBatch();
-        if (kept.length > 0) await work(kept, later);
-        await later.run(runner, 'COMMIT');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        let kept: number[] = [];
+        if (leases.length > 0) {
+          const held = await this.leases.beginFenced(runner, this.owner, leases, this.ttlMs);
+          kept = leases.filter((_, i) => held[i]).map(({ partition }) => partition);
+          const later = new StatementBatch();
+          if (kept.length > 0) await work(kept, later);
+          await later.run(runner, 'COMMIT');
+        }
+        for (const partition of kept) this.extend(partition, started);
+        this.lose(partitions.filter((partition) => !kept.includes(partition)));
+        return kept;
+      } catch (error) {
+        await runner.query('ROLLBACK').catch(() => undefined);
+        if (!isLostRace(error)) throw error;
+        // On a multi-primary cluster the commit loses certification to any write of the same rows on another node:
+        // the sequencer numbering these changes there, as often as another relay taking a partition over. None of
+        // the marks happened, and the fence, read again, tells which: marked again while it still holds the lease,
+        // rather than given up and published twice.
+        if (attempt < FENCED_ATTEMPTS) continue;
+        this.logger.warn(`Marking published events of partition(s) ${partitions.join(', ')} lost a race: ${(error as Error).message}`);
+        this.lose(partitions);
+        return [];
       }
-      for (const partition of kept) this.extend(partition, started);
-      this.lose(partitions.filter((partition) => !kept.includes(partition)));
-      return kept;
-    } catch (error) {
-      await runner.query('ROLLBACK').catch(() => undefined);
-      if (!isLostRace(error)) throw error;
-      // Another relay took one of these partitions over at the same moment (on a multi-primary cluster the
-      // commit loses certification): none of the marks happened; the new owner publishes from the same rows.
-      this.logger.warn(`Marking published events of partition(s) ${partitions.join(', ')} lost a race: ${(error as Error).message}`);
-      this.lose(partitions);
-      return [];
     }
   }
 
