@@ -124,8 +124,9 @@ async function cursorAt(url, path, depth) {
   return cursor;
 }
 
-async function measure(url, name, path, { seconds, connections }) {
-  const run = (duration) => autocannon({ url: `${url}${path}`, connections, duration });
+/** One request measured for `seconds` after a second's warm-up; `headers` go with each (a bearer token, say). */
+async function measure(url, name, path, { seconds, connections, headers }) {
+  const run = (duration) => autocannon({ url: `${url}${path}`, connections, duration, headers });
   await run(1);
   const result = await run(seconds);
   const row = {
@@ -166,7 +167,7 @@ export async function queryBench({ admin, root, rows = 1_000_000, seconds = 8, c
     for (const [name, path] of scenarios) results.push(await measure(url, name, path, options));
     console.table(results);
     await service.stop();
-    const requesters = await requesterBench({ root, env: { DB_DATABASE: DB, ...BROKER }, seconds, connections });
+    const requesters = await requesterBench({ root, env: { DB_DATABASE: DB, ...BROKER }, seconds, connections, measure });
     return { rows, connections, seconds, results, requesters };
   } finally {
     await service.stop();

@@ -2,7 +2,6 @@
 // service with bearer tokens on (an issuer of the bench's own), one agent token, and requester tokens of one person
 // (200 tickets) and of a member of a 25-member organization that shares its tickets (5,000).
 import { createServer } from 'node:http';
-import autocannon from 'autocannon';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { startProcess } from './process.mjs';
 
@@ -32,23 +31,8 @@ async function startIssuer() {
   return { url, token, stop: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-async function measure(url, name, path, authorization, { seconds, connections }) {
-  const run = (duration) => autocannon({ url: `${url}${path}`, connections, duration, headers: { authorization } });
-  await run(1);
-  const result = await run(seconds);
-  const row = {
-    scenario: name,
-    'p50 ms': result.latency.p50,
-    'p99 ms': result.latency.p99,
-    'req/s': Math.round(result.requests.average),
-    non2xx: result.non2xx + result.errors,
-  };
-  console.log(`${name}: p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms, ${row['req/s']} req/s`);
-  return row;
-}
-
-/** The rows: each read as an agent, as a requester alone, and as a member of a sharing organization. */
-export async function requesterBench({ root, env, seconds, connections }) {
+/** The rows, each measured by `measure` (bench/queries.mjs): each read as an agent, as a requester alone, and as a member of a sharing organization. */
+export async function requesterBench({ root, env, seconds, connections, measure }) {
   const issuer = await startIssuer();
   const service = await startProcess('service (requesters)', ['dist/main.js'], {
     cwd: root,
@@ -77,8 +61,9 @@ export async function requesterBench({ root, env, seconds, connections }) {
       ['requester (200 tickets)', alone],
       ['requester sharing with 25 (5,000 tickets)', member],
     ]) {
-      results.push(await measure(service.url, `${who}: list, first page + total`, list, authorization, options));
-      results.push(await measure(service.url, `${who}: search q=printer, first page + total`, search, authorization, options));
+      const as = { ...options, headers: { authorization } };
+      results.push(await measure(service.url, `${who}: list, first page + total`, list, as));
+      results.push(await measure(service.url, `${who}: search q=printer, first page + total`, search, as));
     }
     console.table(results);
     return { connections, seconds, results };
