@@ -3,7 +3,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * What the visibility rule (src/people/visibility.ts) reads. `tickets` gains its requester's address in the canonical
  * form (lower case, compared byte for byte: the column's own collation would also equate accented letters) and its
- * domain, both indexed, so that a requester's tickets are read from an index alone; a ticket's participants (ccEmails) are rows of `ticket_participants`, found by address;
+ * domain, both indexed, so that a requester's tickets are read from an index alone (adding STORED columns rewrites
+ * the table: at a million tickets, run it in a quiet window); a ticket's participants (ccEmails) are rows of `ticket_participants`, found by address;
  * organizations own their domains and members, each address or domain in one organization at most (primary keys).
  */
 export class RequestersAndOrganizations1763900024000 implements MigrationInterface {
