@@ -20,7 +20,7 @@ export type TicketAccess = 'read' | 'comment' | 'owner';
  * (a member is an address the organization lists, or one of its domains not listed by another organization), and
  * comments on them when it shares comments too. Each branch reads an index alone: tickets (requester_key),
  * ticket_participants (email, ticket_id), organization_members (organization_id, email) → tickets (requester_key),
- * organization_domains (organization_id, domain) → tickets (requester_domain). Every id it gives is a ticket's.
+ * organization_domains (organization_id, domain) → tickets (requester_domain, requester_key). Every id it gives is a ticket's.
  */
 export function visibleTicketIds(viewer: RequesterViewer, access: TicketAccess = 'read'): SqlFragment {
   // The first branch names the column: `visible.ticket_id`, apart from the `id` of the tickets it is joined to.

@@ -17,7 +17,7 @@ export class RequestersAndOrganizations1763900024000 implements MigrationInterfa
         ADD COLUMN requester_domain varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
           AS (SUBSTRING_INDEX(LOWER(requester_email), '@', -1)) STORED,
         ADD INDEX idx_tickets_requester_key (requester_key),
-        ADD INDEX idx_tickets_requester_domain (requester_domain)`);
+        ADD INDEX idx_tickets_requester_domain (requester_domain, requester_key)`);
     await queryRunner.query(`
       CREATE TABLE ticket_participants (
         ticket_id bigint NOT NULL,
