@@ -51,6 +51,15 @@ describe('business time across a DST change', () => {
 });
 
 describe('business time at the edges of a DST gap', () => {
+  it('counts the time of intervals that meet in a spring-forward gap once (an end in the gap reaches past it)', () => {
+    // New York, 14 March 2027: 02:00-03:00 does not exist; 00:00-02:30 ends at 03:30 EDT, past 03:00-09:00's start.
+    const sundays = calendar('America/New_York', { 0: ['00:00-02:30', '02:30-03:00', '03:00-09:00'] });
+    const from = at('2027-03-14T05:00:00Z');
+    expect(businessTimeBetween(sundays, from, at('2027-03-14T13:00:00Z'))).toBe(8 * H);
+    const to = addBusinessTime(sundays, from, 2 * H + 1);
+    expect(businessTimeBetween(sundays, from, to)).toBe(2 * H + 1);
+  });
+
   it('counts a Santiago Saturday whose midnight is skipped as 24 hours (west of UTC)', () => {
     const saturdays = calendar('America/Santiago', { 6: ['00:00-24:00'] });
     expect(businessTimeBetween(saturdays, at('2026-09-05T04:00:00Z'), at('2026-09-07T04:00:00Z'))).toBe(24 * H);

@@ -91,8 +91,15 @@ function* openFrom(calendar: SlaCalendar, from: number, lastDay?: number): Gener
   // From the day before: harmless (its intervals end before `from`), and safe where a zone skips a midnight.
   const first = localDay(calendar.timeZone, from) - 1;
   const last = lastDay ?? first + SEARCH_DAYS + calendar.holidays.size;
+  // An end in a spring-forward gap maps past the gap (02:30 is 03:30), so it can reach into the next interval
+  // (03:00-09:00): each piece starts where the ones before it ended, and no time is counted twice.
+  let reached = from;
   for (let day = first; day <= last; day++) {
-    for (const [start, end] of dayIntervals(calendar, day)) if (end > from) yield [Math.max(start, from), end];
+    for (const [start, end] of dayIntervals(calendar, day)) {
+      if (end <= reached) continue;
+      yield [Math.max(start, reached), end];
+      reached = end;
+    }
   }
   if (lastDay !== undefined) return;
   throw new Error(`Calendar ${calendar.name} has no open hours within ${SEARCH_DAYS} days of ${new Date(from).toISOString()}`);
