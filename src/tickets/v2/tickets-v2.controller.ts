@@ -58,13 +58,19 @@ export class TicketsV2Controller {
     this.sla = config.get('sla.enabled', { infer: true });
   }
 
-  /** The tickets as v2 shows them: with their participants, and their SLA summaries when SLA is on (no statement when off). */
-  private async v2Bodies<T extends { id: number }>(tickets: T[]): Promise<Array<T & Pick<TicketV2Response, 'ccEmails' | 'sla'>>> {
+  /**
+   * The tickets as v2 shows them: with their participants (read only for those a write did not answer with them
+   * already), and their SLA summaries when SLA is on (no statement when off).
+   */
+  private async v2Bodies<T extends { id: number; ccEmails?: string[] }>(
+    tickets: T[],
+  ): Promise<Array<T & Pick<TicketV2Response, 'ccEmails' | 'sla'>>> {
     const ids = tickets.map((ticket) => ticket.id);
-    const [participants, summaries] = await Promise.all([this.participants.of(ids), this.slaSummaries.summaries(ids)]);
+    const unknown = tickets.filter((ticket) => ticket.ccEmails === undefined).map((ticket) => ticket.id);
+    const [participants, summaries] = await Promise.all([this.participants.of(unknown), this.slaSummaries.summaries(ids)]);
     return tickets.map((ticket) => ({
       ...ticket,
-      ccEmails: participants.get(ticket.id) ?? [],
+      ccEmails: ticket.ccEmails ?? participants.get(ticket.id) ?? [],
       ...(summaries && { sla: summaries.get(ticket.id) ?? { breached: false, nextBreachTime: null } }),
     }));
   }
