@@ -17,6 +17,7 @@ import { SlaModule } from './sla/sla.module.js';
 import { TicketsModule } from './tickets/tickets.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { PeopleModule } from './people/people.module.js';
+import { MailModule } from './mail/mail.module.js';
 
 @Module({
   imports: [
@@ -33,6 +34,7 @@ import { PeopleModule } from './people/people.module.js';
     WebhooksModule,
     PeopleModule,
     AttachmentsModule,
+    MailModule,
     ActuatorModule,
     ObservabilityModule,
   ],

@@ -15,6 +15,6 @@ import { AttachmentsV2Controller } from './v2/attachments-v2.controller.js';
   imports: [OutboxModule, IdempotencyModule, PeopleModule],
   controllers: [AttachmentsController, AttachmentsV2Controller],
   providers: [AttachmentsService, AttachmentsRepository, AttachmentStorages, OrphanSweeper, TicketHistoryRepository, UploadFingerprint],
-  exports: [AttachmentsRepository],
+  exports: [AttachmentsRepository, AttachmentsService],
 })
 export class AttachmentsModule {}

@@ -13,5 +13,6 @@ import { CommentsV2Controller } from './v2/comments-v2.controller.js';
   imports: [OutboxModule, IdempotencyModule, TicketsModule, AttachmentsModule],
   controllers: [CommentsController, CommentsV2Controller],
   providers: [CommentsService, CommentsRepository, TicketHistoryRepository],
+  exports: [CommentsService],
 })
 export class CommentsModule {}

@@ -72,7 +72,10 @@ export class CommentsService {
         action: HistoryAction.COMMENTED,
         changes: { comment: { from: null, to: comment.id } },
       });
-      await this.outbox.record(transaction.later, commentAddedEvent(comment.ticketId, comment, now), routingKeyOf('COMMENT_ADDED'));
+      const causedBy = context.causedBy && { causedBy: context.causedBy };
+      const event = commentAddedEvent(comment.ticketId, comment, now);
+      await this.outbox.record(transaction.later, event, routingKeyOf('COMMENT_ADDED'), undefined, causedBy || undefined);
+      await context.recordWith?.(transaction, { ticketId: comment.ticketId, commentId: comment.id });
       await this.idempotency.finishCreated(transaction, context.idempotency, comment, null);
       return comment;
     });

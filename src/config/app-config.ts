@@ -13,6 +13,7 @@ import { parseServerConfig, type ServerConfig } from './server-config.js';
 import { parseTicketsConfig, type TicketsConfig } from './tickets-config.js';
 import { parseSlaConfig, type SlaConfig } from './sla-config.js';
 import { parseWebhooksConfig, type WebhooksConfig } from './webhooks-config.js';
+import { type MailConfig, parseMailConfig } from './mail-config.js';
 
 /** Every setting, one namespace per concern, each read and validated by its own file. */
 export interface AppConfig {
@@ -30,6 +31,7 @@ export interface AppConfig {
   changes: ChangesConfig;
   webhooks: WebhooksConfig;
   attachments: AttachmentsConfig;
+  mail: MailConfig;
 }
 
 /** Reads and validates the environment; throws a ConfigError naming the variable at fault. */
@@ -50,5 +52,6 @@ export function parseConfig(env: Env): AppConfig {
     changes: parseChangesConfig(read),
     webhooks: parseWebhooksConfig(read),
     attachments: parseAttachmentsConfig(read),
+    mail: parseMailConfig(read),
   };
 }

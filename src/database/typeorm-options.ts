@@ -20,6 +20,7 @@ import { WebhookDeliveriesDueByEndpoint1763900021001 } from './migrations/176390
 import { SlaReconciliation1763900022000 } from './migrations/1763900022000-SlaReconciliation.js';
 import { OneChangeLog1763900023000 } from './migrations/1763900023000-OneChangeLog.js';
 import { RequestersAndOrganizations1763900024000 } from './migrations/1763900024000-RequestersAndOrganizations.js';
+import { EmailChannel1763900025000 } from './migrations/1763900025000-EmailChannel.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -60,6 +61,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       SlaReconciliation1763900022000,
       OneChangeLog1763900023000,
       RequestersAndOrganizations1763900024000,
+      EmailChannel1763900025000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; there is no other way they run.

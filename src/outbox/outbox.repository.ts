@@ -38,6 +38,8 @@ export interface ChangeLogRow {
   routingKey: string | null;
   traceparent: string | null;
   tracestate: string | null;
+  /** A ChangeContext's JSON, or null. */
+  context: string | null;
 }
 
 /**
@@ -54,8 +56,8 @@ export class OutboxRepository {
   /** Inserts the change in the caller's transaction (`manager`; a StatementBatch sends it with the write's other statements). */
   async insert(manager: Queryable, row: ChangeLogRow): Promise<void> {
     await manager.query(
-      `INSERT INTO change_log (event_id, event_type, routing_key, ticket_id, partition_no, occurred_at, payload, traceparent, tracestate)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO change_log (event_id, event_type, routing_key, ticket_id, partition_no, occurred_at, payload, traceparent, tracestate, context)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         row.eventId,
         row.eventType,
@@ -66,6 +68,7 @@ export class OutboxRepository {
         row.payload,
         row.traceparent,
         row.tracestate,
+        row.context,
       ],
     );
   }

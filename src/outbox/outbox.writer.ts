@@ -17,6 +17,17 @@ export interface OutboxEvent {
 }
 
 /**
+ * What a reader of the log may need to know of a change beyond its event, which stays what every channel reads
+ * (the mail notifier, src/mail/outbound/, reads this). Absent: nothing more to say.
+ */
+export interface ChangeContext {
+  /** The canonical address of the person whose mail or request caused the change, when one is known. */
+  causedBy?: string;
+  /** An update that moved the ticket's status: the status it left. */
+  statusFrom?: string;
+}
+
+/**
  * Records a change in the caller's transaction: one `change_log` row, so it commits or rolls back with the write it
  * describes. Every channel reads that row (docs/architecture.md#the-change-log): the relay publishes it to RabbitMQ,
  * the sequencer numbers it for the change feed, and webhooks deliver it to each endpoint from their own place in the
@@ -48,6 +59,7 @@ export class OutboxWriter {
     event: OutboxEvent,
     routingKey: string | null,
     trace: TraceHeaders | undefined = currentTraceContext(),
+    context?: ChangeContext,
   ): Promise<void> {
     // The routing key is stored per row (null: the configured one), so one partition can carry events of
     // several kinds, each to its own key, in order. The request's trace context travels with the event, so its
@@ -62,6 +74,7 @@ export class OutboxWriter {
       routingKey,
       traceparent: trace?.traceparent ?? null,
       tracestate: trace?.tracestate ?? null,
+      context: context && Object.keys(context).length > 0 ? JSON.stringify(context) : null,
     });
     writes.afterCommit(this.wakeRelay);
     writes.afterCommit(this.wakeSequencer);

@@ -10,6 +10,8 @@ export const SCOPES = {
   requester: 'tickets.requester',
   /** Organizations, their domains, members and sharing. */
   organizations: 'organizations.manage',
+  /** Handing in raw mail (POST /api/v2/inbound-email): what an MTA's pipe or a provider's hook holds, nothing more. */
+  mailInbound: 'mail.inbound',
 } as const;
 
 /** Whether a token's scopes make it a requester's: tickets.requester without either agent scope. */
@@ -20,6 +22,7 @@ export function isRequesterToken(scopes: readonly string[]): boolean {
 /** Webhook management: it reveals signing secrets and points the service at URLs, so it has a scope of its own. */
 const WEBHOOKS = /^\/api\/v2\/webhooks(?:\/|$)/i;
 const ORGANIZATIONS = /^\/api\/v2\/organizations(?:\/|$)/i;
+const INBOUND_EMAIL = /^\/api\/v2\/inbound-email\/?$/i;
 
 /** What a requester token may read: the ticket lists, each ticket with its sub-resources (the gate decides which), the change feed. */
 const REQUESTER_READS = /^\/api\/(?:(?:v2\/)?tickets(?:\/|$)|v2\/changes\/?$)/i;
@@ -49,7 +52,7 @@ export interface ScopeRequirement {
 /**
  * The one place that says what a request needs (Spring's authorizeHttpRequests), deny by default: every path but
  * the anonymous ones needs a token, /api/v2/webhooks `webhooks.manage` and /api/v2/organizations `organizations.manage`
- * for every method, writes (POST, PUT, PATCH, DELETE) `tickets.write`, anything else `tickets.read` or `tickets.write`.
+ * for every method, /api/v2/inbound-email `mail.inbound`, writes (POST, PUT, PATCH, DELETE) `tickets.write`, anything else `tickets.read` or `tickets.write`.
  * `tickets.requester` admits the reads of tickets and their sub-resources and the writes of REQUESTER_WRITES, no more
  * (what it then sees and may change: src/people/). Undefined: no token needed.
  */
@@ -57,6 +60,7 @@ export function requiredScopes(method: string, path: string): ScopeRequirement |
   if (ANONYMOUS.test(path)) return undefined;
   if (WEBHOOKS.test(path)) return { anyOf: [SCOPES.webhooks], name: SCOPES.webhooks };
   if (ORGANIZATIONS.test(path)) return { anyOf: [SCOPES.organizations], name: SCOPES.organizations };
+  if (INBOUND_EMAIL.test(path)) return { anyOf: [SCOPES.mailInbound], name: SCOPES.mailInbound };
   const verb = method.toUpperCase();
   if (WRITE_METHODS.has(verb)) {
     const requester = REQUESTER_WRITES.some(([allowed, pattern]) => allowed === verb && pattern.test(path));

@@ -15,6 +15,6 @@ import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
   imports: [DiscoveryModule, OutboxModule, IdempotencyModule, PeopleModule],
   controllers: [TicketsController, TicketsV2Controller],
   providers: [TicketsService, TicketsRepository, TicketHistoryRepository, TicketWriteHooks, { provide: APP_GUARD, useClass: TicketGate }],
-  exports: [TicketWriteHooks, PeopleModule],
+  exports: [TicketWriteHooks, TicketsService, PeopleModule],
 })
 export class TicketsModule {}

@@ -116,6 +116,7 @@ export class TicketsService {
         if (participants) await this.participants.replace(transaction.later, ticket.id, participants.to);
         await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace, participants);
         await this.hooks.ticketCreated(transaction.later, ticket, now);
+        await context.recordWith?.(transaction, { ticketId: ticket.id });
         // Its event carries the ticket as every reader knows it; the answer (and its stored replay) the v2 body.
         await this.idempotency.finishCreated(transaction, context.idempotency, withParticipants(ticket, ccEmails), ticketEtag(ticket));
       }
@@ -224,6 +225,7 @@ export class TicketsService {
       await this.hooks.ticketUpdated(transaction, current, updated, now);
       const cc = participants && (await this.writeParticipants(transaction, id, participants.set));
       await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now, undefined, cc?.changed);
+      await context.recordWith?.(transaction, { ticketId: updated.id });
       const answer = withParticipants(updated, cc?.now);
       await this.idempotency.finishUpdated(transaction, context.idempotency, answer, ticketEtag(updated));
       return answer;
@@ -284,6 +286,10 @@ export class TicketsService {
       action,
       changes: { ...ticketChanges(before, ticket), ...(participants && { ccEmails: participants }) },
     });
-    await this.outbox.record(writes, ticketEvent(action, ticket, now), routingKeyOf(action), trace);
+    const changeContext = {
+      ...(context.causedBy && { causedBy: context.causedBy }),
+      ...(before && before.status !== ticket.status && { statusFrom: before.status }),
+    };
+    await this.outbox.record(writes, ticketEvent(action, ticket, now), routingKeyOf(action), trace, changeContext);
   }
 }

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { principalOf } from './principal.js';
-import { DESK, type Viewer, viewerOf } from './viewer.js';
+import { DESK, isRequester, type Viewer, viewerOf } from './viewer.js';
+import type { Queryable } from '../../database/statement-batch.js';
 
 /** A key this request holds while it runs: only its token can finish or drop the started row. */
 export interface IdempotencyClaim {
@@ -23,6 +24,16 @@ export interface WriteContext {
   idempotency?: IdempotencyClaim;
   /** Whose write it is: a requester's is held to what they may do (src/people/requester-writes.ts); absent: the desk's. */
   viewer?: Viewer;
+  /**
+   * The canonical address of the person whose request or mail makes the write (a requester's token, a mail's
+   * sender), when one is known: its change says so, and notifications are not sent back to it.
+   */
+  causedBy?: string;
+  /**
+   * What the caller records in the write's own transaction, once the write has made its ticket (and comment): an
+   * inbound mail's Message-ID (src/mail/inbound/), so that the mail and what it made commit together or not at all.
+   */
+  recordWith?: (transaction: Queryable, made: { ticketId: number; commentId?: number }) => Promise<void>;
 }
 
 /** Where a request's claim of its key waits for the service, which finishes it in the write's transaction. */
@@ -48,5 +59,10 @@ export function anonymousWrite(): WriteContext {
 export function writeContext(request: Request): WriteContext {
   const idempotency = idempotencyClaimOf(request);
   const viewer = viewerOf(request);
-  return { actor: principalOf(request)?.subject ?? null, ...(idempotency && { idempotency }), ...(viewer !== DESK && { viewer }) };
+  return {
+    actor: principalOf(request)?.subject ?? null,
+    ...(idempotency && { idempotency }),
+    ...(viewer !== DESK && { viewer }),
+    ...(isRequester(viewer) && { causedBy: viewer.email }),
+  };
 }

@@ -1,0 +1,20 @@
+import EmailReplyParser from 'email-reply-parser';
+
+const parser = new EmailReplyParser();
+
+/**
+ * Outlook's quoted history starts with its own header block, which the reply parser (made for `On … wrote:` and `>`
+ * quoting) misses when it is preceded by a rule or written in another language.
+ */
+const OUTLOOK_HISTORY = /^(?:_{10,}|-{3,}\s*Original Message\s*-{3,}|-{3,}\s*Ursprüngliche Nachricht\s*-{3,})\s*$/im;
+
+/**
+ * The new text of a reply: quoted history and signature removed (by `email-reply-parser`, Crisp's maintained port of
+ * GitHub's parser), blank lines at either end trimmed. A reply with no new text at all answers ''.
+ */
+export function replyText(text: string): string {
+  const normalized = text.replace(/\r\n/g, '\n');
+  const outlook = OUTLOOK_HISTORY.exec(normalized);
+  const before = outlook ? normalized.slice(0, outlook.index) : normalized;
+  return parser.parseReply(before).replace(/^\s*\n/, '').trimEnd();
+}
