@@ -35,6 +35,8 @@ export interface InboundResult {
 export type MailboxFence = (transaction: Queryable) => Promise<void>;
 
 const DESCRIPTION_MAX = 2000;
+/** The files left out that the internal comment names one by one; it counts the rest. */
+const LEFT_OUT_NAMED = 50;
 const CUT_NOTE = '\n\n[…] The whole message is attached as message.eml.';
 /** A reply whose new text is empty still becomes a comment, so that the conversation shows that it came. */
 const EMPTY_REPLY = '(The reply has no new text; the whole message is attached as message.eml.)';
@@ -258,7 +260,9 @@ export class InboundMailService {
 
   private async noteLeftOut(ticketId: number, leftOut: string[]): Promise<void> {
     if (leftOut.length === 0) return;
-    const body = cut(`Left out of the mail's attachments:\n${leftOut.map((line) => `- ${line}`).join('\n')}`, COMMENT_BODY_MAX_LENGTH, '\n…');
+    const named = leftOut.slice(0, LEFT_OUT_NAMED).map((line) => `- ${line}`);
+    if (leftOut.length > LEFT_OUT_NAMED) named.push(`- and ${leftOut.length - LEFT_OUT_NAMED} more`);
+    const body = cut(`${leftOut.length} of the mail's files were left out:\n${named.join('\n')}`, COMMENT_BODY_MAX_LENGTH, '\n…');
     await this.comments.add(String(ticketId), { body, author: null, visibility: CommentVisibility.INTERNAL }, { actor: null });
   }
 }
