@@ -135,15 +135,18 @@ export class ChangeFeedRepository {
   /**
    * The oldest sequenced changes after `afterSeq`: their numbers and whether they may go, that is whether the
    * database's clock says they are older than `retentionMs` and every other reader of the log has passed them:
-   * the relay (no change waiting for RabbitMQ comes before them) and each enabled webhook endpoint (its
-   * cursor is not before them). A disabled endpoint holds nothing back: when it is enabled again, it
-   * goes on from the oldest change still kept.
+   * the relay (no change waiting for RabbitMQ comes before them), each enabled webhook endpoint (its
+   * cursor is not before them) and the mail notifier (src/mail/outbound/). A disabled endpoint holds nothing back:
+   * when it is enabled again, it goes on from the oldest change still kept; nor does a notifier whose cursor has
+   * not moved for a day (mail switched off), which goes on from there too.
    */
   async oldest(runner: Queryable, afterSeq: number, limit: number, retentionMs: number): Promise<Array<{ seq: number; expired: boolean }>> {
     const rows = (await runner.query(
       `SELECT seq, sequenced_at < NOW(3) - INTERVAL ? MICROSECOND
                    AND seq <= (SELECT COALESCE(MIN(c.delivered_through), ${Number.MAX_SAFE_INTEGER})
                                FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id WHERE w.enabled = 1)
+                   AND seq <= (SELECT COALESCE(MIN(notified_through), ${Number.MAX_SAFE_INTEGER}) FROM mail_notifier
+                               WHERE moved_at > NOW(3) - INTERVAL 1 DAY)
                    AND seq < (SELECT COALESCE(MIN(seq), ${Number.MAX_SAFE_INTEGER}) FROM change_log
                               WHERE partition_no IN (?) AND relay_status = 'pending') AS expired
        FROM change_log WHERE seq > ? ORDER BY seq LIMIT ${limit}`,

@@ -6,11 +6,16 @@ import { InboundMailController } from './inbound/inbound-mail.controller.js';
 import { InboundMailService } from './inbound/inbound-mail.service.js';
 import { MailMessagesRepository } from './inbound/mail-messages.repository.js';
 import { MailMetrics } from './mail.metrics.js';
+import { ChangesModule } from '../changes/changes.module.js';
+import { MailNotificationsRepository } from './outbound/mail-notifications.repository.js';
+import { MailNotifier } from './outbound/mail-notifier.js';
+import { MailSender } from './outbound/mail-sender.js';
+import { NotificationsController } from './outbound/notifications.controller.js';
 
 /** Email in and out (docs/email.md): a door for mail, through the same services as the API. */
 @Module({
-  imports: [TicketsModule, CommentsModule, AttachmentsModule],
-  controllers: [InboundMailController],
-  providers: [InboundMailService, MailMessagesRepository, MailMetrics],
+  imports: [TicketsModule, CommentsModule, AttachmentsModule, ChangesModule],
+  controllers: [InboundMailController, NotificationsController],
+  providers: [InboundMailService, MailMessagesRepository, MailMetrics, MailNotificationsRepository, MailNotifier, MailSender],
 })
 export class MailModule {}

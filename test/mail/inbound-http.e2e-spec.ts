@@ -5,6 +5,7 @@ import { createTicket } from '../support/ticket-factory.js';
 import { newMessageId, newSender, rawMail, type RawMailOptions } from '../support/raw-mail.js';
 import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
+import { download } from '../support/attachment-uploads.js';
 import { deskAddress, replyAddress } from '../../src/mail/reply-address.js';
 
 const SECRET = 'a-reply-secret-for-the-tests-only';
@@ -70,8 +71,8 @@ describe('Inbound email over HTTP: one rule set for every message', () => {
     const files = await attachmentsOf(handle.http, result.ticketId);
     expect(files.map((file) => file.filename).sort()).toEqual(['message.eml', 'photo.png']);
     const eml = files.find((file) => file.filename === 'message.eml')!;
-    const stored = await handle.http.get(`/api/v2/tickets/${result.ticketId}/attachments/${eml.id}/content`).buffer(true).parse(binary);
-    expect(Buffer.compare(stored.body as Buffer, raw)).toBe(0);
+    const stored = await download(handle.http, `/api/v2/tickets/${result.ticketId}/attachments/${eml.id}/content`);
+    expect(Buffer.compare(stored.bytes, raw)).toBe(0);
 
     const again = (await post(handle.http, raw)).body;
     expect(again).toEqual({ outcome: 'duplicate', ticketId: result.ticketId, reason: null });
@@ -337,9 +338,3 @@ describe('Inbound email over HTTP: one rule set for every message', () => {
     expect(await receive(handle.http, { from: requester, subject: `Re: [#${id}] VPN` })).toEqual({ outcome: 'commented', ticketId: id, reason: null });
   });
 });
-
-function binary(response: NodeJS.ReadableStream, callback: (error: Error | null, body: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  response.on('data', (chunk: Buffer) => chunks.push(chunk));
-  response.on('end', () => callback(null, Buffer.concat(chunks)));
-}

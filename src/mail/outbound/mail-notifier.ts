@@ -1,0 +1,147 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { AppConfig } from '../../config/app-config.js';
+import type { MailConfig } from '../../config/mail-config.js';
+import { Database } from '../../database/database.js';
+import { PeriodicWorker } from '../../database/periodic-worker.js';
+import { ChangeNotifier } from '../../changes/change-notifier.js';
+import { TicketsService } from '../../tickets/tickets.service.js';
+import type { TicketResponse } from '../../tickets/dto/ticket-response.dto.js';
+import { ParticipantsRepository } from '../../people/participants.repository.js';
+import { MailMessagesRepository } from '../inbound/mail-messages.repository.js';
+import { taggedSubject } from '../inbound/subject.js';
+import { type DeskAddress, deskAddress, isDeskAddress, replyAddress } from '../reply-address.js';
+import { MailTemplates } from './mail-templates.js';
+import { type NewNotification, type NotifiableChange, MailNotificationsRepository } from './mail-notifications.repository.js';
+import { type LoggedChange, type NotificationKind, notificationKind, recipientsOf } from './notification-rules.js';
+import { MailSender } from './mail-sender.js';
+
+/** Changes read per pass. */
+const BATCH = 200;
+
+/** A notification to render once its ticket's thread is known. */
+interface Planned {
+  change: NotifiableChange;
+  kind: NotificationKind;
+  ticket: TicketResponse;
+  comment?: { body: string; author: string | null };
+  recipients: string[];
+}
+
+/**
+ * Follows the change log with its own cursor (`mail_notifier`) and turns each change that is mailed (notification-rules.ts)
+ * into a notification per recipient, rendered once with a stable Message-ID (`<eventId.recipient-hash@domain>`), so
+ * that a retried send is the same message. The notifications and the cursor's move commit together; the cursor moves
+ * only from where this pass found it, so two replicas never both write a change's notifications (and the unique
+ * (event, recipient) key would take the second's away if they did). Woken when the sequencer numbers changes.
+ */
+@Injectable()
+export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly config: MailConfig;
+  private readonly desk: DeskAddress[];
+  private readonly domain: string;
+  private readonly templates: MailTemplates;
+  private readonly worker: PeriodicWorker;
+
+  constructor(
+    private readonly database: Database,
+    private readonly notifications: MailNotificationsRepository,
+    private readonly threads: MailMessagesRepository,
+    private readonly tickets: TicketsService,
+    private readonly participants: ParticipantsRepository,
+    private readonly sender: MailSender,
+    changes: ChangeNotifier,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.config = config.get('mail', { infer: true });
+    this.desk = this.config.deskAddresses.map(deskAddress);
+    this.domain = deskAddress(this.config.from.address).domain;
+    this.templates = new MailTemplates(this.config.templatesDir);
+    this.worker = new PeriodicWorker({ name: MailNotifier.name, intervalMs: this.config.smtp?.pollIntervalMs ?? 1_000, pass: () => this.pass() });
+    changes.onAdvance(
+      () => this.worker.wake(),
+      () => this.config.smtp !== undefined,
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.smtp) this.worker.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.worker.stop();
+  }
+
+  private async pass(): Promise<boolean> {
+    const from = await this.notifications.cursor();
+    const { changes, through } = await this.notifications.changesAfter(from, BATCH);
+    if (through === from) return false;
+    const planned: Planned[] = [];
+    for (const change of changes) {
+      const plan = await this.plan(change);
+      if (plan) planned.push(plan);
+    }
+    let written = 0;
+    await this.database.transaction(async (transaction) => {
+      const rendered: NewNotification[] = [];
+      for (const plan of planned) {
+        // The acknowledgement starts the thread of a ticket opened through the API; one opened by mail has its own.
+        const root = plan.kind === 'created' ? `${plan.change.eventId}@${this.domain}` : `ticket-${plan.ticket.id}.${randomUUID()}@${this.domain}`;
+        await this.threads.chainTo(transaction, plan.ticket.id, root);
+      }
+      const roots = await this.threads.rootsOf(transaction, [...new Set(planned.map((plan) => plan.ticket.id))]);
+      for (const plan of planned) rendered.push(...this.render(plan, roots.get(plan.ticket.id)!));
+      await this.notifications.insert(transaction, rendered);
+      if (!(await this.notifications.moveCursor(transaction, from, through))) throw new Error('Another replica moved the mail cursor');
+      written = rendered.length;
+    });
+    if (written > 0) this.sender.wake();
+    return changes.length === BATCH;
+  }
+
+  private async plan(change: NotifiableChange): Promise<Planned | undefined> {
+    const event = JSON.parse(change.payload) as LoggedChange['event'] & { ticket?: TicketResponse; comment?: { body: string; author: string | null } };
+    const logged: LoggedChange = { eventType: change.eventType, event, context: change.context };
+    const kind = notificationKind(logged);
+    if (!kind) return undefined;
+    // A comment's event does not carry its ticket: its title and people are read now (a ticket deleted since gets no mail).
+    const ticket = event.ticket ?? (await this.tickets.findOne(String(change.ticketId)).catch(() => undefined));
+    if (!ticket) return undefined;
+    const participants = (await this.participants.of([ticket.id])).get(ticket.id) ?? [];
+    const people = { requester: ticket.requesterEmail.trim().toLowerCase(), participants };
+    const recipients = recipientsOf(kind, logged, people, (address) => isDeskAddress(address, this.desk));
+    if (recipients.length === 0) return undefined;
+    return { change, kind, ticket, comment: event.comment, recipients };
+  }
+
+  private render(plan: Planned, root: string): NewNotification[] {
+    const { ticket, change } = plan;
+    const bodies = this.templates.render(plan.kind, {
+      'ticket.id': String(ticket.id),
+      'ticket.title': ticket.title,
+      'ticket.status': ticket.status,
+      'ticket.description': ticket.description,
+      'comment.body': plan.comment?.body ?? '',
+      'comment.author': plan.comment?.author || 'IT Support',
+    });
+    const replyTo = this.config.replySecret ? replyAddress(this.desk[0], this.config.replySecret, ticket.id) : this.config.from.address;
+    return plan.recipients.map((recipient) => {
+      const messageId = `${change.eventId}.${createHash('sha256').update(recipient).digest('hex').slice(0, 16)}@${this.domain}`;
+      const message = {
+        from: { name: this.config.from.name, address: this.config.from.address },
+        to: recipient,
+        replyTo,
+        subject: taggedSubject(ticket.id, ticket.title),
+        messageId: `<${messageId}>`,
+        inReplyTo: `<${root}>`,
+        references: [`<${root}>`],
+        date: new Date().toUTCString(),
+        headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
+        text: bodies.text,
+        html: bodies.html,
+      };
+      return { eventId: change.eventId, eventType: change.eventType, ticketId: ticket.id, recipient, messageId, message: JSON.stringify(message) };
+    });
+  }
+}

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type { AppConfig } from '../../config/app-config.js';
+import type { SmtpConfig } from '../../config/mail-config.js';
+import { PeriodicWorker } from '../../database/periodic-worker.js';
+import { MailMetrics } from '../mail.metrics.js';
+import { type AttemptEnd, type ClaimedNotification, MailNotificationsRepository } from './mail-notifications.repository.js';
+
+/** Notifications claimed per pass. */
+const BATCH = 20;
+const FIRST_RETRY_MS = 1_000;
+
+/** The SMTP reply code of a nodemailer failure, when the server gave one. */
+function replyCode(error: unknown): number | undefined {
+  const code = (error as { responseCode?: unknown }).responseCode;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * How a failed attempt ends: a 5xx answer refuses the message for good (the address does not exist, say); anything
+ * else (no connection, a timeout, a 4xx) is tried again, the wait doubling from a second up to MAIL_RETRY_MAX_DELAY,
+ * until MAIL_GIVE_UP_AFTER has passed since the notification was recorded.
+ */
+export function afterFailure(error: unknown, attempts: number, ageMs: number, smtp: SmtpConfig): AttemptEnd {
+  const code = replyCode(error);
+  const answer = (error as { response?: string }).response ?? (error as Error).message ?? String(error);
+  if (code !== undefined && code >= 500) return { status: 'failed', answer };
+  if (ageMs >= smtp.giveUpAfterMs) return { status: 'failed', answer: `gave up after MAIL_GIVE_UP_AFTER: ${answer}` };
+  return { status: 'pending', answer, retryInMs: Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts, 30), smtp.retryMaxDelayMs) };
+}
+
+/**
+ * Sends the notifications that are due through MAIL_SMTP_URL with nodemailer, at least once: each is claimed
+ * (owner, epoch, expiry) before it is sent and its outcome recorded only while the claim holds. A send that
+ * succeeded but whose outcome was not recorded is sent again by the next claim, as the same message (its
+ * Message-ID was fixed when it was rendered), which mail clients show once.
+ */
+@Injectable()
+export class MailSender implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('MailSender');
+  private readonly smtp?: SmtpConfig;
+  private readonly transport?: Transporter;
+  private readonly worker: PeriodicWorker;
+  private readonly owner = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+
+  constructor(
+    private readonly notifications: MailNotificationsRepository,
+    private readonly metrics: MailMetrics,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.smtp = config.get('mail', { infer: true }).smtp;
+    if (this.smtp) {
+      const timeout = this.smtp.timeoutMs;
+      const options: SMTPTransport.Options = { url: this.smtp.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout };
+      this.transport = nodemailer.createTransport(options);
+    }
+    this.worker = new PeriodicWorker({ name: MailSender.name, intervalMs: this.smtp?.pollIntervalMs ?? 1_000, pass: () => this.pass() });
+  }
+
+  /** Whether notifications are mailed at all (MAIL_SMTP_URL). */
+  get enabled(): boolean {
+    return this.transport !== undefined;
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.enabled) this.worker.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.worker.stop();
+    this.transport?.close();
+  }
+
+  /** Looks for due notifications now (the notifier just wrote some). */
+  wake(): void {
+    if (this.enabled) this.worker.wake();
+  }
+
+  /** Whether the SMTP server answers (for the health component). */
+  async verify(): Promise<void> {
+    await this.transport?.verify();
+  }
+
+  private async pass(): Promise<boolean> {
+    const claimed = await this.notifications.claim(await this.notifications.due(BATCH), this.owner, this.smtp!.leaseTtlMs);
+    // Once the server cannot be reached, the rest of the batch waits as the failed one does instead of trying each.
+    let unreachable: unknown;
+    for (const notification of claimed) {
+      const failure = await this.send(notification, unreachable);
+      if (failure !== undefined && replyCode(failure) === undefined) unreachable = failure;
+    }
+    return claimed.length === BATCH && unreachable === undefined;
+  }
+
+  /** Sends one (or, with `unreachable`, records that failure for it); answers the failure, if any. */
+  private async send(notification: ClaimedNotification, unreachable: unknown): Promise<unknown> {
+    let end: AttemptEnd;
+    let failure: unknown;
+    try {
+      if (unreachable !== undefined) throw unreachable;
+      const info = (await this.transport!.sendMail(JSON.parse(notification.message))) as { response?: string };
+      end = { status: 'sent', answer: info.response ?? 'accepted' };
+    } catch (error) {
+      failure = error;
+      end = afterFailure(error, notification.attempts, Date.now() - new Date(notification.createdAt).getTime(), this.smtp!);
+      if (end.status === 'failed') this.logger.warn(`Notification ${notification.id} failed: ${end.answer}`);
+    }
+    this.metrics.sent(end.status === 'pending' ? 'retrying' : end.status);
+    await this.notifications.recordAttempt(notification.id, this.owner, notification.epoch, end);
+    return failure;
+  }
+}

@@ -1,0 +1,53 @@
+import type { ChangeContext } from '../../outbox/outbox.writer.js';
+
+/** Why a mail goes out: the ticket was opened, has a new public comment, or was resolved or closed. */
+export type NotificationKind = 'created' | 'commented' | 'resolved' | 'closed';
+
+/** A change of the log as the notifier reads it: its event's JSON and its context. */
+export interface LoggedChange {
+  eventType: string;
+  /** The event, parsed. */
+  event: { ticket?: { status?: string }; comment?: { visibility?: string; author?: string | null } };
+  context: ChangeContext;
+}
+
+/** The people of a ticket when its change is read: its requester and its participants, canonical. */
+export interface TicketPeople {
+  requester: string;
+  participants: readonly string[];
+}
+
+/**
+ * What a change is mailed as, if it is: the ticket's opening (an acknowledgement, with the ticket's number), a new
+ * public comment, or a move to RESOLVED or CLOSED. Internal comments and every other change are never mailed.
+ */
+export function notificationKind(change: LoggedChange): NotificationKind | null {
+  switch (change.eventType) {
+    case 'CREATED':
+      return 'created';
+    case 'COMMENT_ADDED':
+      return change.event.comment?.visibility === 'PUBLIC' ? 'commented' : null;
+    case 'UPDATED': {
+      const status = change.event.ticket?.status;
+      if (change.context.statusFrom === undefined || change.context.statusFrom === status) return null;
+      return status === 'RESOLVED' ? 'resolved' : status === 'CLOSED' ? 'closed' : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Who gets the mail of a change (decision 39): the ticket's requester and its participants, each once, never one of
+ * the desk's own addresses (`isDesk`), and never the person who caused the change (the sender of the mail, the
+ * requester token, the comment's author), who knows already; the acknowledgement of a new ticket is the exception,
+ * because it tells its requester the ticket's number.
+ */
+export function recipientsOf(kind: NotificationKind, change: LoggedChange, people: TicketPeople, isDesk: (address: string) => boolean): string[] {
+  const causes = new Set<string>();
+  if (change.context.causedBy) causes.add(change.context.causedBy);
+  const author = change.event.comment?.author?.trim().toLowerCase();
+  if (kind === 'commented' && author) causes.add(author);
+  const everyone = [...new Set([people.requester, ...people.participants])];
+  return everyone.filter((address) => !isDesk(address) && (kind === 'created' ? address === people.requester || !causes.has(address) : !causes.has(address)));
+}

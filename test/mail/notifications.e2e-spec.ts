@@ -1,0 +1,180 @@
+import type request from 'supertest';
+import { useTestApp } from '../support/test-app.js';
+import { createTicket } from '../support/ticket-factory.js';
+import { newMessageId, newSender, rawMail, type RawMailOptions } from '../support/raw-mail.js';
+import { SmtpReceiver } from '../support/smtp-receiver.js';
+import { waitUntil } from '../support/waits.js';
+import { deskAddress, replyAddress } from '../../src/mail/reply-address.js';
+
+const SECRET = 'a-reply-secret-for-the-tests-only';
+const DESK = deskAddress('support@desk.test');
+
+type Http = ReturnType<typeof request>;
+
+const receiver = await SmtpReceiver.start();
+
+afterAll(async () => {
+  await receiver.stop();
+});
+
+async function receive(http: Http, options: RawMailOptions): Promise<{ outcome: string; ticketId: number | null }> {
+  const raw = rawMail(options);
+  return (await http.post('/api/v2/inbound-email').set('Content-Type', 'message/rfc822').send(raw).expect(200)).body;
+}
+
+async function notificationsOf(http: Http, ticketId: number): Promise<Array<Record<string, any>>> {
+  return (await http.get(`/api/v2/tickets/${ticketId}/notifications?limit=100`).expect(200)).body.items;
+}
+
+function comment(http: Http, ticketId: number, body: string, visibility = 'PUBLIC', author = 'agent.bob') {
+  return http.post(`/api/v2/tickets/${ticketId}/comments`).send({ body, visibility, author }).expect(201);
+}
+
+function moveTo(http: Http, ticketId: number, status: string) {
+  return http.patch(`/api/v2/tickets/${ticketId}`).set('Content-Type', 'application/merge-patch+json').send({ status }).expect(200);
+}
+
+describe('Notifications by email: the conversation threads in the requester’s mail client', () => {
+  const handle = useTestApp({
+    env: {
+      MAIL_SMTP_URL: receiver.url,
+      MAIL_FROM: 'IT Support <support@desk.test>',
+      MAIL_DESK_ADDRESSES: 'helpdesk@desk.test',
+      MAIL_REPLY_SECRET: SECRET,
+      MAIL_SEND_POLL_INTERVAL_MS: '100',
+      MAIL_RETRY_MAX_DELAY: '1s',
+    },
+  });
+
+  it('a mail to the desk gets an acknowledgement in its own thread; the agent’s answer follows it; the reply to that lands on the ticket', async () => {
+    const requester = newSender();
+    const first = newMessageId();
+    const { ticketId } = await receive(handle.http, { from: `Anna <${requester}>`, messageId: first, subject: 'Printer jams' });
+
+    const [ack] = await receiver.waitFor(requester);
+    expect(ack.parsed.subject).toBe(`[#${ticketId}] Printer jams`);
+    expect(ack.parsed.inReplyTo).toBe(`<${first}>`);
+    expect(ack.parsed.references).toBe(`<${first}>`);
+    expect(ack.parsed.replyTo?.value[0].address).toBe(replyAddress(DESK, SECRET, ticketId!));
+    expect(ack.parsed.from?.value[0]).toEqual({ address: 'support@desk.test', name: 'IT Support' });
+    expect(ack.parsed.headers.get('auto-submitted')).toBe('auto-generated');
+    expect(ack.parsed.headers.get('x-auto-response-suppress')).toBe('All');
+    expect(ack.parsed.text).toContain(`ticket #${ticketId}`);
+    expect(ack.messageId).toMatch(/^[0-9a-f-]{36}\.[0-9a-f]{16}@desk\.test$/);
+
+    await comment(handle.http, ticketId!, 'Please pull the paper tray out and in again.');
+    const [, answer] = await receiver.waitFor(requester, 2);
+    expect(answer.parsed.subject).toBe(`[#${ticketId}] Printer jams`);
+    expect(answer.parsed.inReplyTo).toBe(`<${first}>`);
+    expect(answer.parsed.text).toContain('agent.bob wrote on ticket');
+    expect(answer.parsed.text).toContain('Please pull the paper tray out and in again.');
+
+    // The requester answers the agent's mail from their mail client: it names that mail only.
+    const reply = await receive(handle.http, {
+      from: requester,
+      to: `IT Support <${replyAddress(DESK, SECRET, ticketId!)}>`,
+      subject: `Re: [#${ticketId}] Printer jams`,
+      inReplyTo: answer.messageId,
+      references: [first, answer.messageId],
+      text: `That did it, thanks!\n\nOn Mon, 23 Nov 2026, IT Support wrote:\n> Please pull the paper tray out and in again.\n`,
+    });
+    expect(reply).toEqual({ outcome: 'commented', ticketId, reason: null });
+    const comments = (await handle.http.get(`/api/v2/tickets/${ticketId}/comments`).expect(200)).body.items;
+    expect(comments.map((c: { body: string }) => c.body)).toEqual(['Please pull the paper tray out and in again.', 'That did it, thanks!']);
+
+    // Their own reply is not mailed back to them: the next mail they get is the resolution.
+    await moveTo(handle.http, ticketId!, 'RESOLVED');
+    const mails = await receiver.waitFor(requester, 3);
+    expect(mails[2].parsed.text).toContain('is resolved');
+    expect(mails).toHaveLength(3);
+  });
+
+  it('the participants get every public comment but their own; internal comments are never mailed; the desk’s addresses get nothing', async () => {
+    const requester = newSender();
+    const colleague = newSender();
+    const created = await createTicket(handle.http, { requesterEmail: requester, ccEmails: [colleague, 'helpdesk@desk.test'], title: 'Café ☕ machine' }, '/api/v2/tickets');
+    const id = created.body.id as number;
+    const [ack] = await receiver.waitFor(requester);
+    await receiver.waitFor(colleague);
+    expect(ack.raw).toMatch(/^Subject: =\?UTF-8\?[BQ]\?/im);
+    expect(ack.parsed.subject).toBe(`[#${id}] Café ☕ machine`);
+
+    await comment(handle.http, id, 'Only for the desk: the vendor is slow.', 'INTERNAL');
+    await comment(handle.http, id, '<script>alert(1)</script> & done', 'PUBLIC');
+    const [, publicMail] = await receiver.waitFor(requester, 2);
+    expect(publicMail.parsed.text).toContain('<script>alert(1)</script> & done');
+    expect(publicMail.parsed.html).toContain('&#60;script&#62;alert(1)&#60;/script&#62; &#38; done');
+    await receiver.waitFor(colleague, 2);
+
+    await receive(handle.http, { from: colleague, to: replyAddress(DESK, SECRET, id), text: 'I see it too.' });
+    await comment(handle.http, id, 'Fixed.');
+    const toRequester = await receiver.waitFor(requester, 4);
+    const toColleague = await receiver.waitFor(colleague, 3);
+    expect(toRequester.map((mail) => mail.parsed.text ?? '')).toEqual([
+      expect.stringContaining('opened ticket'),
+      expect.stringContaining('& done'),
+      expect.stringContaining('I see it too.'),
+      expect.stringContaining('Fixed.'),
+    ]);
+    expect(toColleague.map((mail) => mail.parsed.text ?? '')).toEqual([
+      expect.stringContaining('opened ticket'),
+      expect.stringContaining('& done'),
+      expect.stringContaining('Fixed.'),
+    ]);
+    expect(receiver.received.some((mail) => mail.raw.includes('vendor is slow'))).toBe(false);
+    expect(receiver.to('helpdesk@desk.test')).toEqual([]);
+    const listed = await notificationsOf(handle.http, id);
+    expect(listed.every((notification) => notification.status === 'sent')).toBe(true);
+    expect(listed).toHaveLength(7);
+  });
+
+  it('an auto-responder answering the desk gets nothing back: no ticket, no comment, no mail', async () => {
+    const requester = newSender();
+    const { ticketId } = await receive(handle.http, { from: requester });
+    const [ack] = await receiver.waitFor(requester);
+    const autoReply = await receive(handle.http, {
+      from: requester,
+      subject: `Out of office: [#${ticketId}] Printer on floor 3 jams`,
+      inReplyTo: ack.messageId,
+      headers: ['Auto-Submitted: auto-replied', 'X-Autoreply: yes'],
+      text: 'I am away until Monday.',
+    });
+    expect(autoReply.outcome).toBe('ignored');
+    // A public comment afterwards is the barrier: had the auto-reply caused a mail, it would have come before this one.
+    await comment(handle.http, ticketId!, 'We will wait.');
+    const mails = await receiver.waitFor(requester, 2);
+    expect(mails.map((mail) => mail.parsed.text ?? '')).toEqual([expect.stringContaining('opened ticket'), expect.stringContaining('We will wait.')]);
+  });
+
+  it('a 5xx for an address fails that notification and says why', async () => {
+    const gone = newSender('gone.test');
+    receiver.refuse = (address) => address === gone;
+    try {
+      const id = (await createTicket(handle.http, { requesterEmail: gone }, '/api/v2/tickets')).body.id as number;
+      await waitUntil(async () => (await notificationsOf(handle.http, id))[0]?.status === 'failed', 15_000, 'the notification to fail');
+      const [failed] = await notificationsOf(handle.http, id);
+      expect(failed).toMatchObject({ recipient: gone, eventType: 'CREATED', status: 'failed', attempts: 1, nextAttemptAt: null });
+      expect(failed.lastAnswer).toMatch(/550/);
+    } finally {
+      receiver.refuse = () => false;
+    }
+  });
+
+  it('while the SMTP server is down nothing is lost: the mail goes once it is back, once', async () => {
+    await receiver.stop();
+    const requester = newSender();
+    let id: number;
+    try {
+      id = (await createTicket(handle.http, { requesterEmail: requester }, '/api/v2/tickets')).body.id as number;
+      await waitUntil(async () => ((await notificationsOf(handle.http, id))[0]?.attempts ?? 0) >= 2, 15_000, 'two failed attempts');
+      const [waiting] = await notificationsOf(handle.http, id);
+      expect(waiting).toMatchObject({ status: 'pending', nextAttemptAt: expect.any(String) });
+      expect(waiting.lastAnswer).toMatch(/ECONNREFUSED|connect/i);
+    } finally {
+      await receiver.start();
+    }
+    const [mail] = await receiver.waitFor(requester);
+    await waitUntil(async () => (await notificationsOf(handle.http, id))[0]?.status === 'sent', 15_000, 'sent recorded');
+    expect(receiver.to(requester).map((m) => m.messageId)).toEqual([mail.messageId]);
+  });
+});
