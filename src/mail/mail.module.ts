@@ -6,6 +6,8 @@ import { InboundMailController } from './inbound/inbound-mail.controller.js';
 import { InboundMailService } from './inbound/inbound-mail.service.js';
 import { MailMessagesRepository } from './inbound/mail-messages.repository.js';
 import { MailMetrics } from './mail.metrics.js';
+import { MailboxLeasesRepository } from './inbound/mailbox-leases.repository.js';
+import { MailboxReader } from './inbound/mailbox-reader.js';
 import { ChangesModule } from '../changes/changes.module.js';
 import { MailNotificationsRepository } from './outbound/mail-notifications.repository.js';
 import { MailNotifier } from './outbound/mail-notifier.js';
@@ -16,6 +18,6 @@ import { NotificationsController } from './outbound/notifications.controller.js'
 @Module({
   imports: [TicketsModule, CommentsModule, AttachmentsModule, ChangesModule],
   controllers: [InboundMailController, NotificationsController],
-  providers: [InboundMailService, MailMessagesRepository, MailMetrics, MailNotificationsRepository, MailNotifier, MailSender],
+  providers: [InboundMailService, MailMessagesRepository, MailMetrics, MailNotificationsRepository, MailNotifier, MailSender, MailboxLeasesRepository, MailboxReader],
 })
 export class MailModule {}

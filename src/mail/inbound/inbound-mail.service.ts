@@ -78,6 +78,11 @@ export class InboundMailService {
     this.desk = this.config.deskAddresses.map(deskAddress);
   }
 
+  /** The largest message taken (MAIL_MAX_MESSAGE_SIZE). */
+  get maxMessageSize(): number {
+    return this.config.maxMessageSize;
+  }
+
   /**
    * Handles one raw message. Throws only when the message could not be handled now (the database is unreachable,
    * say): then nothing of it was recorded, and it may be handed in again.
