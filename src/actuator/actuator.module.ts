@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { OutboxModule } from '../outbox/outbox.module.js';
+import { MailModule } from '../mail/mail.module.js';
+import { MailHealthIndicator } from './health/indicators/mail.health.js';
 import { RedisModule } from '../redis/redis.module.js';
 import { ActuatorExposure } from './actuator-exposure.js';
 import { ActuatorController } from './actuator.controller.js';
@@ -26,7 +28,7 @@ import { PrometheusController } from './prometheus/prometheus.controller.js';
  */
 @Module({
   // Terminus' own logger is off: a probe every few seconds would repeat each outage, which the clients log already.
-  imports: [TerminusModule.forRoot({ logger: false }), OutboxModule, RedisModule],
+  imports: [TerminusModule.forRoot({ logger: false }), OutboxModule, RedisModule, MailModule],
   controllers: [ActuatorController, HealthController, InfoController, PrometheusController],
   providers: [
     ActuatorExposure,
@@ -42,6 +44,7 @@ import { PrometheusController } from './prometheus/prometheus.controller.js';
     PingHealthIndicator,
     RabbitHealthIndicator,
     RedisHealthIndicator,
+    MailHealthIndicator,
   ],
   exports: [ApplicationAvailability],
 })

@@ -19,5 +19,6 @@ import { NotificationsController } from './outbound/notifications.controller.js'
   imports: [TicketsModule, CommentsModule, AttachmentsModule, ChangesModule],
   controllers: [InboundMailController, NotificationsController],
   providers: [InboundMailService, MailMessagesRepository, MailMetrics, MailNotificationsRepository, MailNotifier, MailSender, MailboxLeasesRepository, MailboxReader],
+  exports: [MailboxReader, MailSender],
 })
 export class MailModule {}

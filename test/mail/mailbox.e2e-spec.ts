@@ -71,6 +71,7 @@ describe('A mailbox over IMAP (Dovecot): mail becomes tickets and comments, each
 
     const [ack] = await receiver.waitFor(requester);
     expect(ack.parsed.subject).toBe(`[#${ticket.id}] Laptop will not boot`);
+    expect((await http.get('/actuator/health/mail').expect(200)).body).toEqual({ status: 'UP', details: { imap: 'UP', smtp: 'UP' } });
     expect(ack.parsed.inReplyTo).toBe(`<${first}>`);
 
     await dovecot.append([

@@ -170,10 +170,15 @@ describe('Notifications by email: the conversation threads in the requester’s 
       const [waiting] = await notificationsOf(handle.http, id);
       expect(waiting).toMatchObject({ status: 'pending', nextAttemptAt: expect.any(String) });
       expect(waiting.lastAnswer).toMatch(/ECONNREFUSED|connect/i);
+      // The mail component says so, and the service stays UP: mail waits in its notifications meanwhile.
+      const health = await handle.http.get('/actuator/health').expect(200);
+      expect(health.body.status).toBe('UP');
+      expect(health.body.components.mail).toEqual({ status: 'DOWN', details: { smtp: expect.stringMatching(/^DOWN: .*ECONNREFUSED/) } });
     } finally {
       await receiver.start();
     }
     const [mail] = await receiver.waitFor(requester);
+    expect((await handle.http.get('/actuator/health/mail').expect(200)).body).toEqual({ status: 'UP', details: { smtp: 'UP' } });
     await waitUntil(async () => (await notificationsOf(handle.http, id))[0]?.status === 'sent', 15_000, 'sent recorded');
     expect(receiver.to(requester).map((m) => m.messageId)).toEqual([mail.messageId]);
   });

@@ -11,13 +11,14 @@ import { DiskSpaceHealthIndicator } from './indicators/disk-space.health.js';
 import { OutboxHealthIndicator } from './indicators/outbox.health.js';
 import { PingHealthIndicator } from './indicators/ping.health.js';
 import { RabbitHealthIndicator } from './indicators/rabbit.health.js';
+import { MailHealthIndicator } from './indicators/mail.health.js';
 import { RedisHealthIndicator } from './indicators/redis.health.js';
 import { aggregateStatus, type SpringComponent, type SpringSystemHealth, toSpringComponent, toSystemHealth } from './spring-health.js';
 
 type Contributor = () => Promise<HealthIndicatorResult>;
 
 /** Components whose status is shown but does not count towards the overall one. */
-const INFORMATIONAL = ['outbox', 'redis'];
+const INFORMATIONAL = ['mail', 'outbox', 'redis'];
 
 const SHOW_ALL: HealthDisclosure = { components: true, details: true };
 
@@ -37,6 +38,7 @@ export class HealthService {
     availability: AvailabilityStateHealthIndicator,
     redis: RedisHealthIndicator,
     attachmentStorage: AttachmentStorageHealthIndicator,
+    mail: MailHealthIndicator,
     config: ConfigService<AppConfig, true>,
   ) {
     const management = config.get('management', { infer: true });
@@ -48,6 +50,7 @@ export class HealthService {
       outbox: () => outbox.check('outbox'),
     };
     if (redis.configured) this.contributors.redis = () => redis.check('redis');
+    if (mail.configured) this.contributors.mail = () => mail.check('mail');
     if (attachmentStorage.configured) this.contributors.attachmentStorage = () => attachmentStorage.check('attachmentStorage');
     if (management.probesEnabled) {
       this.contributors.livenessState = () => availability.liveness('livenessState');
