@@ -1,7 +1,15 @@
 import { ConfigError, type EnvReader } from './env-reader.js';
-import { canonicalEmail } from '../common/validation/email-address.js';
-import { TicketPriority } from '../tickets/ticket-priority.enum.js';
+import { isEmail } from 'class-validator';
 import { parseDuration } from './webhooks-config.js';
+
+/** A ticket's priorities (src/tickets/ticket-priority.enum.ts), which a new ticket from mail takes one of. */
+const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
+
+/** An address as the desk's own are kept: trimmed, lower case; undefined when it is none. */
+function deskAddressOf(value: string | undefined): string | undefined {
+  const trimmed = value?.trim() ?? '';
+  return trimmed !== '' && trimmed.length <= 255 && isEmail(trimmed) ? trimmed.toLowerCase() : undefined;
+}
 
 export interface ImapConfig {
   /** `imaps://user:password@host:993/INBOX` or `imap://` for a local server without TLS. */
@@ -43,7 +51,7 @@ export interface MailConfig {
   deskAddresses: string[];
   /** Signs the ticket ids in reply addresses; absent: notifications are answered at MAIL_FROM and threaded by references. */
   replySecret?: string;
-  defaultPriority: TicketPriority;
+  defaultPriority: (typeof PRIORITIES)[number];
   senderLimitPerHour: number;
   /** The authserv-id of the desk's own MTA, whose Authentication-Results alone are believed. */
   trustedAuthservId?: string;
@@ -74,7 +82,7 @@ function duration(read: EnvReader, name: string, fallback: string): number {
 function parseFrom(read: EnvReader): { name: string; address: string } {
   const raw = read.string('MAIL_FROM', 'IT Support <support@example.com>').trim();
   const match = /^(?:"?([^"<]*?)"?\s*)?<([^<>\s]+)>$/.exec(raw);
-  const address = canonicalEmail(match ? match[2] : raw);
+  const address = deskAddressOf(match ? match[2] : raw);
   if (!address) throw new ConfigError(`MAIL_FROM must be an address, optionally with a name: "IT Support <support@example.com>", got "${raw}"`);
   return { name: match?.[1]?.trim() ?? '', address };
 }
@@ -83,12 +91,12 @@ export function parseMailConfig(read: EnvReader): MailConfig {
   const from = parseFrom(read);
   const imapUrl = mailUrl(read, 'MAIL_IMAP_URL', ['imap', 'imaps']);
   const smtpUrl = mailUrl(read, 'MAIL_SMTP_URL', ['smtp', 'smtps']);
-  const extra = read.list('MAIL_DESK_ADDRESSES', '').map((address) => {
-    const canonical = canonicalEmail(address);
-    if (!canonical) throw new ConfigError(`MAIL_DESK_ADDRESSES must be comma-separated addresses, got "${address}"`);
+  const extra = read.list('MAIL_DESK_ADDRESSES', '').map((entry) => {
+    const canonical = deskAddressOf(entry);
+    if (!canonical) throw new ConfigError(`MAIL_DESK_ADDRESSES must be comma-separated addresses, got "${entry}"`);
     return canonical;
   });
-  const imapUser = imapUrl && canonicalEmail(decodeURIComponent(imapUrl.username));
+  const imapUser = imapUrl && deskAddressOf(decodeURIComponent(imapUrl.username));
   const replySecret = read.string('MAIL_REPLY_SECRET', '');
   if (replySecret !== '' && replySecret.length < 16) throw new ConfigError('MAIL_REPLY_SECRET must be at least 16 characters');
   const pollIntervalMs = read.intBetween('MAIL_POLL_INTERVAL_MS', 10_000, 100, 3_600_000);
@@ -113,7 +121,7 @@ export function parseMailConfig(read: EnvReader): MailConfig {
     from,
     deskAddresses: [...new Set([from.address, ...(imapUser ? [imapUser] : []), ...extra])],
     replySecret: replySecret || undefined,
-    defaultPriority: read.oneOf('MAIL_DEFAULT_PRIORITY', TicketPriority.MEDIUM, Object.values(TicketPriority)),
+    defaultPriority: read.oneOf('MAIL_DEFAULT_PRIORITY', 'MEDIUM', PRIORITIES),
     senderLimitPerHour: read.intBetween('MAIL_SENDER_LIMIT_PER_HOUR', 20, 1, 1_000_000),
     trustedAuthservId: read.string('MAIL_TRUSTED_AUTHSERV_ID', '') || undefined,
     templatesDir: read.string('MAIL_TEMPLATES_DIR', '') || undefined,

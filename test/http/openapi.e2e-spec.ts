@@ -177,6 +177,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       expect(Object.keys(v1.paths).some((path) => path.startsWith('/api/v2'))).toBe(false);
       expect(Object.keys(v2.paths).sort()).toEqual([
         '/api/v2/changes',
+        '/api/v2/inbound-email',
         '/api/v2/organizations',
         '/api/v2/organizations/{id}',
         V2_COLLECTION,
@@ -187,6 +188,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         `${V2_ONE}/comments`,
         `${V2_ONE}/comments/{commentId}`,
         `${V2_ONE}/history`,
+        `${V2_ONE}/notifications`,
         `${V2_ONE}/sla`,
         `${V2_ONE}/transitions`,
         '/api/v2/webhooks',

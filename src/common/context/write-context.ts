@@ -1,7 +1,11 @@
 import type { Request } from 'express';
 import { principalOf } from './principal.js';
 import { DESK, isRequester, type Viewer, viewerOf } from './viewer.js';
-import type { Queryable } from '../../database/statement-batch.js';
+
+/** The write's transaction as `recordWith` gets it (database/'s Queryable, which common/ does not import). */
+export interface WriteTransaction {
+  query(sql: string, params?: unknown[]): Promise<unknown>;
+}
 
 /** A key this request holds while it runs: only its token can finish or drop the started row. */
 export interface IdempotencyClaim {
@@ -33,7 +37,7 @@ export interface WriteContext {
    * What the caller records in the write's own transaction, once the write has made its ticket (and comment): an
    * inbound mail's Message-ID (src/mail/inbound/), so that the mail and what it made commit together or not at all.
    */
-  recordWith?: (transaction: Queryable, made: { ticketId: number; commentId?: number }) => Promise<void>;
+  recordWith?: (transaction: WriteTransaction, made: { ticketId: number; commentId?: number }) => Promise<void>;
 }
 
 /** Where a request's claim of its key waits for the service, which finishes it in the write's transaction. */

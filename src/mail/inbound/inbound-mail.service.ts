@@ -14,6 +14,7 @@ import { COMMENT_BODY_MAX_LENGTH } from '../../comments/dto/comment-request.dto.
 import { CC_EMAILS_MAX } from '../../people/cc-emails.js';
 import type { TicketResponse } from '../../tickets/dto/ticket-response.dto.js';
 import { TicketStatus } from '../../tickets/ticket-status.enum.js';
+import type { TicketPriority } from '../../tickets/ticket-priority.enum.js';
 import type { WriteContext } from '../../common/context/write-context.js';
 import { type DeskAddress, deskAddress, isDeskAddress, ticketOfReplyAddress } from '../reply-address.js';
 import { MailMetrics } from '../mail.metrics.js';
@@ -174,7 +175,7 @@ export class InboundMailService {
       title: ticketTitle(mail.subject),
       description: cut(body.trim() === '' ? '(The message has no text.)' : body, DESCRIPTION_MAX, CUT_NOTE),
       status: TicketStatus.OPEN,
-      priority: this.config.defaultPriority,
+      priority: this.config.defaultPriority as TicketPriority,
       requesterEmail: sender,
       assignedTo: null,
     };

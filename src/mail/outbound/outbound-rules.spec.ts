@@ -1,0 +1,96 @@
+import fc from 'fast-check';
+import type { SmtpConfig } from '../../config/mail-config.js';
+import { afterFailure } from './mail-sender.js';
+import { MailTemplates } from './mail-templates.js';
+import { type LoggedChange, notificationKind, recipientsOf } from './notification-rules.js';
+
+const address = fc.stringMatching(/^[a-e]{1,3}@(?:customer|desk)\.example$/);
+const statuses = fc.constantFrom('OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED');
+const changes: fc.Arbitrary<LoggedChange> = fc.oneof(
+  fc.record({ eventType: fc.constant('CREATED'), event: fc.record({ ticket: fc.record({ status: statuses }) }), context: fc.record({ causedBy: fc.option(address, { nil: undefined }) }, { requiredKeys: [] }) }),
+  fc.record({
+    eventType: fc.constant('UPDATED'),
+    event: fc.record({ ticket: fc.record({ status: statuses }) }),
+    context: fc.record({ causedBy: fc.option(address, { nil: undefined }), statusFrom: fc.option(statuses, { nil: undefined }) }, { requiredKeys: [] }),
+  }),
+  fc.record({
+    eventType: fc.constant('COMMENT_ADDED'),
+    event: fc.record({ comment: fc.record({ visibility: fc.constantFrom('PUBLIC', 'INTERNAL'), author: fc.option(address, { nil: null }) }) }),
+    context: fc.record({ causedBy: fc.option(address, { nil: undefined }) }, { requiredKeys: [] }),
+  }),
+  fc.record({ eventType: fc.constantFrom('DELETED', 'ATTACHMENT_ADDED', 'SLA_BREACHED'), event: fc.constant({}), context: fc.constant({}) }),
+);
+const isDesk = (candidate: string) => candidate.endsWith('@desk.example');
+
+describe('who is mailed about a change', () => {
+  it('never an internal comment, never another kind of change, a status change only into RESOLVED or CLOSED', () => {
+    fc.assert(
+      fc.property(changes, (change) => {
+        const kind = notificationKind(change);
+        if (change.eventType === 'COMMENT_ADDED' && change.event.comment?.visibility === 'INTERNAL') expect(kind).toBeNull();
+        if (!['CREATED', 'UPDATED', 'COMMENT_ADDED'].includes(change.eventType)) expect(kind).toBeNull();
+        if (change.eventType === 'UPDATED' && kind !== null) {
+          expect(change.context.statusFrom).not.toBe(change.event.ticket!.status);
+          expect(kind).toBe(change.event.ticket!.status === 'RESOLVED' ? 'resolved' : 'closed');
+        }
+      }),
+    );
+  });
+
+  it('only the ticket’s people, each once, never the desk, never whoever caused it (but the requester’s acknowledgement)', () => {
+    fc.assert(
+      fc.property(changes, address, fc.array(address, { maxLength: 5 }), (change, requester, participants) => {
+        const kind = notificationKind(change);
+        fc.pre(kind !== null);
+        const recipients = recipientsOf(kind!, change, { requester, participants }, isDesk);
+        expect(new Set(recipients).size).toBe(recipients.length);
+        for (const recipient of recipients) {
+          expect([requester, ...participants]).toContain(recipient);
+          expect(isDesk(recipient)).toBe(false);
+          const caused = recipient === change.context.causedBy || (kind === 'commented' && recipient === change.event.comment?.author);
+          if (caused) expect(kind === 'created' && recipient === requester).toBe(true);
+        }
+        if (kind === 'created' && !isDesk(requester)) expect(recipients).toContain(requester);
+      }),
+    );
+  });
+});
+
+describe('templates', () => {
+  it('escape every value in HTML and keep it as given in text', () => {
+    const templates = new MailTemplates();
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (body, title) => {
+        const { text, html } = templates.render('commented', {
+          'ticket.id': '7',
+          'ticket.title': title,
+          'ticket.status': 'OPEN',
+          'ticket.description': '',
+          'comment.body': body,
+          'comment.author': 'agent',
+        });
+        expect(text).toContain(body);
+        const values = html.replace(/<\/?(?:p|div|hr|br|b|blockquote)(?: [^>]*)?>/g, '');
+        expect(values).not.toMatch(/[<>]/);
+      }),
+    );
+  });
+});
+
+describe('a failed send', () => {
+  const smtp: SmtpConfig = { url: 'smtp://x', timeoutMs: 1000, retryMaxDelayMs: 60_000, giveUpAfterMs: 3_600_000, pollIntervalMs: 100, leaseTtlMs: 10_000 };
+
+  it('fails for good on a 5xx, and is tried again, ever later up to the longest wait, on anything else until it gives up', () => {
+    expect(afterFailure(Object.assign(new Error('x'), { responseCode: 550, response: '550 5.1.1 unknown' }), 0, 0, smtp)).toEqual({
+      status: 'failed',
+      answer: '550 5.1.1 unknown',
+    });
+    fc.assert(
+      fc.property(fc.constantFrom(undefined, 421, 450, 451), fc.nat(40), fc.nat(3_599_999), (code, attempts, age) => {
+        const end = afterFailure(Object.assign(new Error('connect ECONNREFUSED'), { responseCode: code }), attempts, age, smtp);
+        expect(end).toMatchObject({ status: 'pending', retryInMs: Math.min(1000 * 2 ** attempts, 60_000) });
+      }),
+    );
+    expect(afterFailure(new Error('connect ECONNREFUSED'), 3, 3_600_000, smtp)).toMatchObject({ status: 'failed' });
+  });
+});
