@@ -38,6 +38,8 @@ export interface SmtpConfig {
   pollIntervalMs: number;
   /** How long a notification claimed for sending stays this replica's. */
   leaseTtlMs: number;
+  /** Notifications sent at once by a replica, each over a connection of nodemailer's pool. */
+  concurrency: number;
 }
 
 export interface MailConfig {
@@ -61,12 +63,22 @@ export interface MailConfig {
   maxMessageSize: number;
 }
 
+/** A URL as it may be logged: any password replaced. */
+function withoutPassword(raw: string): string {
+  if (URL.canParse(raw)) {
+    const url = new URL(raw);
+    if (url.password) url.password = '***';
+    return url.href;
+  }
+  return raw.replace(/\/\/[^/]*@/, '//***@');
+}
+
 function mailUrl(read: EnvReader, name: string, schemes: string[]): URL | undefined {
   const raw = read.string(name, '').trim();
   if (raw === '') return undefined;
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
   if (!url || !schemes.includes(url.protocol.slice(0, -1)) || !url.hostname) {
-    throw new ConfigError(`${name} must be a ${schemes.map((scheme) => `${scheme}://`).join(' or ')} URL, got "${raw.replace(/:[^:@/]*@/, ':***@')}"`);
+    throw new ConfigError(`${name} must be a ${schemes.map((scheme) => `${scheme}://`).join(' or ')} URL, got "${withoutPassword(raw)}"`);
   }
   return url;
 }
@@ -85,6 +97,23 @@ function parseFrom(read: EnvReader): { name: string; address: string } {
   const address = deskAddressOf(match ? match[2] : raw);
   if (!address) throw new ConfigError(`MAIL_FROM must be an address, optionally with a name: "IT Support <support@example.com>", got "${raw}"`);
   return { name: match?.[1]?.trim() ?? '', address };
+}
+
+function smtpConfig(read: EnvReader, url: URL): SmtpConfig {
+  const timeoutMs = read.intBetween('MAIL_SMTP_TIMEOUT_MS', 30_000, 100, 600_000);
+  // A claim must outlast a send (connecting, the greeting, the envelope and the data, each within the timeout), or
+  // another replica would send the same notification while this one still does.
+  const leaseTtlMs = read.intBetween('MAIL_SEND_LEASE_TTL_MS', 120_000, 1_000, 3_600_000);
+  if (leaseTtlMs < 4 * timeoutMs) throw new ConfigError(`MAIL_SEND_LEASE_TTL_MS must be at least 4 × MAIL_SMTP_TIMEOUT_MS (${4 * timeoutMs}), got ${leaseTtlMs}`);
+  return {
+    url: url.href,
+    timeoutMs,
+    retryMaxDelayMs: duration(read, 'MAIL_RETRY_MAX_DELAY', '5m'),
+    giveUpAfterMs: duration(read, 'MAIL_GIVE_UP_AFTER', '2d'),
+    pollIntervalMs: read.intBetween('MAIL_SEND_POLL_INTERVAL_MS', 1_000, 10, 60_000),
+    leaseTtlMs,
+    concurrency: read.intBetween('MAIL_SEND_CONCURRENCY', 5, 1, 50),
+  };
 }
 
 export function parseMailConfig(read: EnvReader): MailConfig {
@@ -110,14 +139,7 @@ export function parseMailConfig(read: EnvReader): MailConfig {
       pollIntervalMs,
       leaseTtlMs: read.intBetween('MAIL_IMAP_LEASE_TTL_MS', 60_000, 1_000, 3_600_000),
     },
-    smtp: smtpUrl && {
-      url: smtpUrl.href,
-      timeoutMs: read.intBetween('MAIL_SMTP_TIMEOUT_MS', 30_000, 100, 600_000),
-      retryMaxDelayMs: duration(read, 'MAIL_RETRY_MAX_DELAY', '5m'),
-      giveUpAfterMs: duration(read, 'MAIL_GIVE_UP_AFTER', '2d'),
-      pollIntervalMs: read.intBetween('MAIL_SEND_POLL_INTERVAL_MS', 1_000, 10, 60_000),
-      leaseTtlMs: read.intBetween('MAIL_SEND_LEASE_TTL_MS', 120_000, 1_000, 3_600_000),
-    },
+    smtp: smtpUrl && smtpConfig(read, smtpUrl),
     from,
     deskAddresses: [...new Set([from.address, ...(imapUser ? [imapUser] : []), ...extra])],
     replySecret: replySecret || undefined,

@@ -257,7 +257,30 @@ describe('Inbound email over HTTP: one rule set for every message', () => {
     });
   });
 
+  it('a copy ignored first (a mailing list’s) gives way to the copy sent to the desk itself', async () => {
+    const from = newSender();
+    const messageId = newMessageId();
+    const listCopy = await receive(handle.http, { from, messageId, headers: ['Precedence: list', 'List-Id: <staff.customer.test>'] });
+    expect(listCopy).toEqual({ outcome: 'ignored', ticketId: null, reason: expect.stringMatching(/Precedence: list/) });
+    const direct = await receive(handle.http, { from, messageId });
+    expect(direct).toEqual({ outcome: 'created', ticketId: expect.any(Number), reason: null });
+    expect(await receive(handle.http, { from, messageId, headers: ['Precedence: list'] })).toEqual({
+      outcome: 'duplicate',
+      ticketId: direct.ticketId,
+      reason: null,
+    });
+  });
+
   describe('bad input gets a clear outcome', () => {
+    it('references with 8-bit or overlong Message-IDs are passed over, not a failure', async () => {
+      const raw = Buffer.concat([
+        Buffer.from(`From: ${newSender()}\r\nTo: support@desk.test\r\nSubject: odd references\r\nMessage-ID: <${newMessageId()}>\r\nIn-Reply-To: <caf`),
+        Buffer.from([0xe9]),
+        Buffer.from(`@x.test>\r\nReferences: <${'a'.repeat(300)}@x.test> <ünïcode@x.test>\r\n\r\nHello\r\n`),
+      ]);
+      expect((await post(handle.http, raw)).body.outcome).toBe('created');
+    });
+
     it('a message without a Message-ID: its hash stands in, so the same bytes twice make one ticket', async () => {
       const raw = rawMail({ from: newSender(), messageId: null });
       const first = (await post(handle.http, raw)).body;

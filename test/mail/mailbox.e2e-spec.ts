@@ -96,6 +96,18 @@ describe('A mailbox over IMAP (Dovecot): mail becomes tickets and comments, each
     expect(await ticketsOf(http, requester)).toHaveLength(1);
   });
 
+  it('a message someone has already opened (\\Seen) in the mailbox is handled too', async () => {
+    const requester = newSender();
+    const client = await dovecot.client();
+    try {
+      await client.append('INBOX', rawMail({ from: requester, subject: 'Read in Outlook first' }), ['\\Seen']);
+    } finally {
+      await client.logout();
+    }
+    await untilMoved((processed += 1), failed);
+    expect(await ticketsOf(http, requester)).toHaveLength(1);
+  });
+
   it('an auto-reply is handled (moved to Processed) but makes nothing and gets nothing', async () => {
     const requester = newSender();
     await dovecot.append([rawMail({ from: requester, headers: ['Auto-Submitted: auto-replied'], subject: 'Automatic reply: away' })]);

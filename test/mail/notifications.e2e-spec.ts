@@ -178,6 +178,8 @@ describe('Notifications by email: the conversation threads in the requester’s 
       await receiver.start();
     }
     const [mail] = await receiver.waitFor(requester);
+    // A DOWN state is shown for a few seconds before the server is greeted again (mail.health.ts).
+    await waitUntil(async () => (await handle.http.get('/actuator/health/mail')).body.status === 'UP', 10_000, 'mail UP again');
     expect((await handle.http.get('/actuator/health/mail').expect(200)).body).toEqual({ status: 'UP', details: { smtp: 'UP' } });
     await waitUntil(async () => (await notificationsOf(handle.http, id))[0]?.status === 'sent', 15_000, 'sent recorded');
     expect(receiver.to(requester).map((m) => m.messageId)).toEqual([mail.messageId]);

@@ -36,6 +36,8 @@ export class SmtpReceiver {
       authOptional: true,
       disabledCommands: ['AUTH', 'STARTTLS'],
       logger: false,
+      // Stopping drops the connections a sender keeps open (nodemailer's pool) instead of waiting for them to end.
+      closeTimeout: 100,
       onRcptTo: (address, _session, callback) => {
         if (!this.refuse(address.address)) return callback();
         callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { HttpException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/app-config.js';
 import type { MailConfig } from '../../config/mail-config.js';
@@ -105,9 +105,10 @@ export class InboundMailService {
       return this.recordIgnored(messageHash(raw), null, `unreadable message: ${(error as Error).message}`, fence);
     }
     const before = await this.messages.find(mail.messageId);
-    if (before) return { outcome: 'duplicate', ticketId: before.ticketId, reason: before.reason };
+    if (before && before.outcome !== 'ignored') return { outcome: 'duplicate', ticketId: before.ticketId, reason: null };
 
     const reason = await this.whyIgnored(mail);
+    if (reason && before) return { outcome: 'duplicate', ticketId: null, reason: before.reason };
     if (reason) return this.recordIgnored(mail.messageId, mail.from ?? null, reason, fence);
     const sender = mail.from!;
 
@@ -116,7 +117,7 @@ export class InboundMailService {
       replyAddress: this.replyAddressTicket(mail),
       subjectTag: await this.subjectTag(mail, sender),
     });
-    const answered = thread && (await this.tickets.findOne(String(thread.ticketId)).catch(() => undefined));
+    const answered = thread && (await this.existing(thread.ticketId));
     if (answered && answered.status !== TicketStatus.CLOSED && !failsDmarc(mail.headers, this.config.trustedAuthservId)) {
       return this.comment(mail, sender, answered, fence);
     }
@@ -124,6 +125,14 @@ export class InboundMailService {
     if (answered?.status === TicketStatus.CLOSED) preface = `This message answers ticket #${answered.id}, which is closed.\n\n`;
     else if (answered) preface = `This message claims to answer ticket #${answered.id}, but fails DMARC, so it opened a ticket of its own.\n\n`;
     return this.create(mail, sender, preface, fence);
+  }
+
+  /** The ticket, or undefined when there is none (a deleted one); any other failure is thrown. */
+  private existing(ticketId: number): Promise<TicketResponse | undefined> {
+    return this.tickets.findOne(String(ticketId)).catch((error: unknown) => {
+      if (error instanceof NotFoundException) return undefined;
+      throw error;
+    });
   }
 
   /** Why the message makes nothing, or undefined when it is to be handled. */
@@ -147,7 +156,7 @@ export class InboundMailService {
   private async subjectTag(mail: InboundMail, sender: string): Promise<{ ticketId: number; senderBelongs: boolean } | undefined> {
     const ticketId = subjectTicketId(mail.subject);
     if (ticketId === undefined) return undefined;
-    const ticket = await this.tickets.findOne(String(ticketId)).catch(() => undefined);
+    const ticket = await this.existing(ticketId);
     if (!ticket) return undefined;
     const people = (await this.participants.of([ticketId])).get(ticketId) ?? [];
     return { ticketId, senderBelongs: ticket.requesterEmail.toLowerCase() === sender || people.includes(sender) };
@@ -186,8 +195,12 @@ export class InboundMailService {
     } catch (error) {
       return this.afterFailedRecord(error, mail.messageId);
     }
-    const { leftOut } = await this.attach(ticket.id, mail);
-    await this.noteLeftOut(ticket.id, leftOut);
+    // The ticket and the record of its message have committed: from here on a failure is noted, never thrown (the
+    // message would come back as a duplicate, and what failed would be lost without a trace).
+    const { leftOut } = await this.attach(ticket.id, mail, true);
+    await this.noteLeftOut(ticket.id, leftOut).catch((error: unknown) =>
+      this.logger.error(`Ticket ${ticket.id}: the note of the mail's files left out failed: ${(error as Error).message}; left out: ${leftOut.join('; ')}`),
+    );
     return { outcome: 'created', ticketId: ticket.id, reason: null };
   }
 
@@ -241,9 +254,10 @@ export class InboundMailService {
 
   /**
    * The message itself (`message.eml`) and its parts, each an attachment of the ticket under the attachment limits; a
-   * part they refuse is left out and named.
+   * part they refuse is left out and named. `afterCommit`: what the message made has committed, so a failure to store
+   * a file (the database gone, say) is left out and named too rather than thrown.
    */
-  private async attach(ticketId: number, mail: InboundMail): Promise<{ ids: number[]; leftOut: string[] }> {
+  private async attach(ticketId: number, mail: InboundMail, afterCommit = false): Promise<{ ids: number[]; leftOut: string[] }> {
     const files: MailPart[] = [{ filename: 'message.eml', contentType: 'message/rfc822', content: mail.raw }, ...mail.parts];
     const ids: number[] = [];
     const leftOut: string[] = [];
@@ -257,8 +271,8 @@ export class InboundMailService {
         }));
         ids.push(stored.id);
       } catch (error) {
-        if (!(error instanceof HttpException)) throw error;
-        leftOut.push(`${file.filename} (${file.content.length} bytes): ${error.message}`);
+        if (!(error instanceof HttpException) && !afterCommit) throw error;
+        leftOut.push(`${file.filename} (${file.content.length} bytes): ${(error as Error).message}`);
       }
     }
     return { ids, leftOut };

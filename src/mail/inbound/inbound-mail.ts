@@ -28,17 +28,20 @@ export interface InboundMail {
   raw: Buffer;
 }
 
-/** Message-IDs as a message writes them: `<left@right>` tokens of a header value. */
-function messageIds(value: string | string[] | undefined): string[] {
-  const values = Array.isArray(value) ? value : value ? [value] : [];
-  return values.flatMap((one) => [...one.matchAll(/<([^<>\s]+)>/g)].map((match) => match[1]));
+/** Whether a Message-ID can be stored and looked up: printable ASCII, at most 255 characters (its columns'). */
+function storable(id: string): boolean {
+  return id.length <= 255 && /^[\x21-\x7e]+$/.test(id);
 }
 
-/** A Message-ID as stored: printable ASCII of at most 255 characters, else the message's hash stands in for it. */
+/** The storable Message-IDs of a header value: its `<left@right>` tokens. */
+function messageIds(value: string | string[] | undefined): string[] {
+  const values = Array.isArray(value) ? value : value ? [value] : [];
+  return values.flatMap((one) => [...one.matchAll(/<([^<>\s]+)>/g)].map((match) => match[1])).filter(storable);
+}
+
+/** A Message-ID as stored; the message's hash stands in for a missing or unusable one. */
 function storableId(id: string | undefined, raw: Buffer): string {
-  const bare = id?.trim().replace(/^<|>$/g, '');
-  if (bare && bare.length <= 255 && /^[\x21-\x7e]+$/.test(bare)) return bare;
-  return messageHash(raw);
+  return id ?? messageHash(raw);
 }
 
 /** What stands in for the Message-ID of a message without a usable one: the same bytes give the same id. */

@@ -44,10 +44,12 @@ export class MailMessagesRepository {
   }
 
   /**
-   * Records the message in the caller's transaction (or alone); AlreadyRecorded when it was recorded before, or by a
-   * transaction that commits meanwhile (the unique key's lock makes this one wait for it).
+   * Records the message in the caller's transaction; AlreadyRecorded when it was recorded before, or by a transaction
+   * that commits meanwhile (the unique key's lock makes this one wait for it), unless that one ignored it.
    */
   async record(db: Queryable, row: MessageRecord): Promise<void> {
+    // A copy ignored before (the mailing list's copy of a mail that was also sent to the desk) gives way to this one.
+    if (row.outcome !== 'ignored') await db.query("DELETE FROM mail_messages WHERE message_id = ? AND outcome = 'ignored'", [row.messageId]);
     const result = (await db.query(
       `INSERT IGNORE INTO mail_messages (message_id, sender, outcome, reason, ticket_id, comment_id, received_at)
        VALUES (?, ?, ?, ?, ?, ?, NOW(3))`,

@@ -87,11 +87,13 @@ export class MailboxReader implements OnApplicationBootstrap, OnApplicationShutd
         await client.mailboxCreate(imap.failedFolder);
         this.foldersReady = true;
       }
-      const unseen = (await client.search({ seen: false }, { uid: true })) || [];
-      for (const uid of unseen.slice(0, BATCH)) {
+      // Every message still in the mailbox, read or not: an agent may have opened one in their mail client, and one
+      // whose move failed after it was handled comes back as a duplicate and is moved then.
+      const waiting = (await client.search({ all: true }, { uid: true })) || [];
+      for (const uid of waiting.slice(0, BATCH)) {
         if (!(await this.handle(client, uid, epoch))) return false;
       }
-      return unseen.length > BATCH;
+      return waiting.length > BATCH;
     } finally {
       lock.release();
     }
@@ -100,13 +102,15 @@ export class MailboxReader implements OnApplicationBootstrap, OnApplicationShutd
   /** Handles one message; false when the pass should stop (it could not be handled now). */
   private async handle(client: ImapFlow, uid: number, epoch: number): Promise<boolean> {
     const imap = this.imap!;
-    const message = await client.fetchOne(String(uid), { source: true, size: true }, { uid: true });
-    if (!message) return true;
+    // Its size first: a message too large is never downloaded.
+    const head = await client.fetchOne(String(uid), { size: true }, { uid: true });
+    if (!head) return true;
+    const message = head.size !== undefined && head.size <= this.maxSize() ? await client.fetchOne(String(uid), { source: true }, { uid: true }) : undefined;
     let folder = imap.processedFolder;
-    if ((message.size ?? 0) > this.maxSize() || !message.source) {
+    if (!message || !message.source) {
       folder = imap.failedFolder;
       this.metrics.received('failed');
-      this.logger.warn(`Message ${uid} moved to ${folder}: it is larger than MAIL_MAX_MESSAGE_SIZE (${message.size} bytes)`);
+      this.logger.warn(`Message ${uid} moved to ${folder}: it is larger than MAIL_MAX_MESSAGE_SIZE (${head.size} bytes)`);
     } else {
       try {
         await this.inbound.receive(message.source, (transaction) => this.leases.fence(transaction, this.mailboxKey, this.owner, epoch, imap.leaseTtlMs));

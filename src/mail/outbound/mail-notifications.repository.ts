@@ -59,6 +59,9 @@ interface WriteResult {
   affectedRows: number;
 }
 
+/** The most message bytes one INSERT of notifications carries. */
+const INSERT_BYTES = 4 * 1024 * 1024;
+
 /** Kinds of change that may be mailed (src/mail/outbound/notification-rules.ts decides which are). */
 const MAILED_KINDS = ['CREATED', 'UPDATED', 'COMMENT_ADDED'];
 
@@ -107,12 +110,38 @@ export class MailNotificationsRepository {
 
   /** Inserts the notifications (each once per change and recipient) in the caller's transaction. */
   async insert(db: Queryable, notifications: NewNotification[]): Promise<void> {
-    if (notifications.length === 0) return;
-    await db.query(
-      `INSERT IGNORE INTO mail_notifications (event_id, event_type, ticket_id, recipient, message_id, message, created_at, next_attempt_at)
-       VALUES ${notifications.map(() => '(?, ?, ?, ?, ?, ?, NOW(3), NOW(3))').join(', ')}`,
-      notifications.flatMap((n) => [n.eventId, n.eventType, n.ticketId, n.recipient, n.messageId, n.message]),
+    // In statements of at most INSERT_BYTES of messages each, well under max_allowed_packet (16 MiB by default).
+    for (let start = 0; start < notifications.length; ) {
+      let end = start;
+      for (let bytes = 0; end < notifications.length && (end === start || bytes + notifications[end].message.length <= INSERT_BYTES); end++) {
+        bytes += notifications[end].message.length;
+      }
+      const chunk = notifications.slice(start, end);
+      await db.query(
+        `INSERT IGNORE INTO mail_notifications (event_id, event_type, ticket_id, recipient, message_id, message, created_at, next_attempt_at)
+         VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, NOW(3), NOW(3))').join(', ')}`,
+        chunk.flatMap((n) => [n.eventId, n.eventType, n.ticketId, n.recipient, n.messageId, n.message]),
+      );
+      start = end;
+    }
+  }
+
+  /**
+   * A notifier whose cursor has not moved for a day (mail was switched off) goes on from the changes numbered now, so
+   * that switching mail on again sends no pile of stale notifications. Answers how many changes it passed over.
+   */
+  async skipStale(): Promise<number> {
+    const [row] = await this.database.rows<{ behind: string | number | null }>(
+      `SELECT s.last_seq - n.notified_through AS behind FROM mail_notifier n JOIN change_feed_sequencer s ON s.id = 1
+       WHERE n.id = 1 AND n.moved_at < NOW(3) - INTERVAL 1 DAY`,
+      [],
     );
+    if (!row) return 0;
+    await this.database.query(
+      `UPDATE mail_notifier SET notified_through = GREATEST(notified_through, (SELECT last_seq FROM change_feed_sequencer WHERE id = 1)),
+         moved_at = NOW(3) WHERE id = 1 AND moved_at < NOW(3) - INTERVAL 1 DAY`,
+    );
+    return Number(row.behind ?? 0);
   }
 
   /** Moves the cursor from `from` to `to` unless another replica moved it meanwhile (then answers false). */

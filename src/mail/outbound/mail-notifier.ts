@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { Injectable, Logger, NotFoundException, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../../config/app-config.js';
 import type { MailConfig } from '../../config/mail-config.js';
@@ -38,11 +38,14 @@ interface Planned {
  */
 @Injectable()
 export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('MailNotifier');
   private readonly config: MailConfig;
   private readonly desk: DeskAddress[];
   private readonly domain: string;
   private readonly templates: MailTemplates;
   private readonly worker: PeriodicWorker;
+  /** Whether this replica's first pass has passed over what a notifier switched off for a day left behind. */
+  private staleSkipped = false;
 
   constructor(
     private readonly database: Database,
@@ -74,6 +77,11 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async pass(): Promise<boolean> {
+    if (!this.staleSkipped) {
+      const skipped = await this.notifications.skipStale();
+      if (skipped > 0) this.logger.warn(`Mail was off for more than a day: the ${skipped} changes numbered meanwhile are not mailed`);
+      this.staleSkipped = true;
+    }
     const from = await this.notifications.cursor();
     const { changes, through } = await this.notifications.changesAfter(from, BATCH);
     if (through === from) return false;
@@ -86,9 +94,9 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
     await this.database.transaction(async (transaction) => {
       const rendered: NewNotification[] = [];
       for (const plan of planned) {
-        // The acknowledgement starts the thread of a ticket opened through the API; one opened by mail has its own.
-        const root = plan.kind === 'created' ? `${plan.change.eventId}@${this.domain}` : `ticket-${plan.ticket.id}.${randomUUID()}@${this.domain}`;
-        await this.threads.chainTo(transaction, plan.ticket.id, root);
+        // A ticket opened by mail is chained to that mail already; any other gets a root no one can guess, since an
+        // answer that names it is taken for a reply to the ticket.
+        await this.threads.chainTo(transaction, plan.ticket.id, `ticket-${plan.ticket.id}.${randomUUID()}@${this.domain}`);
       }
       const roots = await this.threads.rootsOf(transaction, [...new Set(planned.map((plan) => plan.ticket.id))]);
       for (const plan of planned) rendered.push(...this.render(plan, roots.get(plan.ticket.id)!));
@@ -106,13 +114,28 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
     const kind = notificationKind(logged);
     if (!kind) return undefined;
     // A comment's event does not carry its ticket: its title and people are read now (a ticket deleted since gets no mail).
-    const ticket = event.ticket ?? (await this.tickets.findOne(String(change.ticketId)).catch(() => undefined));
+    const ticket =
+      event.ticket ??
+      (await this.tickets.findOne(String(change.ticketId)).catch((error: unknown) => {
+        if (error instanceof NotFoundException) return undefined;
+        throw error;
+      }));
     if (!ticket) return undefined;
     const participants = (await this.participants.of([ticket.id])).get(ticket.id) ?? [];
     const people = { requester: ticket.requesterEmail.trim().toLowerCase(), participants };
     const recipients = recipientsOf(kind, logged, people, (address) => isDeskAddress(address, this.desk));
     if (recipients.length === 0) return undefined;
     return { change, kind, ticket, comment: event.comment, recipients };
+  }
+
+  /**
+   * The part of a Message-ID that names its recipient: keyed with MAIL_REPLY_SECRET, so that knowing an event's id (the
+   * change feed and webhooks show it) is not enough to forge a reply's references; random without a secret (the
+   * notification is rendered once, so its id stays the same on every retry).
+   */
+  private recipientHash(recipient: string): string {
+    const secret = this.config.replySecret;
+    return secret ? createHmac('sha256', secret).update(`recipient:${recipient}`).digest('hex').slice(0, 16) : randomBytes(8).toString('hex');
   }
 
   private render(plan: Planned, root: string): NewNotification[] {
@@ -127,7 +150,7 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
     });
     const replyTo = this.config.replySecret ? replyAddress(this.desk[0], this.config.replySecret, ticket.id) : this.config.from.address;
     return plan.recipients.map((recipient) => {
-      const messageId = `${change.eventId}.${createHash('sha256').update(recipient).digest('hex').slice(0, 16)}@${this.domain}`;
+      const messageId = `${change.eventId}.${this.recipientHash(recipient)}@${this.domain}`;
       const message = {
         from: { name: this.config.from.name, address: this.config.from.address },
         to: recipient,

@@ -3,16 +3,17 @@ import { hostname } from 'node:os';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { AppConfig } from '../../config/app-config.js';
 import type { SmtpConfig } from '../../config/mail-config.js';
 import { PeriodicWorker } from '../../database/periodic-worker.js';
 import { MailMetrics } from '../mail.metrics.js';
 import { type AttemptEnd, type ClaimedNotification, MailNotificationsRepository } from './mail-notifications.repository.js';
 
-/** Notifications claimed per pass. */
-const BATCH = 20;
 const FIRST_RETRY_MS = 1_000;
+
+/** The SMTP commands whose 5xx refuses the message or its recipient for good (a 5xx to AUTH or MAIL FROM is the desk's own setup). */
+const FINAL_FOR_THE_MESSAGE = new Set(['RCPT TO', 'DATA']);
 
 /** The SMTP reply code of a nodemailer failure, when the server gave one. */
 function replyCode(error: unknown): number | undefined {
@@ -21,14 +22,16 @@ function replyCode(error: unknown): number | undefined {
 }
 
 /**
- * How a failed attempt ends: a 5xx answer refuses the message for good (the address does not exist, say); anything
- * else (no connection, a timeout, a 4xx) is tried again, the wait doubling from a second up to MAIL_RETRY_MAX_DELAY,
+ * How a failed attempt ends: a 5xx answer to the recipient or the message refuses it for good (the address does not
+ * exist, say); anything else (no connection, a timeout, a 4xx, a 5xx to the login when the desk's password changed)
+ * is tried again, the wait doubling from a second up to MAIL_RETRY_MAX_DELAY,
  * until MAIL_GIVE_UP_AFTER has passed since the notification was recorded.
  */
 export function afterFailure(error: unknown, attempts: number, ageMs: number, smtp: SmtpConfig): AttemptEnd {
   const code = replyCode(error);
   const answer = (error as { response?: string }).response ?? (error as Error).message ?? String(error);
-  if (code !== undefined && code >= 500) return { status: 'failed', answer };
+  const command = (error as { command?: string }).command ?? '';
+  if (code !== undefined && code >= 500 && FINAL_FOR_THE_MESSAGE.has(command)) return { status: 'failed', answer };
   if (ageMs >= smtp.giveUpAfterMs) return { status: 'failed', answer: `gave up after MAIL_GIVE_UP_AFTER: ${answer}` };
   return { status: 'pending', answer, retryInMs: Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts, 30), smtp.retryMaxDelayMs) };
 }
@@ -55,7 +58,15 @@ export class MailSender implements OnApplicationBootstrap, OnApplicationShutdown
     this.smtp = config.get('mail', { infer: true }).smtp;
     if (this.smtp) {
       const timeout = this.smtp.timeoutMs;
-      const options: SMTPTransport.Options = { url: this.smtp.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout };
+      // A pool keeps connections open between sends (a new connection per message costs about 100 ms).
+      const options: SMTPPool.Options = {
+        url: this.smtp.url,
+        pool: true,
+        maxConnections: this.smtp.concurrency,
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout,
+      };
       this.transport = nodemailer.createTransport(options);
     }
     this.worker = new PeriodicWorker({ name: MailSender.name, intervalMs: this.smtp?.pollIntervalMs ?? 1_000, pass: () => this.pass() });
@@ -85,23 +96,23 @@ export class MailSender implements OnApplicationBootstrap, OnApplicationShutdown
     await this.transport?.verify();
   }
 
+  /**
+   * Claims as many due notifications as it sends at once (MAIL_SEND_CONCURRENCY) and sends them side by side, so that
+   * a claim never waits behind other sends. Once one finds the server unreachable, the next pass waits for its poll.
+   */
   private async pass(): Promise<boolean> {
-    const claimed = await this.notifications.claim(await this.notifications.due(BATCH), this.owner, this.smtp!.leaseTtlMs);
-    // Once the server cannot be reached, the rest of the batch waits as the failed one does instead of trying each.
-    let unreachable: unknown;
-    for (const notification of claimed) {
-      const failure = await this.send(notification, unreachable);
-      if (failure !== undefined && replyCode(failure) === undefined) unreachable = failure;
-    }
-    return claimed.length === BATCH && unreachable === undefined;
+    const batch = this.smtp!.concurrency;
+    const claimed = await this.notifications.claim(await this.notifications.due(batch), this.owner, this.smtp!.leaseTtlMs);
+    const failures = await Promise.all(claimed.map((notification) => this.send(notification)));
+    const unreachable = failures.some((failure) => failure !== undefined && replyCode(failure) === undefined);
+    return claimed.length === batch && !unreachable;
   }
 
-  /** Sends one (or, with `unreachable`, records that failure for it); answers the failure, if any. */
-  private async send(notification: ClaimedNotification, unreachable: unknown): Promise<unknown> {
+  /** Sends one and records how it went; answers the failure, if any. */
+  private async send(notification: ClaimedNotification): Promise<unknown> {
     let end: AttemptEnd;
     let failure: unknown;
     try {
-      if (unreachable !== undefined) throw unreachable;
       const info = (await this.transport!.sendMail(JSON.parse(notification.message))) as { response?: string };
       end = { status: 'sent', answer: info.response ?? 'accepted' };
     } catch (error) {

@@ -20,9 +20,11 @@ const FOOTER_TEXT = '\n\n--\nReply to this message to add to ticket #{{ticket.id
 const FOOTER_HTML = '<hr><p style="color:#666">Reply to this message to add to ticket #{{ticket.id}}.</p>';
 
 const DEFAULTS: Record<NotificationKind, { text: string; html: string }> = {
+  // The acknowledgement does not repeat the description: a forged sender's text would otherwise reach every address
+  // the forger put in Cc, in the desk's name.
   created: {
-    text: 'We have received your request and opened ticket #{{ticket.id}}: {{ticket.title}}\n\n{{ticket.description}}' + FOOTER_TEXT,
-    html: '<p>We have received your request and opened ticket <b>#{{ticket.id}}</b>: {{ticket.title}}</p><blockquote>{{ticket.description}}</blockquote>' + FOOTER_HTML,
+    text: 'We have received your request and opened ticket #{{ticket.id}}: {{ticket.title}}' + FOOTER_TEXT,
+    html: '<p>We have received your request and opened ticket <b>#{{ticket.id}}</b>: {{ticket.title}}</p>' + FOOTER_HTML,
   },
   commented: {
     text: '{{comment.author}} wrote on ticket #{{ticket.id}}:\n\n{{comment.body}}' + FOOTER_TEXT,
