@@ -95,7 +95,8 @@ function parseFrom(read: EnvReader): { name: string; address: string } {
   const raw = read.string('MAIL_FROM', 'IT Support <support@example.com>').trim();
   const match = /^(?:"?([^"<]*?)"?\s*)?<([^<>\s]+)>$/.exec(raw);
   const address = deskAddressOf(match ? match[2] : raw);
-  if (!address) throw new ConfigError(`MAIL_FROM must be an address, optionally with a name: "IT Support <support@example.com>", got "${raw}"`);
+  if (!address)
+    throw new ConfigError(`MAIL_FROM must be an address, optionally with a name: "IT Support <support@example.com>", got "${raw}"`);
   return { name: match?.[1]?.trim() ?? '', address };
 }
 
@@ -104,7 +105,8 @@ function smtpConfig(read: EnvReader, url: URL): SmtpConfig {
   // A claim must outlast a send (connecting, the greeting, the envelope and the data, each within the timeout), or
   // another replica would send the same notification while this one still does.
   const leaseTtlMs = read.intBetween('MAIL_SEND_LEASE_TTL_MS', 120_000, 1_000, 3_600_000);
-  if (leaseTtlMs < 4 * timeoutMs) throw new ConfigError(`MAIL_SEND_LEASE_TTL_MS must be at least 4 × MAIL_SMTP_TIMEOUT_MS (${4 * timeoutMs}), got ${leaseTtlMs}`);
+  if (leaseTtlMs < 4 * timeoutMs)
+    throw new ConfigError(`MAIL_SEND_LEASE_TTL_MS must be at least 4 × MAIL_SMTP_TIMEOUT_MS (${4 * timeoutMs}), got ${leaseTtlMs}`);
   return {
     url: url.href,
     timeoutMs,

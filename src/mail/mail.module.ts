@@ -18,7 +18,16 @@ import { NotificationsController } from './outbound/notifications.controller.js'
 @Module({
   imports: [TicketsModule, CommentsModule, AttachmentsModule, ChangesModule],
   controllers: [InboundMailController, NotificationsController],
-  providers: [InboundMailService, MailMessagesRepository, MailMetrics, MailNotificationsRepository, MailNotifier, MailSender, MailboxLeasesRepository, MailboxReader],
+  providers: [
+    InboundMailService,
+    MailMessagesRepository,
+    MailMetrics,
+    MailNotificationsRepository,
+    MailNotifier,
+    MailSender,
+    MailboxLeasesRepository,
+    MailboxReader,
+  ],
   exports: [MailboxReader, MailSender],
 })
 export class MailModule {}

@@ -180,14 +180,27 @@ describe('Inbound email over HTTP: one rule set for every message', () => {
     });
 
     it.each(['WAITING_ON_CUSTOMER', 'RESOLVED'])('to a %s ticket moves it to IN_PROGRESS', async (status) => {
-      await handle.http.patch(`/api/v2/tickets/${ticketId}`).set('Content-Type', 'application/merge-patch+json').send({ status }).expect(200);
+      await handle.http
+        .patch(`/api/v2/tickets/${ticketId}`)
+        .set('Content-Type', 'application/merge-patch+json')
+        .send({ status })
+        .expect(200);
       await receive(handle.http, { from: requester, inReplyTo: firstMessage, text: 'Here is the answer.' });
       expect((await handle.http.get(`/api/v2/tickets/${ticketId}`).expect(200)).body.status).toBe('IN_PROGRESS');
     });
 
     it('to a CLOSED ticket opens a new ticket that names the old one', async () => {
-      await handle.http.patch(`/api/v2/tickets/${ticketId}`).set('Content-Type', 'application/merge-patch+json').send({ status: 'CLOSED' }).expect(200);
-      const result = await receive(handle.http, { from: requester, inReplyTo: firstMessage, subject: 'Re: VPN drops', text: quoted('It is back.') });
+      await handle.http
+        .patch(`/api/v2/tickets/${ticketId}`)
+        .set('Content-Type', 'application/merge-patch+json')
+        .send({ status: 'CLOSED' })
+        .expect(200);
+      const result = await receive(handle.http, {
+        from: requester,
+        inReplyTo: firstMessage,
+        subject: 'Re: VPN drops',
+        text: quoted('It is back.'),
+      });
       expect(result.outcome).toBe('created');
       const opened = (await handle.http.get(`/api/v2/tickets/${result.ticketId}`).expect(200)).body;
       expect(opened).toMatchObject({ title: 'VPN drops', status: 'OPEN', requesterEmail: requester });
@@ -244,7 +257,11 @@ describe('Inbound email over HTTP: one rule set for every message', () => {
           '',
         ].join('\r\n'),
       );
-      expect((await post(handle.http, raw)).body).toEqual({ outcome: 'ignored', ticketId: null, reason: expect.stringMatching(/delivery-status/) });
+      expect((await post(handle.http, raw)).body).toEqual({
+        outcome: 'ignored',
+        ticketId: null,
+        reason: expect.stringMatching(/delivery-status/),
+      });
       expect(await ticketCount(handle.http, 'postmaster@mx.customer.test')).toBe(0);
     });
 
@@ -274,7 +291,9 @@ describe('Inbound email over HTTP: one rule set for every message', () => {
   describe('bad input gets a clear outcome', () => {
     it('references with 8-bit or overlong Message-IDs are passed over, not a failure', async () => {
       const raw = Buffer.concat([
-        Buffer.from(`From: ${newSender()}\r\nTo: support@desk.test\r\nSubject: odd references\r\nMessage-ID: <${newMessageId()}>\r\nIn-Reply-To: <caf`),
+        Buffer.from(
+          `From: ${newSender()}\r\nTo: support@desk.test\r\nSubject: odd references\r\nMessage-ID: <${newMessageId()}>\r\nIn-Reply-To: <caf`,
+        ),
         Buffer.from([0xe9]),
         Buffer.from(`@x.test>\r\nReferences: <${'a'.repeat(300)}@x.test> <ünïcode@x.test>\r\n\r\nHello\r\n`),
       ]);
@@ -297,7 +316,9 @@ describe('Inbound email over HTTP: one rule set for every message', () => {
       const from = newSender();
       const latin1 = Buffer.concat([
         Buffer.from(`From: =?ISO-8859-1?Q?J=FCrgen?= <${from}>\r\nTo: support@desk.test\r\nSubject: =?ISO-8859-1?Q?Drucker_st=F6rt?=\r\n`),
-        Buffer.from(`Message-ID: <${newMessageId()}>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=ISO-8859-1\r\nContent-Transfer-Encoding: 8bit\r\n\r\n`),
+        Buffer.from(
+          `Message-ID: <${newMessageId()}>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=ISO-8859-1\r\nContent-Transfer-Encoding: 8bit\r\n\r\n`,
+        ),
         Buffer.from('Der Drucker im Büro druckt nicht.\r\n', 'latin1'),
       ]);
       const latin = (await post(handle.http, latin1)).body;
@@ -307,7 +328,11 @@ describe('Inbound email over HTTP: one rule set for every message', () => {
       const unknown = rawMail({ from: newSender(), text: 'plain words' }).toString().replace('charset=utf-8', 'charset=x-no-such-charset');
       expect((await post(handle.http, Buffer.from(unknown))).body.outcome).toBe('created');
 
-      const eightBit = Buffer.concat([Buffer.from(`From: ${newSender()}\r\nTo: support@desk.test\r\nSubject: Café `), Buffer.from([0xe9, 0xff]), Buffer.from('\r\n\r\nbody\r\n')]);
+      const eightBit = Buffer.concat([
+        Buffer.from(`From: ${newSender()}\r\nTo: support@desk.test\r\nSubject: Café `),
+        Buffer.from([0xe9, 0xff]),
+        Buffer.from('\r\n\r\nbody\r\n'),
+      ]);
       expect((await post(handle.http, eightBit)).body.outcome).toBe('created');
     });
 
@@ -337,7 +362,11 @@ describe('Inbound email over HTTP: one rule set for every message', () => {
     });
 
     it('a message with 500 parts: the parts past the attachment limit are counted in an internal comment', async () => {
-      const attachments = Array.from({ length: 500 }, (_, i) => ({ filename: `part-${i}.txt`, contentType: 'text/plain', content: Buffer.from(`part ${i}`) }));
+      const attachments = Array.from({ length: 500 }, (_, i) => ({
+        filename: `part-${i}.txt`,
+        contentType: 'text/plain',
+        content: Buffer.from(`part ${i}`),
+      }));
       const result = await receive(handle.http, { from: newSender(), attachments });
       expect(result.outcome).toBe('created');
       const stored = await attachmentsOf(handle.http, result.ticketId!);
@@ -351,13 +380,20 @@ describe('Inbound email over HTTP: one rule set for every message', () => {
     it('answers 415 for a body that is not message/rfc822 and 413 past MAIL_MAX_MESSAGE_SIZE', async () => {
       expectProblem(asHttpResponse(await handle.http.post('/api/v2/inbound-email').set('Content-Type', 'text/plain').send('hello')), 415);
       const tooBig = Buffer.alloc(40 * 1024 * 1024 + 1, 65);
-      expectProblem(asHttpResponse(await handle.http.post('/api/v2/inbound-email').set('Content-Type', 'message/rfc822').send(tooBig)), 413);
+      expectProblem(
+        asHttpResponse(await handle.http.post('/api/v2/inbound-email').set('Content-Type', 'message/rfc822').send(tooBig)),
+        413,
+      );
     });
   });
 
   it('a ticket made through the API threads replies by its subject tag from its requester', async () => {
     const requester = newSender();
     const id = (await createTicket(handle.http, { requesterEmail: requester }, '/api/v2/tickets')).body.id;
-    expect(await receive(handle.http, { from: requester, subject: `Re: [#${id}] VPN` })).toEqual({ outcome: 'commented', ticketId: id, reason: null });
+    expect(await receive(handle.http, { from: requester, subject: `Re: [#${id}] VPN` })).toEqual({
+      outcome: 'commented',
+      ticketId: id,
+      reason: null,
+    });
   });
 });

@@ -34,7 +34,10 @@ describe('Email with tokens on: its own scope, and the desk’s view of notifica
     const agent = await bearer({ scope: 'tickets.read tickets.write' });
     const body = { title: 'VPN', description: 'Drops', status: 'OPEN', priority: 'LOW', requesterEmail: requester };
     const id = (await handle.http.post('/api/v2/tickets').set(agent).send(body).expect(201)).body.id;
-    expect((await handle.http.get(`/api/v2/tickets/${id}/notifications`).set(agent).expect(200)).body).toEqual({ items: [], nextCursor: null });
+    expect((await handle.http.get(`/api/v2/tickets/${id}/notifications`).set(agent).expect(200)).body).toEqual({
+      items: [],
+      nextCursor: null,
+    });
     const own = await bearer({ scope: 'tickets.requester', email: requester, sub: requester });
     expect((await handle.http.get(`/api/v2/tickets/${id}`).set(own)).status).toBe(200);
     expect((await handle.http.get(`/api/v2/tickets/${id}/notifications`).set(own)).status).toBe(403);

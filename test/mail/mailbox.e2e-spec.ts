@@ -123,7 +123,10 @@ describe('A mailbox over IMAP (Dovecot): mail becomes tickets and comments, each
 
   it('a message that cannot be handled goes to Failed, once, and the rest go on', async () => {
     const requester = newSender();
-    const huge = rawMail({ from: newSender(), attachments: [{ filename: 'big.bin', contentType: 'application/octet-stream', content: Buffer.alloc(3 * 1024 * 1024) }] });
+    const huge = rawMail({
+      from: newSender(),
+      attachments: [{ filename: 'big.bin', contentType: 'application/octet-stream', content: Buffer.alloc(3 * 1024 * 1024) }],
+    });
     await dovecot.append([huge, rawMail({ from: requester, subject: 'After the big one' })]);
     await untilMoved((processed += 1), (failed += 1));
     expect(await ticketsOf(http, requester)).toHaveLength(1);

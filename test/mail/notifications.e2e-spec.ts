@@ -92,7 +92,11 @@ describe('Notifications by email: the conversation threads in the requester’s 
   it('the participants get every public comment but their own; internal comments are never mailed; the desk’s addresses get nothing', async () => {
     const requester = newSender();
     const colleague = newSender();
-    const created = await createTicket(handle.http, { requesterEmail: requester, ccEmails: [colleague, 'helpdesk@desk.test'], title: 'Café ☕ machine' }, '/api/v2/tickets');
+    const created = await createTicket(
+      handle.http,
+      { requesterEmail: requester, ccEmails: [colleague, 'helpdesk@desk.test'], title: 'Café ☕ machine' },
+      '/api/v2/tickets',
+    );
     const id = created.body.id as number;
     const [ack] = await receiver.waitFor(requester);
     await receiver.waitFor(colleague);
@@ -143,7 +147,10 @@ describe('Notifications by email: the conversation threads in the requester’s 
     // A public comment afterwards is the barrier: had the auto-reply caused a mail, it would have come before this one.
     await comment(handle.http, ticketId!, 'We will wait.');
     const mails = await receiver.waitFor(requester, 2);
-    expect(mails.map((mail) => mail.parsed.text ?? '')).toEqual([expect.stringContaining('opened ticket'), expect.stringContaining('We will wait.')]);
+    expect(mails.map((mail) => mail.parsed.text ?? '')).toEqual([
+      expect.stringContaining('opened ticket'),
+      expect.stringContaining('We will wait.'),
+    ]);
   });
 
   it('a 5xx for an address fails that notification and says why', async () => {

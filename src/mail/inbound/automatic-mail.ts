@@ -37,7 +37,8 @@ export function automaticMailReason(facts: AutomaticMailFacts): string | null {
   const contentType = first(facts, 'content-type');
   if (contentType !== undefined && token(contentType) === 'multipart/report') {
     const reportType = /;\s*report-type\s*=\s*"?([\w-]+)"?/i.exec(contentType)?.[1]?.toLowerCase();
-    if (reportType === undefined || REPORT_TYPES.has(reportType)) return `bounce: multipart/report${reportType ? `; report-type=${reportType}` : ''}`;
+    if (reportType === undefined || REPORT_TYPES.has(reportType))
+      return `bounce: multipart/report${reportType ? `; report-type=${reportType}` : ''}`;
   }
   const returnPath = first(facts, 'return-path');
   if (returnPath !== undefined && /^<\s*>$/.test(returnPath)) return 'bounce: empty Return-Path';

@@ -48,7 +48,9 @@ export class InboundMailController {
   @api.receive()
   async receive(@Req() request: Request): Promise<InboundResult> {
     if (!typeIs(request, ['message/rfc822'])) {
-      throw new UnsupportedMediaTypeException(`Content-Type ${request.headers['content-type'] ?? '(none)'} is not supported; send message/rfc822`);
+      throw new UnsupportedMediaTypeException(
+        `Content-Type ${request.headers['content-type'] ?? '(none)'} is not supported; send message/rfc822`,
+      );
     }
     const raw = await body(request, this.maxSize);
     return this.inbound.receive(raw);

@@ -10,7 +10,8 @@ export const inboundMailApi = {
     applyDecorators(
       ApiOperation({
         operationId: 'receiveEmail',
-        summary: 'Hand in a raw message (RFC 5322), as an MTA pipe or an inbound hook does; it becomes a ticket or a comment by the mailbox rules',
+        summary:
+          'Hand in a raw message (RFC 5322), as an MTA pipe or an inbound hook does; it becomes a ticket or a comment by the mailbox rules',
       }),
       ApiConsumes('message/rfc822'),
       ApiBody({ description: 'The whole message, headers and body, as received', schema: { type: 'string', format: 'binary' } }),

@@ -123,7 +123,8 @@ export class InboundMailService {
     }
     let preface = '';
     if (answered?.status === TicketStatus.CLOSED) preface = `This message answers ticket #${answered.id}, which is closed.\n\n`;
-    else if (answered) preface = `This message claims to answer ticket #${answered.id}, but fails DMARC, so it opened a ticket of its own.\n\n`;
+    else if (answered)
+      preface = `This message claims to answer ticket #${answered.id}, but fails DMARC, so it opened a ticket of its own.\n\n`;
     return this.create(mail, sender, preface, fence);
   }
 
@@ -163,7 +164,12 @@ export class InboundMailService {
   }
 
   /** The desk's write for this message: by its sender, recording it in the write's transaction. */
-  private writeFor(mail: InboundMail, sender: string, record: Omit<MessageRecord, 'ticketId' | 'commentId'>, fence?: MailboxFence): WriteContext {
+  private writeFor(
+    mail: InboundMail,
+    sender: string,
+    record: Omit<MessageRecord, 'ticketId' | 'commentId'>,
+    fence?: MailboxFence,
+  ): WriteContext {
     return {
       actor: null,
       causedBy: sender,
@@ -199,7 +205,9 @@ export class InboundMailService {
     // message would come back as a duplicate, and what failed would be lost without a trace).
     const { leftOut } = await this.attach(ticket.id, mail, true);
     await this.noteLeftOut(ticket.id, leftOut).catch((error: unknown) =>
-      this.logger.error(`Ticket ${ticket.id}: the note of the mail's files left out failed: ${(error as Error).message}; left out: ${leftOut.join('; ')}`),
+      this.logger.error(
+        `Ticket ${ticket.id}: the note of the mail's files left out failed: ${(error as Error).message}; left out: ${leftOut.join('; ')}`,
+      ),
     );
     return { outcome: 'created', ticketId: ticket.id, reason: null };
   }
@@ -228,7 +236,9 @@ export class InboundMailService {
     if (REOPENED_BY_REPLY.has(ticket.status)) {
       await this.tickets
         .patch(String(ticket.id), { status: TicketStatus.IN_PROGRESS }, undefined, { actor: null, causedBy: sender })
-        .catch((error: unknown) => this.logger.warn(`Ticket ${ticket.id} stays ${ticket.status} after a reply: ${(error as Error).message}`));
+        .catch((error: unknown) =>
+          this.logger.warn(`Ticket ${ticket.id} stays ${ticket.status} after a reply: ${(error as Error).message}`),
+        );
     }
     return { outcome: 'commented', ticketId: ticket.id, reason: null };
   }

@@ -58,7 +58,10 @@ function addresses(objects: AddressObject | AddressObject[] | undefined): string
 function headerMap(parsed: ParsedMail): Map<string, string[]> {
   const headers = new Map<string, string[]>();
   for (const { key, line } of parsed.headerLines) {
-    const value = line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+    const value = line
+      .slice(line.indexOf(':') + 1)
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .trim();
     headers.set(key, [...(headers.get(key) ?? []), value]);
   }
   return headers;

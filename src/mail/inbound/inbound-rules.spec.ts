@@ -34,12 +34,16 @@ describe('automatic mail (RFC 3834) and bounces', () => {
   });
 
   it('a person’s mail is not', () => {
-    expect(automaticMailReason({ headers: headers({ precedence: 'first-class', 'return-path': '<anna@x.example>' }), from: 'anna@x.example' })).toBeNull();
+    expect(
+      automaticMailReason({ headers: headers({ precedence: 'first-class', 'return-path': '<anna@x.example>' }), from: 'anna@x.example' }),
+    ).toBeNull();
     expect(automaticMailReason({ headers: headers({}), from: 'mailer-daemon@x.example' })).toMatch(/MAILER-DAEMON/);
   });
 
   it('believes a DMARC verdict only from the desk’s own MTA', () => {
-    const verdict = headers({ 'authentication-results': ['other.example; dmarc=fail', 'mx.desk.example; spf=pass; dmarc=fail (p=reject)'] });
+    const verdict = headers({
+      'authentication-results': ['other.example; dmarc=fail', 'mx.desk.example; spf=pass; dmarc=fail (p=reject)'],
+    });
     expect(failsDmarc(verdict, 'mx.desk.example')).toBe(true);
     expect(failsDmarc(verdict, 'MX.DESK.EXAMPLE')).toBe(true);
     expect(failsDmarc(verdict, undefined)).toBe(false);
@@ -107,14 +111,26 @@ describe('threading', () => {
 describe('the new text of a reply', () => {
   it.each([
     ['Gmail', 'Works now.\n\nOn Mon, Nov 23, 2026 at 10:00 AM IT Support <support@desk.example> wrote:\n> Try again.\n', 'Works now.'],
-    ['Apple Mail', 'Yes.\n\nSent from my iPhone\n\n> On 23 Nov 2026, at 10:00, IT Support <support@desk.example> wrote:\n>\n> Try again.\n', 'Yes.'],
+    [
+      'Apple Mail',
+      'Yes.\n\nSent from my iPhone\n\n> On 23 Nov 2026, at 10:00, IT Support <support@desk.example> wrote:\n>\n> Try again.\n',
+      'Yes.',
+    ],
     [
       'Outlook',
       'Still broken.\r\n\r\n________________________________\r\nFrom: IT Support <support@desk.example>\r\nSent: Monday, November 23, 2026 10:00\r\nTo: Anna\r\nSubject: RE: [#1] Printer\r\n\r\nTry again.',
       'Still broken.',
     ],
-    ['Outlook, rule-less', 'Still broken.\n\nFrom: IT Support <support@desk.example>\nSent: Monday\nTo: Anna\n\nTry again.', 'Still broken.'],
-    ['Outlook, German', 'Geht nicht.\n\n-----Ursprüngliche Nachricht-----\nVon: IT Support\nGesendet: Montag\n\nBitte neu starten.', 'Geht nicht.'],
+    [
+      'Outlook, rule-less',
+      'Still broken.\n\nFrom: IT Support <support@desk.example>\nSent: Monday\nTo: Anna\n\nTry again.',
+      'Still broken.',
+    ],
+    [
+      'Outlook, German',
+      'Geht nicht.\n\n-----Ursprüngliche Nachricht-----\nVon: IT Support\nGesendet: Montag\n\nBitte neu starten.',
+      'Geht nicht.',
+    ],
     ['a signature', 'Thanks!\n\n-- \nAnna Example\nACME Corp', 'Thanks!'],
     ['only quoted text', '> Try again.\n> Or not.\n', ''],
   ])('%s', (_client, text, expected) => {

@@ -49,7 +49,8 @@ export class MailMessagesRepository {
    */
   async record(db: Queryable, row: MessageRecord): Promise<void> {
     // A copy ignored before (the mailing list's copy of a mail that was also sent to the desk) gives way to this one.
-    if (row.outcome !== 'ignored') await db.query("DELETE FROM mail_messages WHERE message_id = ? AND outcome = 'ignored'", [row.messageId]);
+    if (row.outcome !== 'ignored')
+      await db.query("DELETE FROM mail_messages WHERE message_id = ? AND outcome = 'ignored'", [row.messageId]);
     const result = (await db.query(
       `INSERT IGNORE INTO mail_messages (message_id, sender, outcome, reason, ticket_id, comment_id, received_at)
        VALUES (?, ?, ?, ?, ?, ?, NOW(3))`,

@@ -31,9 +31,10 @@ export class MailboxLeasesRepository {
        WHERE mailbox = ? AND (owner IS NULL OR owner = ? OR expires_at < NOW(3))`,
       [owner, owner, ttlMs * 1000, mailbox, owner],
     );
-    const [row] = await this.database.rows<{ owner: string | null; epoch: number }>('SELECT owner, epoch FROM mailbox_leases WHERE mailbox = ?', [
-      mailbox,
-    ]);
+    const [row] = await this.database.rows<{ owner: string | null; epoch: number }>(
+      'SELECT owner, epoch FROM mailbox_leases WHERE mailbox = ?',
+      [mailbox],
+    );
     return row?.owner === owner ? Number(row.epoch) : undefined;
   }
 
@@ -48,6 +49,9 @@ export class MailboxLeasesRepository {
 
   /** Frees the lease while it is `owner`'s (on shutdown), so another replica reads the mailbox at once. */
   async release(mailbox: string, owner: string): Promise<void> {
-    await this.database.query('UPDATE mailbox_leases SET owner = NULL, expires_at = NOW(3) WHERE mailbox = ? AND owner = ?', [mailbox, owner]);
+    await this.database.query('UPDATE mailbox_leases SET owner = NULL, expires_at = NOW(3) WHERE mailbox = ? AND owner = ?', [
+      mailbox,
+      owner,
+    ]);
   }
 }

@@ -47,7 +47,11 @@ export class MailboxReader implements OnApplicationBootstrap, OnApplicationShutd
     this.imap = config.get('mail', { infer: true }).imap;
     const url = this.imap?.url;
     this.mailboxKey = url ? `${url.protocol}//${decodeURIComponent(url.username)}@${url.host}/${this.imap!.mailbox}`.slice(0, 255) : '';
-    this.worker = new PeriodicWorker({ name: MailboxReader.name, intervalMs: this.imap?.pollIntervalMs ?? 10_000, pass: () => this.pass() });
+    this.worker = new PeriodicWorker({
+      name: MailboxReader.name,
+      intervalMs: this.imap?.pollIntervalMs ?? 10_000,
+      pass: () => this.pass(),
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -105,7 +109,10 @@ export class MailboxReader implements OnApplicationBootstrap, OnApplicationShutd
     // Its size first: a message too large is never downloaded.
     const head = await client.fetchOne(String(uid), { size: true }, { uid: true });
     if (!head) return true;
-    const message = head.size !== undefined && head.size <= this.maxSize() ? await client.fetchOne(String(uid), { source: true }, { uid: true }) : undefined;
+    const message =
+      head.size !== undefined && head.size <= this.maxSize()
+        ? await client.fetchOne(String(uid), { source: true }, { uid: true })
+        : undefined;
     let folder = imap.processedFolder;
     if (!message || !message.source) {
       folder = imap.failedFolder;
@@ -113,7 +120,9 @@ export class MailboxReader implements OnApplicationBootstrap, OnApplicationShutd
       this.logger.warn(`Message ${uid} moved to ${folder}: it is larger than MAIL_MAX_MESSAGE_SIZE (${head.size} bytes)`);
     } else {
       try {
-        await this.inbound.receive(message.source, (transaction) => this.leases.fence(transaction, this.mailboxKey, this.owner, epoch, imap.leaseTtlMs));
+        await this.inbound.receive(message.source, (transaction) =>
+          this.leases.fence(transaction, this.mailboxKey, this.owner, epoch, imap.leaseTtlMs),
+        );
       } catch (error) {
         if (transient(error)) {
           this.logger.warn(`Message ${uid} stays in ${imap.mailbox} for now: ${(error as Error).message}`);

@@ -23,5 +23,8 @@ export function replyText(text: string): string {
   const normalized = text.slice(0, PARSED_MAX).replace(/\r\n/g, '\n');
   const outlook = OUTLOOK_HISTORY.exec(normalized);
   const before = outlook ? normalized.slice(0, outlook.index) : normalized;
-  return parser.parseReply(before).replace(/^\s*\n/, '').trimEnd();
+  return parser
+    .parseReply(before)
+    .replace(/^\s*\n/, '')
+    .trimEnd();
 }

@@ -10,7 +10,7 @@ const PREFIX = /^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr)(?:\s*\[\d+\])?\s*:|\[#\d{
 /** A new ticket's title from a mail's subject: its reply and forward prefixes and the desk's tag removed. */
 export function ticketTitle(subject: string | undefined): string {
   let title = (subject ?? '').replace(/\s+/g, ' ').trim();
-  for (let previous = ''; previous !== title; ) {
+  for (let previous = ''; previous !== title;) {
     previous = title;
     title = title.replace(PREFIX, '');
   }

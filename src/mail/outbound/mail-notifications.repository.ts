@@ -51,9 +51,7 @@ export interface NotificationRow {
 
 /** How an attempt ended, as recorded. */
 export type AttemptEnd =
-  | { status: 'sent'; answer: string }
-  | { status: 'failed'; answer: string }
-  | { status: 'pending'; answer: string; retryInMs: number };
+  { status: 'sent'; answer: string } | { status: 'failed'; answer: string } | { status: 'pending'; answer: string; retryInMs: number };
 
 interface WriteResult {
   affectedRows: number;
@@ -92,7 +90,14 @@ export class MailNotificationsRepository {
     const [state] = await this.database.rows<{ lastSeq: string }>('SELECT last_seq AS lastSeq FROM change_feed_sequencer WHERE id = 1', []);
     const lastSeq = Number(state?.lastSeq ?? 0);
     if (lastSeq <= afterSeq) return { changes: [], through: afterSeq };
-    const rows = await this.database.rows<{ seq: string; eventId: string; eventType: string; ticketId: string; payload: string; context: string | null }>(
+    const rows = await this.database.rows<{
+      seq: string;
+      eventId: string;
+      eventType: string;
+      ticketId: string;
+      payload: string;
+      context: string | null;
+    }>(
       `SELECT seq, event_id AS eventId, event_type AS eventType, ticket_id AS ticketId, payload, context FROM change_log
        WHERE seq > ? AND seq <= ? AND event_type IN (?) ORDER BY seq LIMIT ${limit}`,
       [afterSeq, lastSeq, MAILED_KINDS],
@@ -111,9 +116,13 @@ export class MailNotificationsRepository {
   /** Inserts the notifications (each once per change and recipient) in the caller's transaction. */
   async insert(db: Queryable, notifications: NewNotification[]): Promise<void> {
     // In statements of at most INSERT_BYTES of messages each, well under max_allowed_packet (16 MiB by default).
-    for (let start = 0; start < notifications.length; ) {
+    for (let start = 0; start < notifications.length;) {
       let end = start;
-      for (let bytes = 0; end < notifications.length && (end === start || bytes + notifications[end].message.length <= INSERT_BYTES); end++) {
+      for (
+        let bytes = 0;
+        end < notifications.length && (end === start || bytes + notifications[end].message.length <= INSERT_BYTES);
+        end++
+      ) {
         bytes += notifications[end].message.length;
       }
       const chunk = notifications.slice(start, end);
@@ -146,10 +155,10 @@ export class MailNotificationsRepository {
 
   /** Moves the cursor from `from` to `to` unless another replica moved it meanwhile (then answers false). */
   async moveCursor(db: Queryable, from: number, to: number): Promise<boolean> {
-    const result = (await db.query('UPDATE mail_notifier SET notified_through = ?, moved_at = NOW(3) WHERE id = 1 AND notified_through = ?', [
-      to,
-      from,
-    ])) as WriteResult;
+    const result = (await db.query(
+      'UPDATE mail_notifier SET notified_through = ?, moved_at = NOW(3) WHERE id = 1 AND notified_through = ?',
+      [to, from],
+    )) as WriteResult;
     return result.affectedRows === 1;
   }
 
@@ -188,7 +197,13 @@ export class MailNotificationsRepository {
       `SELECT id, epoch, message, attempts, created_at AS createdAt FROM mail_notifications WHERE id IN (?) AND owner = ? ORDER BY id`,
       [claimed, owner],
     );
-    return rows.map((row) => ({ id: Number(row.id), epoch: Number(row.epoch), message: row.message, attempts: Number(row.attempts), createdAt: row.createdAt }));
+    return rows.map((row) => ({
+      id: Number(row.id),
+      epoch: Number(row.epoch),
+      message: row.message,
+      attempts: Number(row.attempts),
+      createdAt: row.createdAt,
+    }));
   }
 
   /** Records how an attempt ended and releases the claim, while `owner` still holds it with `epoch`. */

@@ -61,7 +61,11 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
     this.desk = this.config.deskAddresses.map(deskAddress);
     this.domain = deskAddress(this.config.from.address).domain;
     this.templates = new MailTemplates(this.config.templatesDir);
-    this.worker = new PeriodicWorker({ name: MailNotifier.name, intervalMs: this.config.smtp?.pollIntervalMs ?? 1_000, pass: () => this.pass() });
+    this.worker = new PeriodicWorker({
+      name: MailNotifier.name,
+      intervalMs: this.config.smtp?.pollIntervalMs ?? 1_000,
+      pass: () => this.pass(),
+    });
     changes.onAdvance(
       () => this.worker.wake(),
       () => this.config.smtp !== undefined,
@@ -109,7 +113,10 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async plan(change: NotifiableChange): Promise<Planned | undefined> {
-    const event = JSON.parse(change.payload) as LoggedChange['event'] & { ticket?: TicketResponse; comment?: { body: string; author: string | null } };
+    const event = JSON.parse(change.payload) as LoggedChange['event'] & {
+      ticket?: TicketResponse;
+      comment?: { body: string; author: string | null };
+    };
     const logged: LoggedChange = { eventType: change.eventType, event, context: change.context };
     const kind = notificationKind(logged);
     if (!kind) return undefined;
@@ -135,7 +142,9 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
    */
   private recipientHash(recipient: string): string {
     const secret = this.config.replySecret;
-    return secret ? createHmac('sha256', secret).update(`recipient:${recipient}`).digest('hex').slice(0, 16) : randomBytes(8).toString('hex');
+    return secret
+      ? createHmac('sha256', secret).update(`recipient:${recipient}`).digest('hex').slice(0, 16)
+      : randomBytes(8).toString('hex');
   }
 
   private render(plan: Planned, root: string): NewNotification[] {
@@ -164,7 +173,14 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
         text: bodies.text,
         html: bodies.html,
       };
-      return { eventId: change.eventId, eventType: change.eventType, ticketId: ticket.id, recipient, messageId, message: JSON.stringify(message) };
+      return {
+        eventId: change.eventId,
+        eventType: change.eventType,
+        ticketId: ticket.id,
+        recipient,
+        messageId,
+        message: JSON.stringify(message),
+      };
     });
   }
 }

@@ -13,7 +13,14 @@ export interface TemplateValues {
   'comment.author': string;
 }
 
-const NAMES: ReadonlyArray<keyof TemplateValues> = ['ticket.id', 'ticket.title', 'ticket.status', 'ticket.description', 'comment.body', 'comment.author'];
+const NAMES: ReadonlyArray<keyof TemplateValues> = [
+  'ticket.id',
+  'ticket.title',
+  'ticket.status',
+  'ticket.description',
+  'comment.body',
+  'comment.author',
+];
 const PLACEHOLDER = /\{\{\s*([a-z.]+)\s*\}\}/g;
 
 const FOOTER_TEXT = '\n\n--\nReply to this message to add to ticket #{{ticket.id}}.';
@@ -32,7 +39,9 @@ const DEFAULTS: Record<NotificationKind, { text: string; html: string }> = {
   },
   resolved: {
     text: 'Ticket #{{ticket.id}} ({{ticket.title}}) is resolved. If it is not, reply to this message and it opens again.' + FOOTER_TEXT,
-    html: '<p>Ticket <b>#{{ticket.id}}</b> ({{ticket.title}}) is resolved. If it is not, reply to this message and it opens again.</p>' + FOOTER_HTML,
+    html:
+      '<p>Ticket <b>#{{ticket.id}}</b> ({{ticket.title}}) is resolved. If it is not, reply to this message and it opens again.</p>' +
+      FOOTER_HTML,
   },
   closed: {
     text: 'Ticket #{{ticket.id}} ({{ticket.title}}) is closed. A reply to this message opens a new ticket.',
@@ -62,7 +71,8 @@ export class MailTemplates {
         if (!existsSync(path)) return undefined;
         const template = readFileSync(path, 'utf8');
         for (const [, name] of template.matchAll(PLACEHOLDER)) {
-          if (!NAMES.includes(name as keyof TemplateValues)) throw new Error(`MAIL_TEMPLATES_DIR: ${path} names {{${name}}}; known are ${NAMES.join(', ')}`);
+          if (!NAMES.includes(name as keyof TemplateValues))
+            throw new Error(`MAIL_TEMPLATES_DIR: ${path} names {{${name}}}; known are ${NAMES.join(', ')}`);
         }
         return template;
       };

@@ -23,7 +23,12 @@ export class NotificationResponse {
   @ApiProperty({ type: 'integer', example: 1 })
   attempts!: number;
 
-  @ApiProperty({ type: 'string', nullable: true, description: "The SMTP server's last answer, or why it could not be reached", example: '250 2.0.0 Ok: queued' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: "The SMTP server's last answer, or why it could not be reached",
+    example: '250 2.0.0 Ok: queued',
+  })
   lastAnswer!: string | null;
 
   @ApiProperty({ type: 'string', format: 'date-time' })

@@ -43,11 +43,18 @@ export function notificationKind(change: LoggedChange): NotificationKind | null 
  * requester token, the comment's author), who knows already; the acknowledgement of a new ticket is the exception,
  * because it tells its requester the ticket's number.
  */
-export function recipientsOf(kind: NotificationKind, change: LoggedChange, people: TicketPeople, isDesk: (address: string) => boolean): string[] {
+export function recipientsOf(
+  kind: NotificationKind,
+  change: LoggedChange,
+  people: TicketPeople,
+  isDesk: (address: string) => boolean,
+): string[] {
   const causes = new Set<string>();
   if (change.context.causedBy) causes.add(change.context.causedBy);
   const author = change.event.comment?.author?.trim().toLowerCase();
   if (kind === 'commented' && author) causes.add(author);
   const everyone = [...new Set([people.requester, ...people.participants])];
-  return everyone.filter((address) => !isDesk(address) && (kind === 'created' ? address === people.requester || !causes.has(address) : !causes.has(address)));
+  return everyone.filter(
+    (address) => !isDesk(address) && (kind === 'created' ? address === people.requester || !causes.has(address) : !causes.has(address)),
+  );
 }

@@ -21,7 +21,11 @@ export class NotificationsController {
 
   @Get()
   @api.list()
-  async list(@Param('id', IdPipe) id: string, @Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<NotificationPageResponse> {
+  async list(
+    @Param('id', IdPipe) id: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<NotificationPageResponse> {
     if (isRequester(viewerOf(request))) throw requesterMayNot("read a ticket's notifications");
     const page = parseKeysetPage(request.query, 'v2', `notifications:${id}`, 'pageQuery');
     const rows = await this.notifications.ofTicket(id, page.afterId ?? 0, page.limit! + 1);

@@ -7,18 +7,31 @@ import { type LoggedChange, notificationKind, recipientsOf } from './notificatio
 const address = fc.stringMatching(/^[a-e]{1,3}@(?:customer|desk)\.example$/);
 const statuses = fc.constantFrom('OPEN', 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED');
 const changes: fc.Arbitrary<LoggedChange> = fc.oneof(
-  fc.record({ eventType: fc.constant('CREATED'), event: fc.record({ ticket: fc.record({ status: statuses }) }), context: fc.record({ causedBy: fc.option(address, { nil: undefined }) }, { requiredKeys: [] }) }),
+  fc.record({
+    eventType: fc.constant('CREATED'),
+    event: fc.record({ ticket: fc.record({ status: statuses }) }),
+    context: fc.record({ causedBy: fc.option(address, { nil: undefined }) }, { requiredKeys: [] }),
+  }),
   fc.record({
     eventType: fc.constant('UPDATED'),
     event: fc.record({ ticket: fc.record({ status: statuses }) }),
-    context: fc.record({ causedBy: fc.option(address, { nil: undefined }), statusFrom: fc.option(statuses, { nil: undefined }) }, { requiredKeys: [] }),
+    context: fc.record(
+      { causedBy: fc.option(address, { nil: undefined }), statusFrom: fc.option(statuses, { nil: undefined }) },
+      { requiredKeys: [] },
+    ),
   }),
   fc.record({
     eventType: fc.constant('COMMENT_ADDED'),
-    event: fc.record({ comment: fc.record({ visibility: fc.constantFrom('PUBLIC', 'INTERNAL'), author: fc.option(address, { nil: null }) }) }),
+    event: fc.record({
+      comment: fc.record({ visibility: fc.constantFrom('PUBLIC', 'INTERNAL'), author: fc.option(address, { nil: null }) }),
+    }),
     context: fc.record({ causedBy: fc.option(address, { nil: undefined }) }, { requiredKeys: [] }),
   }),
-  fc.record({ eventType: fc.constantFrom('DELETED', 'ATTACHMENT_ADDED', 'SLA_BREACHED'), event: fc.constant({}), context: fc.constant({}) }),
+  fc.record({
+    eventType: fc.constantFrom('DELETED', 'ATTACHMENT_ADDED', 'SLA_BREACHED'),
+    event: fc.constant({}),
+    context: fc.constant({}),
+  }),
 );
 const isDesk = (candidate: string) => candidate.endsWith('@desk.example');
 
@@ -78,17 +91,34 @@ describe('templates', () => {
 });
 
 describe('a failed send', () => {
-  const smtp: SmtpConfig = { url: 'smtp://x', timeoutMs: 1000, retryMaxDelayMs: 60_000, giveUpAfterMs: 3_600_000, pollIntervalMs: 100, leaseTtlMs: 10_000, concurrency: 5 };
+  const smtp: SmtpConfig = {
+    url: 'smtp://x',
+    timeoutMs: 1000,
+    retryMaxDelayMs: 60_000,
+    giveUpAfterMs: 3_600_000,
+    pollIntervalMs: 100,
+    leaseTtlMs: 10_000,
+    concurrency: 5,
+  };
 
   it('fails for good on a 5xx to its recipient or its data, and is tried again, ever later up to the longest wait, on anything else until it gives up', () => {
     for (const command of ['RCPT TO', 'DATA']) {
-      expect(afterFailure(Object.assign(new Error('x'), { responseCode: 550, response: '550 5.1.1 unknown', command }), 0, 0, smtp)).toEqual({
+      expect(
+        afterFailure(Object.assign(new Error('x'), { responseCode: 550, response: '550 5.1.1 unknown', command }), 0, 0, smtp),
+      ).toEqual({
         status: 'failed',
         answer: '550 5.1.1 unknown',
       });
     }
     // A refused login is the desk's own setup (a password changed): the notification waits for it to be fixed.
-    expect(afterFailure(Object.assign(new Error('x'), { responseCode: 535, response: '535 5.7.8 bad credentials', command: 'AUTH PLAIN' }), 0, 0, smtp)).toMatchObject({
+    expect(
+      afterFailure(
+        Object.assign(new Error('x'), { responseCode: 535, response: '535 5.7.8 bad credentials', command: 'AUTH PLAIN' }),
+        0,
+        0,
+        smtp,
+      ),
+    ).toMatchObject({
       status: 'pending',
     });
     fc.assert(
