@@ -253,7 +253,9 @@ describe('Requester tokens see only their tickets, and never an internal comment
       }),
       { numRuns: 6 },
     );
-  });
+    // Six worlds of people, tickets and comments, each read on every path: under the parallel suites this takes
+    // longer than the 30 s meant for a request-sized test.
+  }, 120_000);
 
   it('lets a requester write only what is theirs to write', async () => {
     await fc.assert(
@@ -323,7 +325,8 @@ describe('Requester tokens see only their tickets, and never an internal comment
       }),
       { numRuns: 4 },
     );
-  });
+    // Four worlds, each written on every path: longer than the 30 s meant for a request-sized test.
+  }, 120_000);
 
   it('refuses a requester token without a verified address in its email claim, and keeps it off other resources', async () => {
     const bad = async (claims: Record<string, unknown>) =>

@@ -8,14 +8,40 @@ import { ApplicationAvailability } from '../../src/actuator/lifecycle/applicatio
 import { setupApp } from '../../src/app.setup.js';
 import { parseConfig } from '../../src/config/app-config.js';
 import { waitUntil } from './waits.js';
+import { connectToDatabase } from './database.js';
 
 export interface TestAppOptions {
   /** Settings for this app instance on top of the run's environment, e.g. { DB_PORT: String(proxy.port) }. */
   env?: Record<string, string>;
 }
 
+/** Whether this suite (a test file has its own copy of this module) has started an app that mails. */
+let mailedBefore = false;
+
+/**
+ * The mail notifier's cursor and its queue are the worker's database's, which its suites share in turn: the first app
+ * of a suite that mails starts as a deployment switching mail on does, after every change recorded so far, and the
+ * notifications earlier suites left waiting are taken out of its way (their SMTP servers are gone).
+ */
+async function startMailAfterEarlierSuites(database: string | undefined): Promise<void> {
+  const db = await connectToDatabase({ database });
+  try {
+    await db.query('DELETE FROM mail_notifier');
+    await db.query("UPDATE mail_notifications SET status = 'failed', last_answer = 'left by an earlier suite' WHERE status = 'pending'");
+  } catch (error) {
+    // A database the first app of the run has not migrated yet has neither table, nor anything to forget.
+    if ((error as { errno?: number }).errno !== 1146) throw error;
+  } finally {
+    await db.end();
+  }
+}
+
 /** Boots the real AppModule against the run's own database and broker objects. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<INestApplication> {
+  if (options.env?.MAIL_SMTP_URL && !mailedBefore) {
+    mailedBefore = true;
+    await startMailAfterEarlierSuites(options.env.DB_DATABASE ?? process.env.DB_DATABASE);
+  }
   // Test output stays quiet, also for the failures tests provoke on purpose; LOG_LEVEL=error (or lower) shows them.
   const config = parseConfig({ LOG_LEVEL: 'silent', ...process.env, ...options.env });
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] })

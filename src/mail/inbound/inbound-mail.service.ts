@@ -5,6 +5,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import type { MailConfig } from '../../config/mail-config.js';
 import type { Queryable } from '../../database/statement-batch.js';
 import { Database } from '../../database/database.js';
+import { freeOfRequestDeadline } from '../../database/request-deadline.js';
 import { TicketsService } from '../../tickets/tickets.service.js';
 import { CommentsService } from '../../comments/comments.service.js';
 import { AttachmentsService } from '../../attachments/attachments.service.js';
@@ -89,7 +90,10 @@ export class InboundMailService {
    * say): then nothing of it was recorded, and it may be handed in again.
    */
   async receive(raw: Buffer, fence?: MailboxFence): Promise<InboundResult> {
-    const result = await this.handle(raw, fence);
+    // A message is several transactions (its ticket or comment, each of its files): like an upload, it runs free of
+    // the request's deadline, each statement bounded by DB_QUERY_TIMEOUT_MS, so that a large message's last file is
+    // not refused because its first took the deadline's time.
+    const result = await freeOfRequestDeadline(() => this.handle(raw, fence));
     this.metrics.received(result.outcome);
     const line = `Message ${result.outcome}${result.ticketId === null ? '' : ` (ticket ${result.ticketId})`}`;
     if (result.outcome === 'ignored') this.logger.log(`${line}: ${result.reason}`);

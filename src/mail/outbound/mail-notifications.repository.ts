@@ -162,6 +162,24 @@ export class MailNotificationsRepository {
     return result.affectedRows === 1;
   }
 
+  /** How many notifications wait for an attempt. */
+  async pendingCount(): Promise<number> {
+    const [row] = await this.database.rows<{ pending: string | number }>(
+      "SELECT COUNT(*) AS pending FROM mail_notifications WHERE status = 'pending'",
+      [],
+    );
+    return Number(row.pending);
+  }
+
+  /** How many numbered changes the notifier has not read; NaN while it never ran (mail off). */
+  async changesBehind(): Promise<number> {
+    const [row] = await this.database.rows<{ behind: string | number }>(
+      'SELECT s.last_seq - n.notified_through AS behind FROM mail_notifier n JOIN change_feed_sequencer s ON s.id = 1 WHERE n.id = 1',
+      [],
+    );
+    return row ? Math.max(0, Number(row.behind)) : NaN;
+  }
+
   /** Pending notifications due now that no live claim holds, oldest first. */
   async due(limit: number): Promise<number[]> {
     const rows = await this.database.rows<{ id: string }>(
