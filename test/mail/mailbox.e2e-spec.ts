@@ -5,6 +5,9 @@ import { DovecotServer } from '../support/dovecot-server.js';
 import { SmtpReceiver } from '../support/smtp-receiver.js';
 import { newMessageId, newSender, rawMail } from '../support/raw-mail.js';
 import { waitUntil } from '../support/waits.js';
+import { connectToDatabase } from '../support/database.js';
+import { InboundMailService, type MailboxFence } from '../../src/mail/inbound/inbound-mail.service.js';
+import { MailboxLeaseLost, MailboxLeasesRepository } from '../../src/mail/inbound/mailbox-leases.repository.js';
 
 const dovecot = await DovecotServer.start();
 const receiver = await SmtpReceiver.start();
@@ -152,5 +155,48 @@ describe('A mailbox over IMAP (Dovecot): mail becomes tickets and comments, each
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('The mailbox lease fences what a reader records', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('a reader whose lease went to another replica records nothing of the message it was handling', async () => {
+    const leases = app.get(MailboxLeasesRepository);
+    const inbound = app.get(InboundMailService);
+    const mailbox = `imap://fence-${newSender()}/INBOX`;
+    const epoch = await leases.claim(mailbox, 'replica-a', 60_000);
+    expect(epoch).toBeDefined();
+    const fenceOfA = (transaction: Parameters<MailboxFence>[0]) => leases.fence(transaction, mailbox, 'replica-a', epoch!, 60_000);
+
+    const requester = newSender();
+    expect((await inbound.receive(rawMail({ from: requester, subject: 'While A holds the lease' }), fenceOfA)).outcome).toBe('created');
+
+    // A stalls past its lease; B takes the mailbox over (a new epoch), and A, waking up, goes on with its message.
+    const db = await connectToDatabase();
+    try {
+      await db.query('UPDATE mailbox_leases SET expires_at = NOW(3) - INTERVAL 1 SECOND WHERE mailbox = ?', [mailbox]);
+    } finally {
+      await db.end();
+    }
+    expect(await leases.claim(mailbox, 'replica-b', 60_000)).toBe(epoch! + 1);
+    const late = newSender();
+    await expect(inbound.receive(rawMail({ from: late, subject: 'After A lost the lease' }), fenceOfA)).rejects.toBeInstanceOf(
+      MailboxLeaseLost,
+    );
+    await expect(inbound.receive(rawMail({ from: late, headers: ['Auto-Submitted: auto-replied'] }), fenceOfA)).rejects.toBeInstanceOf(
+      MailboxLeaseLost,
+    );
+    const http = request(app.getHttpServer());
+    expect(await ticketsOf(http, requester)).toHaveLength(1);
+    expect(await ticketsOf(http, late)).toEqual([]);
   });
 });

@@ -24,13 +24,17 @@ let mailedBefore = false;
  * notifications earlier suites left waiting are taken out of its way (their SMTP servers are gone).
  */
 async function startMailAfterEarlierSuites(database: string | undefined): Promise<void> {
-  const db = await connectToDatabase({ database });
+  // A database no app has created (1049) or migrated (1146) yet holds nothing to forget.
+  const nothingYet = (error: unknown) => {
+    if (![1049, 1146].includes((error as { errno?: number }).errno ?? 0)) throw error;
+  };
+  const db = await connectToDatabase({ database }).catch(nothingYet);
+  if (!db) return;
   try {
     await db.query('DELETE FROM mail_notifier');
     await db.query("UPDATE mail_notifications SET status = 'failed', last_answer = 'left by an earlier suite' WHERE status = 'pending'");
   } catch (error) {
-    // A database the first app of the run has not migrated yet has neither table, nor anything to forget.
-    if ((error as { errno?: number }).errno !== 1146) throw error;
+    nothingYet(error);
   } finally {
     await db.end();
   }
