@@ -26,7 +26,8 @@ describe('The mail notifier’s cursor in the change log', () => {
       await waitUntil(
         async () => {
           const [rows] = (await db.query(
-            'SELECT s.last_seq AS lastSeq, (SELECT COUNT(*) FROM change_log WHERE seq IS NULL OR relay_status <> 'published') AS waiting FROM change_feed_sequencer s WHERE s.id = 1',
+            `SELECT s.last_seq AS lastSeq, (SELECT COUNT(*) FROM change_log WHERE seq IS NULL OR relay_status <> 'published') AS waiting
+             FROM change_feed_sequencer s WHERE s.id = 1`,
           )) as unknown as [Array<{ lastSeq: string; waiting: string }>];
           lastSeq = Number(rows[0].lastSeq);
           return Number(rows[0].waiting) === 0;
