@@ -236,7 +236,12 @@ export class InboundMailService {
       await Promise.all(ids.map((id) => this.attachments.remove(String(ticket.id), String(id)).catch(() => undefined)));
       return this.afterFailedRecord(error, mail.messageId);
     }
-    await this.noteLeftOut(ticket.id, leftOut);
+    // The comment has committed: from here on a failure is logged, never thrown (see create).
+    await this.noteLeftOut(ticket.id, leftOut).catch((error: unknown) =>
+      this.logger.error(
+        `Ticket ${ticket.id}: the note of the mail's files left out failed: ${(error as Error).message}; left out: ${leftOut.join('; ')}`,
+      ),
+    );
     if (REOPENED_BY_REPLY.has(ticket.status)) {
       await this.tickets
         .patch(String(ticket.id), { status: TicketStatus.IN_PROGRESS }, undefined, { actor: null, causedBy: sender })

@@ -45,18 +45,30 @@ export class MailMessagesRepository {
 
   /**
    * Records the message in the caller's transaction; AlreadyRecorded when it was recorded before, or by a transaction
-   * that commits meanwhile (the unique key's lock makes this one wait for it), unless that one ignored it.
+   * that commits meanwhile (the unique key's lock makes this one wait for it), unless that one ignored it: a copy
+   * ignored before (the mailing list's copy of a mail also sent to the desk) gives way to this one.
    */
   async record(db: Queryable, row: MessageRecord): Promise<void> {
-    // A copy ignored before (the mailing list's copy of a mail that was also sent to the desk) gives way to this one.
-    if (row.outcome !== 'ignored')
-      await db.query("DELETE FROM mail_messages WHERE message_id = ? AND outcome = 'ignored'", [row.messageId]);
-    const result = (await db.query(
-      `INSERT IGNORE INTO mail_messages (message_id, sender, outcome, reason, ticket_id, comment_id, received_at)
-       VALUES (?, ?, ?, ?, ?, ?, NOW(3))`,
-      [row.messageId, row.sender, row.outcome, row.reason?.slice(0, 500) ?? null, row.ticketId, row.commentId],
-    )) as WriteResult;
-    if (result.affectedRows === 0) throw new AlreadyRecorded(row.messageId);
+    const values = [row.messageId, row.sender, row.outcome, row.reason?.slice(0, 500) ?? null, row.ticketId, row.commentId];
+    const insert = `INTO mail_messages (message_id, sender, outcome, reason, ticket_id, comment_id, received_at) VALUES (?, ?, ?, ?, ?, ?, NOW(3))`;
+    if (row.outcome === 'ignored') {
+      const result = (await db.query(`INSERT IGNORE ${insert}`, values)) as WriteResult;
+      if (result.affectedRows === 0) throw new AlreadyRecorded(row.messageId);
+      return;
+    }
+    // Each column takes this message's value only over an ignored row; outcome last, as the others test it.
+    const takeOver = (column: string) => `${column} = IF(outcome = 'ignored', VALUES(${column}), ${column})`;
+    await db.query(
+      `INSERT ${insert} ON DUPLICATE KEY UPDATE ${['sender', 'reason', 'ticket_id', 'comment_id', 'received_at', 'outcome'].map(takeOver).join(', ')}`,
+      values,
+    );
+    // The row is this write's when it names what this write made (no other transaction can have made the same).
+    const [stored] = (await db.query('SELECT ticket_id AS ticketId, comment_id AS commentId FROM mail_messages WHERE message_id = ?', [
+      row.messageId,
+    ])) as Array<{ ticketId: string | null; commentId: string | null }>;
+    if (Number(stored.ticketId) !== row.ticketId || (stored.commentId === null ? null : Number(stored.commentId)) !== row.commentId) {
+      throw new AlreadyRecorded(row.messageId);
+    }
   }
 
   /** How many tickets and comments mail from `sender` made in the last hour. */

@@ -37,6 +37,8 @@ export class MailboxReader implements OnApplicationBootstrap, OnApplicationShutd
   private readonly mailboxKey: string;
   private client?: ImapFlow;
   private foldersReady = false;
+  /** Messages the server would neither give nor move: passed over, so that they never hold up the rest. */
+  private readonly unmovable = new Set<number>();
 
   constructor(
     private readonly inbound: InboundMailService,
@@ -68,6 +70,8 @@ export class MailboxReader implements OnApplicationBootstrap, OnApplicationShutd
   async verify(): Promise<void> {
     if (!this.imap || this.client?.usable) return;
     const client = this.newClient();
+    // An error after the login (the server closing the connection) must not go unheard: it would end the process.
+    client.on('error', () => undefined);
     try {
       await client.connect();
     } finally {
@@ -93,13 +97,30 @@ export class MailboxReader implements OnApplicationBootstrap, OnApplicationShutd
       }
       // Every message still in the mailbox, read or not: an agent may have opened one in their mail client, and one
       // whose move failed after it was handled comes back as a duplicate and is moved then.
-      const waiting = (await client.search({ all: true }, { uid: true })) || [];
+      const waiting = ((await client.search({ all: true }, { uid: true })) || []).filter((uid) => !this.unmovable.has(uid));
       for (const uid of waiting.slice(0, BATCH)) {
-        if (!(await this.handle(client, uid, epoch))) return false;
+        if (!(await this.handleOrSetAside(client, uid, epoch))) return false;
       }
       return waiting.length > BATCH;
     } finally {
       lock.release();
+    }
+  }
+
+  /**
+   * Handles one message; an IMAP command refused for it (a damaged message, say), while the connection stays usable,
+   * is not allowed to hold up the mail behind it: it is moved to the failed folder, or when even that is refused,
+   * passed over by this process from then on (logged).
+   */
+  private async handleOrSetAside(client: ImapFlow, uid: number, epoch: number): Promise<boolean> {
+    try {
+      return await this.handle(client, uid, epoch);
+    } catch (error) {
+      if (!client.usable) throw error;
+      this.logger.error(`Message ${uid}: the server refused a command for it: ${(error as Error).message}`);
+      this.metrics.received('failed');
+      await client.messageMove(String(uid), this.imap!.failedFolder, { uid: true }).catch(() => this.unmovable.add(uid));
+      return true;
     }
   }
 

@@ -153,6 +153,11 @@ export class MailNotificationsRepository {
     return Number(row.behind ?? 0);
   }
 
+  /** Says the notifier runs, when it last said so (or moved) more than a minute ago: one write a minute at most. */
+  async stillRunning(): Promise<void> {
+    await this.database.query('UPDATE mail_notifier SET moved_at = NOW(3) WHERE id = 1 AND moved_at < NOW(3) - INTERVAL 1 MINUTE');
+  }
+
   /** Moves the cursor from `from` to `to` unless another replica moved it meanwhile (then answers false). */
   async moveCursor(db: Queryable, from: number, to: number): Promise<boolean> {
     const result = (await db.query(

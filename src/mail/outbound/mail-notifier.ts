@@ -88,7 +88,11 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
     }
     const from = await this.notifications.cursor();
     const { changes, through } = await this.notifications.changesAfter(from, BATCH);
-    if (through === from) return false;
+    if (through === from) {
+      // A quiet desk's notifier is still running: retention and a restart must not take it for one switched off.
+      await this.notifications.stillRunning();
+      return false;
+    }
     const planned: Planned[] = [];
     for (const change of changes) {
       const plan = await this.plan(change);
@@ -136,15 +140,15 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
-   * The part of a Message-ID that names its recipient: keyed with MAIL_REPLY_SECRET, so that knowing an event's id (the
-   * change feed and webhooks show it) is not enough to forge a reply's references; random without a secret (the
+   * The part of a Message-ID that names its recipient: an HMAC of the event and the recipient keyed with
+   * MAIL_REPLY_SECRET, so that knowing an event's id (the change feed and webhooks show it), or another mail's id, is
+   * not enough to forge a reply's references; random without a secret (the
    * notification is rendered once, so its id stays the same on every retry).
    */
-  private recipientHash(recipient: string): string {
+  private recipientHash(eventId: string, recipient: string): string {
     const secret = this.config.replySecret;
-    return secret
-      ? createHmac('sha256', secret).update(`recipient:${recipient}`).digest('hex').slice(0, 16)
-      : randomBytes(8).toString('hex');
+    if (!secret) return randomBytes(8).toString('hex');
+    return createHmac('sha256', secret).update(`${eventId}:${recipient}`).digest('hex').slice(0, 16);
   }
 
   private render(plan: Planned, root: string): NewNotification[] {
@@ -159,7 +163,7 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
     });
     const replyTo = this.config.replySecret ? replyAddress(this.desk[0], this.config.replySecret, ticket.id) : this.config.from.address;
     return plan.recipients.map((recipient) => {
-      const messageId = `${change.eventId}.${this.recipientHash(recipient)}@${this.domain}`;
+      const messageId = `${change.eventId}.${this.recipientHash(change.eventId, recipient)}@${this.domain}`;
       const message = {
         from: { name: this.config.from.name, address: this.config.from.address },
         to: recipient,

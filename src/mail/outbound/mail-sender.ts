@@ -12,8 +12,17 @@ import { type AttemptEnd, type ClaimedNotification, MailNotificationsRepository 
 
 const FIRST_RETRY_MS = 1_000;
 
-/** The SMTP commands whose 5xx refuses the message or its recipient for good (a 5xx to AUTH or MAIL FROM is the desk's own setup). */
-const FINAL_FOR_THE_MESSAGE = new Set(['RCPT TO', 'DATA']);
+/**
+ * Whether a refusal is about the recipient, for good: RFC 3463's 5.1.x (a bad address: no such user, domain) and
+ * 5.2.1/5.2.2 (the mailbox is disabled or full), or without an enhanced code a 550, 551 or 553 to RCPT TO. Any other
+ * 5xx (relaying denied, 5.7.x policy, a refused login or sender) is the desk's own setup, and is tried again until
+ * MAIL_GIVE_UP_AFTER, so that fixing it sends what waited.
+ */
+function refusesTheRecipient(code: number, response: string, command: string): boolean {
+  const enhanced = /\b5\.(\d{1,3})\.(\d{1,3})\b/.exec(response);
+  if (enhanced) return enhanced[1] === '1' || (enhanced[1] === '2' && (enhanced[2] === '1' || enhanced[2] === '2'));
+  return command === 'RCPT TO' && [550, 551, 553].includes(code);
+}
 
 /** The SMTP reply code of a nodemailer failure, when the server gave one. */
 function replyCode(error: unknown): number | undefined {
@@ -22,16 +31,15 @@ function replyCode(error: unknown): number | undefined {
 }
 
 /**
- * How a failed attempt ends: a 5xx answer to the recipient or the message refuses it for good (the address does not
- * exist, say); anything else (no connection, a timeout, a 4xx, a 5xx to the login when the desk's password changed)
- * is tried again, the wait doubling from a second up to MAIL_RETRY_MAX_DELAY,
+ * How a failed attempt ends: a refusal of the recipient refuses the notification for good (refusesTheRecipient);
+ * anything else (no connection, a timeout, a 4xx, a 5xx about the desk's own setup) is tried again, the wait doubling from a second up to MAIL_RETRY_MAX_DELAY,
  * until MAIL_GIVE_UP_AFTER has passed since the notification was recorded.
  */
 export function afterFailure(error: unknown, attempts: number, ageMs: number, smtp: SmtpConfig): AttemptEnd {
   const code = replyCode(error);
   const answer = (error as { response?: string }).response ?? (error as Error).message ?? String(error);
   const command = (error as { command?: string }).command ?? '';
-  if (code !== undefined && code >= 500 && FINAL_FOR_THE_MESSAGE.has(command)) return { status: 'failed', answer };
+  if (code !== undefined && code >= 500 && refusesTheRecipient(code, answer, command)) return { status: 'failed', answer };
   if (ageMs >= smtp.giveUpAfterMs) return { status: 'failed', answer: `gave up after MAIL_GIVE_UP_AFTER: ${answer}` };
   return { status: 'pending', answer, retryInMs: Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts, 30), smtp.retryMaxDelayMs) };
 }
@@ -63,6 +71,9 @@ export class MailSender implements OnApplicationBootstrap, OnApplicationShutdown
         url: this.smtp.url,
         pool: true,
         maxConnections: this.smtp.concurrency,
+        // A message whose connection closed is not sent again by the pool within the same claim (it may have gone
+        // out); the next claim sends it, as the same message.
+        maxRequeues: 0,
         connectionTimeout: timeout,
         greetingTimeout: timeout,
         socketTimeout: timeout,
@@ -103,7 +114,11 @@ export class MailSender implements OnApplicationBootstrap, OnApplicationShutdown
   private async pass(): Promise<boolean> {
     const batch = this.smtp!.concurrency;
     const claimed = await this.notifications.claim(await this.notifications.due(batch), this.owner, this.smtp!.leaseTtlMs);
-    const failures = await Promise.all(claimed.map((notification) => this.send(notification)));
+    // Every send ends before the pass does, also when recording one of them fails.
+    const settled = await Promise.allSettled(claimed.map((notification) => this.send(notification)));
+    const rejected = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (rejected) throw rejected.reason;
+    const failures = settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value);
     const unreachable = failures.some((failure) => failure !== undefined && replyCode(failure) === undefined);
     return claimed.length === batch && !unreachable;
   }

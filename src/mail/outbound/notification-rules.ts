@@ -40,8 +40,9 @@ export function notificationKind(change: LoggedChange): NotificationKind | null 
 /**
  * Who gets the mail of a change (decision 39): the ticket's requester and its participants, each once, never one of
  * the desk's own addresses (`isDesk`), and never the person who caused the change (the sender of the mail, the
- * requester token, the comment's author), who knows already; the acknowledgement of a new ticket is the exception,
- * because it tells its requester the ticket's number.
+ * requester token, the comment's author), who knows already. The acknowledgement of a new ticket is the exception,
+ * because it tells its requester the ticket's number: to the requester alone when they opened it themselves, to the
+ * requester and the participants when the desk did.
  */
 export function recipientsOf(
   kind: NotificationKind,
@@ -54,7 +55,8 @@ export function recipientsOf(
   const author = change.event.comment?.author?.trim().toLowerCase();
   if (kind === 'commented' && author) causes.add(author);
   const everyone = [...new Set([people.requester, ...people.participants])];
-  return everyone.filter(
-    (address) => !isDesk(address) && (kind === 'created' ? address === people.requester || !causes.has(address) : !causes.has(address)),
-  );
+  // A ticket someone opened themselves (their mail, their requester token) is acknowledged to its requester alone:
+  // a forged sender would otherwise have the desk mail its words to every address it put in Cc.
+  if (kind === 'created' && change.context.causedBy) return isDesk(people.requester) ? [] : [people.requester];
+  return everyone.filter((address) => !isDesk(address) && (kind === 'created' || !causes.has(address)));
 }

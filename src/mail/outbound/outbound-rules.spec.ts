@@ -64,6 +64,7 @@ describe('who is mailed about a change', () => {
           if (caused) expect(kind === 'created' && recipient === requester).toBe(true);
         }
         if (kind === 'created' && !isDesk(requester)) expect(recipients).toContain(requester);
+        if (kind === 'created' && change.context.causedBy) expect(recipients.every((recipient) => recipient === requester)).toBe(true);
       }),
     );
   });
@@ -102,13 +103,22 @@ describe('a failed send', () => {
   };
 
   it('fails for good on a 5xx to its recipient or its data, and is tried again, ever later up to the longest wait, on anything else until it gives up', () => {
-    for (const command of ['RCPT TO', 'DATA']) {
-      expect(
-        afterFailure(Object.assign(new Error('x'), { responseCode: 550, response: '550 5.1.1 unknown', command }), 0, 0, smtp),
-      ).toEqual({
-        status: 'failed',
-        answer: '550 5.1.1 unknown',
-      });
+    const refusal = (responseCode: number, response: string, command: string) =>
+      Object.assign(new Error('x'), { responseCode, response, command });
+    for (const [code, response, command] of [
+      [550, '550 5.1.1 unknown', 'RCPT TO'],
+      [552, '552 5.2.2 mailbox full', 'DATA'],
+      [550, '550 no such user', 'RCPT TO'],
+    ] as const) {
+      expect(afterFailure(refusal(code, response, command), 0, 0, smtp)).toEqual({ status: 'failed', answer: response });
+    }
+    // The desk's own setup: relaying or sending as the desk refused, a policy. Fixed, what waited goes out.
+    for (const [code, response, command] of [
+      [554, '554 5.7.1 Relay access denied', 'RCPT TO'],
+      [554, '554 5.2.0 SendAsDenied', 'DATA'],
+      [553, '553 sender rejected', 'MAIL FROM'],
+    ] as const) {
+      expect(afterFailure(refusal(code, response, command), 0, 0, smtp)).toMatchObject({ status: 'pending' });
     }
     // A refused login is the desk's own setup (a password changed): the notification waits for it to be fixed.
     expect(
