@@ -1,4 +1,4 @@
-import { useTestApp } from '../support/test-app.js';
+import { untilReady, useTestApp } from '../support/test-app.js';
 import { TestIssuer } from '../support/test-issuer.js';
 
 const COMPONENTS = ['db', 'diskSpace', 'outbox', 'ping', 'rabbit'];
@@ -7,6 +7,9 @@ const PROBES_ON = { MANAGEMENT_HEALTH_PROBES_ENABLED: 'true' };
 describe('Health details by authorization (MANAGEMENT_ENDPOINT_HEALTH_SHOWDETAILS)', () => {
   describe('never', () => {
     const testApp = useTestApp({ env: { MANAGEMENT_ENDPOINT_HEALTH_SHOWDETAILS: 'never', ...PROBES_ON } });
+    // With the probes on, readiness (and so the overall status) is OUT_OF_SERVICE until start-up work is done, which
+    // takes longer while other suites load the machine: the test asks once the app says it is ready, as a probe would.
+    beforeAll(() => untilReady(testApp.app));
 
     it('answers the overall status and the groups only, as Spring does when show-components follows show-details', async () => {
       const response = await testApp.http.get('/actuator/health').expect(200);
