@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { QueryRunner } from 'typeorm';
@@ -13,6 +11,7 @@ import { ChangeFeedRepository, type FeedState } from './change-feed.repository.j
 import { ChangeNotifier } from './change-notifier.js';
 import { ChangeSequencerRepository } from './change-sequencer.repository.js';
 import { expiredPrefix } from './change-retention.js';
+import { workerOwner } from '../database/worker-owner.js';
 
 /** Changes numbered per transaction; a larger backlog takes several, back to back. */
 const BATCH_SIZE = 1000;
@@ -34,7 +33,7 @@ const PRUNE_BATCH_SIZE = 1000;
 @Injectable()
 export class ChangeSequencer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ChangeSequencer.name);
-  readonly owner = `${hostname().slice(0, 60)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly owner = workerOwner();
   private readonly settings: ChangesConfig;
   private epoch: number | null = null;
   private claimDueAt = 0;

@@ -1,6 +1,6 @@
 import { ConfigError, type EnvReader } from './env-reader.js';
 import { isEmail } from 'class-validator';
-import { parseDuration } from './webhooks-config.js';
+import { duration } from './webhooks-config.js';
 
 /** A ticket's priorities (src/tickets/ticket-priority.enum.ts), which a new ticket from mail takes one of. */
 const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
@@ -81,13 +81,6 @@ function mailUrl(read: EnvReader, name: string, schemes: string[]): URL | undefi
     throw new ConfigError(`${name} must be a ${schemes.map((scheme) => `${scheme}://`).join(' or ')} URL, got "${withoutPassword(raw)}"`);
   }
   return url;
-}
-
-function duration(read: EnvReader, name: string, fallback: string): number {
-  const raw = read.string(name, fallback);
-  const ms = parseDuration(raw);
-  if (ms === undefined || ms <= 0) throw new ConfigError(`${name} must be a duration such as 30s, 5m, 2h or 5d, got "${raw}"`);
-  return ms;
 }
 
 /** `IT Support <support@example.com>` or a bare address. */

@@ -38,7 +38,8 @@ export function parseDuration(text: string): number | undefined {
   return match ? Number(match[1]) * UNIT_MS[match[2]] : undefined;
 }
 
-function duration(read: EnvReader, name: string, fallback: string): number {
+/** A setting that is a duration (parseDuration), positive. */
+export function duration(read: EnvReader, name: string, fallback: string): number {
   const raw = read.string(name, fallback);
   const ms = parseDuration(raw);
   if (ms === undefined || ms <= 0) throw new ConfigError(`${name} must be a duration such as 30s, 5m, 2h or 5d, got "${raw}"`);

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { isLostRace } from '../database/connection-errors.js';
-import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
 import { type Queryable, StatementBatch } from '../database/statement-batch.js';
 import type { LeaseRow, OutboxLeasesRepository } from './outbox-leases.repository.js';
+import { workerOwner } from '../database/worker-owner.js';
 
 export type { LeaseRow };
 
@@ -57,7 +57,7 @@ const FENCED_ATTEMPTS = 3;
  */
 export class OutboxLeases {
   private readonly logger = new Logger('OutboxLeases');
-  readonly owner = `${hostname().slice(0, 60)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly owner = workerOwner();
   private readonly held = new Map<number, Held>();
   private readonly offset: number;
   private heartbeatDueAt = 0;

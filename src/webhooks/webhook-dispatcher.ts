@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
@@ -22,6 +20,7 @@ import { type SendResult, WebhookSender } from './webhook-sender.js';
 import { EndpointBreakers } from './endpoint-breakers.js';
 import { WebhookEndpointHealth } from './webhook-endpoint-health.js';
 import { WebhooksMetrics } from './webhooks.metrics.js';
+import { workerOwner } from '../database/worker-owner.js';
 
 /** Finished deliveries past retention are deleted this many at a time. */
 const PURGE_BATCH = 1_000;
@@ -73,7 +72,7 @@ interface Outcome {
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
-  readonly owner = `${hostname().slice(0, 60)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly owner = workerOwner();
   private readonly settings: WebhooksConfig;
   private readonly sender: WebhookSender;
   private readonly inFlight = new Set<Promise<void>>();

@@ -43,6 +43,7 @@ describe('Notifications by email: the conversation threads in the requester’s 
       MAIL_REPLY_SECRET: SECRET,
       MAIL_SEND_POLL_INTERVAL_MS: '100',
       MAIL_RETRY_MAX_DELAY: '1s',
+      MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,info,prometheus',
     },
   });
 
@@ -190,5 +191,19 @@ describe('Notifications by email: the conversation threads in the requester’s 
     expect((await handle.http.get('/actuator/health/mail').expect(200)).body).toEqual({ status: 'UP', details: { smtp: 'UP' } });
     await waitUntil(async () => (await notificationsOf(handle.http, id))[0]?.status === 'sent', 15_000, 'sent recorded');
     expect(receiver.to(requester).map((m) => m.messageId)).toEqual([mail.messageId]);
+  });
+
+  it('counts what came in and went out, and shows the backlogs (after the cases above)', async () => {
+    const text = (await handle.http.get('/actuator/prometheus').expect(200)).text;
+    const value = (name: string, outcome?: string) =>
+      Number(new RegExp(`^${name}${outcome ? `\\{outcome="${outcome}"[^}]*\\}` : '(?:\\{[^}]*\\})?'} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('mail_inbound_messages_total', 'created')).toBeGreaterThanOrEqual(2);
+    expect(value('mail_inbound_messages_total', 'commented')).toBeGreaterThanOrEqual(2);
+    expect(value('mail_inbound_messages_total', 'ignored')).toBeGreaterThanOrEqual(1);
+    expect(value('mail_outbound_messages_total', 'sent')).toBeGreaterThanOrEqual(10);
+    expect(value('mail_outbound_messages_total', 'failed')).toBeGreaterThanOrEqual(1);
+    expect(value('mail_outbound_messages_total', 'retrying')).toBeGreaterThanOrEqual(2);
+    expect(value('mail_notifications_pending')).toBe(0);
+    expect(value('mail_notifier_changes_behind')).toBeGreaterThanOrEqual(0);
   });
 });

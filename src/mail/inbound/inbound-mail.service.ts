@@ -180,7 +180,7 @@ export class InboundMailService {
       recordWith: async (transaction, made) => {
         await fence?.(transaction);
         await this.messages.record(transaction, { ...record, ticketId: made.ticketId, commentId: made.commentId ?? null });
-        if (record.outcome === 'created') await this.messages.chainTo(transaction, made.ticketId, mail.messageId);
+        if (record.outcome === 'created') await this.messages.chainTo(transaction, [[made.ticketId, mail.messageId]]);
       },
     };
   }

@@ -99,9 +99,13 @@ export class MailMessagesRepository {
     return undefined;
   }
 
-  /** Makes `rootMessageId` the Message-ID the ticket's mails are chained to, unless it has one. */
-  async chainTo(db: Queryable, ticketId: number, rootMessageId: string): Promise<void> {
-    await db.query('INSERT IGNORE INTO mail_threads (ticket_id, root_message_id) VALUES (?, ?)', [ticketId, rootMessageId]);
+  /** Makes each root the Message-ID its ticket's mails are chained to, for the tickets that have none yet. */
+  async chainTo(db: Queryable, roots: ReadonlyArray<[ticketId: number, rootMessageId: string]>): Promise<void> {
+    if (roots.length === 0) return;
+    await db.query(
+      `INSERT IGNORE INTO mail_threads (ticket_id, root_message_id) VALUES ${roots.map(() => '(?, ?)').join(', ')}`,
+      roots.flat(),
+    );
   }
 
   /** The Message-IDs of each ticket's thread, for those that have one. */

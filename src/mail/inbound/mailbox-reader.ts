@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ImapFlow } from 'imapflow';
@@ -10,6 +8,7 @@ import { mapError } from '../../common/errors/error-mapping.js';
 import { MailMetrics } from '../mail.metrics.js';
 import { InboundMailService } from './inbound-mail.service.js';
 import { MailboxLeaseLost, MailboxLeasesRepository } from './mailbox-leases.repository.js';
+import { workerOwner } from '../../database/worker-owner.js';
 
 /** Messages handled per pass; a fuller mailbox goes on in the next pass at once. */
 const BATCH = 100;
@@ -32,7 +31,7 @@ export class MailboxReader implements OnApplicationBootstrap, OnApplicationShutd
   private readonly logger = new Logger('MailboxReader');
   private readonly imap?: ImapConfig;
   private readonly worker: PeriodicWorker;
-  private readonly owner = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly owner = workerOwner();
   /** Names the lease: the server, the user and the mailbox, never the password. */
   private readonly mailboxKey: string;
   private client?: ImapFlow;

@@ -93,20 +93,18 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
       await this.notifications.stillRunning();
       return false;
     }
-    const planned: Planned[] = [];
-    for (const change of changes) {
-      const plan = await this.plan(change);
-      if (plan) planned.push(plan);
-    }
+    const planned = await this.plan(changes);
     let written = 0;
     await this.database.transaction(async (transaction) => {
       const rendered: NewNotification[] = [];
-      for (const plan of planned) {
-        // A ticket opened by mail is chained to that mail already; any other gets a root no one can guess, since an
-        // answer that names it is taken for a reply to the ticket.
-        await this.threads.chainTo(transaction, plan.ticket.id, `ticket-${plan.ticket.id}.${randomUUID()}@${this.domain}`);
-      }
-      const roots = await this.threads.rootsOf(transaction, [...new Set(planned.map((plan) => plan.ticket.id))]);
+      const ticketIds = [...new Set(planned.map((plan) => plan.ticket.id))];
+      // A ticket opened by mail is chained to that mail already; any other gets a root no one can guess, since an
+      // answer that names it is taken for a reply to the ticket.
+      await this.threads.chainTo(
+        transaction,
+        ticketIds.map((id) => [id, `ticket-${id}.${randomUUID()}@${this.domain}`]),
+      );
+      const roots = await this.threads.rootsOf(transaction, ticketIds);
       for (const plan of planned) rendered.push(...this.render(plan, roots.get(plan.ticket.id)!));
       await this.notifications.insert(transaction, rendered);
       if (!(await this.notifications.moveCursor(transaction, from, through))) throw new Error('Another replica moved the mail cursor');
@@ -116,27 +114,37 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
     return changes.length === BATCH;
   }
 
-  private async plan(change: NotifiableChange): Promise<Planned | undefined> {
-    const event = JSON.parse(change.payload) as LoggedChange['event'] & {
-      ticket?: TicketResponse;
-      comment?: { body: string; author: string | null };
-    };
-    const logged: LoggedChange = { eventType: change.eventType, event, context: change.context };
-    const kind = notificationKind(logged);
-    if (!kind) return undefined;
-    // A comment's event does not carry its ticket: its title and people are read now (a ticket deleted since gets no mail).
-    const ticket =
-      event.ticket ??
-      (await this.tickets.findOne(String(change.ticketId)).catch((error: unknown) => {
-        if (error instanceof NotFoundException) return undefined;
-        throw error;
-      }));
-    if (!ticket) return undefined;
-    const participants = (await this.participants.of([ticket.id])).get(ticket.id) ?? [];
-    const people = { requester: ticket.requesterEmail.trim().toLowerCase(), participants };
-    const recipients = recipientsOf(kind, logged, people, (address) => isDeskAddress(address, this.desk));
-    if (recipients.length === 0) return undefined;
-    return { change, kind, ticket, comment: event.comment, recipients };
+  /**
+   * What each change is mailed as and to whom. A comment's event does not carry its ticket: its title and people are
+   * read now (a ticket deleted since gets no mail), the tickets of the batch in one round (BatchedLookup), their
+   * participants in one statement.
+   */
+  private async plan(changes: NotifiableChange[]): Promise<Planned[]> {
+    const kinds = changes.flatMap((change) => {
+      const event = JSON.parse(change.payload) as LoggedChange['event'] & {
+        ticket?: TicketResponse;
+        comment?: { body: string; author: string | null };
+      };
+      const logged: LoggedChange = { eventType: change.eventType, event, context: change.context };
+      const kind = notificationKind(logged);
+      return kind ? [{ change, event, logged, kind }] : [];
+    });
+    const tickets = await Promise.all(kinds.map(({ change, event }) => event.ticket ?? this.existing(change.ticketId)));
+    const participants = await this.participants.of([...new Set(tickets.flatMap((ticket) => (ticket ? [ticket.id] : [])))]);
+    return kinds.flatMap(({ change, event, logged, kind }, i) => {
+      const ticket = tickets[i];
+      if (!ticket) return [];
+      const people = { requester: ticket.requesterEmail.trim().toLowerCase(), participants: participants.get(ticket.id) ?? [] };
+      const recipients = recipientsOf(kind, logged, people, (address) => isDeskAddress(address, this.desk));
+      return recipients.length === 0 ? [] : [{ change, kind, ticket, comment: event.comment, recipients }];
+    });
+  }
+
+  private existing(ticketId: number): Promise<TicketResponse | undefined> {
+    return this.tickets.findOne(String(ticketId)).catch((error: unknown) => {
+      if (error instanceof NotFoundException) return undefined;
+      throw error;
+    });
   }
 
   /**

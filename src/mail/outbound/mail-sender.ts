@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import nodemailer, { type Transporter } from 'nodemailer';
@@ -9,6 +7,7 @@ import type { SmtpConfig } from '../../config/mail-config.js';
 import { PeriodicWorker } from '../../database/periodic-worker.js';
 import { MailMetrics } from '../mail.metrics.js';
 import { type AttemptEnd, type ClaimedNotification, MailNotificationsRepository } from './mail-notifications.repository.js';
+import { workerOwner } from '../../database/worker-owner.js';
 
 const FIRST_RETRY_MS = 1_000;
 
@@ -56,7 +55,7 @@ export class MailSender implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly smtp?: SmtpConfig;
   private readonly transport?: Transporter;
   private readonly worker: PeriodicWorker;
-  private readonly owner = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly owner = workerOwner();
 
   constructor(
     private readonly notifications: MailNotificationsRepository,
