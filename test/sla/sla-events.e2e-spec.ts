@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { type LockWait, lockWaitOf } from '../support/database.js';
+import { type LockWait, lockWaitOf, useOwnDatabase } from '../support/database.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { slaEventsOf, untilHandled } from '../support/sla-events.js';
@@ -27,8 +27,16 @@ const GOALS = {
   LOW: { firstResponse: 'PT1H', resolution: 'PT10H' },
 };
 
+/**
+ * On a database of its own: clocks that earlier suites left running in the worker's database breach while this suite
+ * runs, and its detector would count them with its own in the breach counter.
+ */
+const database = useOwnDatabase('sla_events');
+
 describe('SLA events', () => {
-  const testApp = useTestApp({ env: { ...slaPolicyEnv(GOALS, 'PT2S'), MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,prometheus' } });
+  const testApp = useTestApp({
+    env: { ...slaPolicyEnv(GOALS, 'PT2S'), DB_DATABASE: database, MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE: 'health,prometheus' },
+  });
   let consumer: EventConsumer;
   let db: DataSource;
 
@@ -175,7 +183,7 @@ describe('SLA events', () => {
         if (Date.now() > deadline) throw new Error('the detector never waited for the ticket row');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      expect(wait).toEqual({ table: `\`${process.env.DB_DATABASE}\`.\`tickets\``, index: 'PRIMARY' });
+      expect(wait).toEqual({ table: `\`${database}\`.\`tickets\``, index: 'PRIMARY' });
       // The writer goes on to the clock rows: the detector must not be holding them.
       await writer.query(`SELECT ticket_id FROM ticket_sla_clocks WHERE ticket_id = ? FOR UPDATE NOWAIT`, [ticket.id]);
       await writer.commitTransaction();
