@@ -21,6 +21,7 @@ import { SlaReconciliation1763900022000 } from './migrations/1763900022000-SlaRe
 import { OneChangeLog1763900023000 } from './migrations/1763900023000-OneChangeLog.js';
 import { RequestersAndOrganizations1763900024000 } from './migrations/1763900024000-RequestersAndOrganizations.js';
 import { EmailChannel1763900025000 } from './migrations/1763900025000-EmailChannel.js';
+import { TicketTags1763900026000 } from './migrations/1763900026000-TicketTags.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -62,6 +63,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       OneChangeLog1763900023000,
       RequestersAndOrganizations1763900024000,
       EmailChannel1763900025000,
+      TicketTags1763900026000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; there is no other way they run.

@@ -9,6 +9,7 @@ import { PeriodicWorker } from '../database/periodic-worker.js';
 import { OutboxLeases } from './outbox-leases.js';
 import { OutboxLeasesRepository } from './outbox-leases.repository.js';
 import { type OutboxBacklog, OutboxRepository, type PendingEvent } from './outbox.repository.js';
+import { v1Message } from './v1-message.js';
 
 export type { OutboxBacklog, PendingEvent };
 
@@ -192,7 +193,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnApplicationShutdow
         messageId: event.eventId,
         type: event.eventType,
         timestamp: new Date(event.occurredAt),
-        body: event.payload,
+        // The configured key is v1's: its CREATED and UPDATED never change (decision 26).
+        body: event.routingKey === null ? v1Message(event.payload) : event.payload,
         headers: spans[i].headers,
       })),
     );

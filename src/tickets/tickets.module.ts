@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PeopleModule } from '../people/people.module.js';
+import { TagsModule } from '../tags/tags.module.js';
 import { TicketGate } from './ticket-gate.guard.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
@@ -12,7 +13,7 @@ import { TicketsService } from './tickets.service.js';
 import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
 
 @Module({
-  imports: [DiscoveryModule, OutboxModule, IdempotencyModule, PeopleModule],
+  imports: [DiscoveryModule, OutboxModule, IdempotencyModule, PeopleModule, TagsModule],
   controllers: [TicketsController, TicketsV2Controller],
   providers: [TicketsService, TicketsRepository, TicketHistoryRepository, TicketWriteHooks, { provide: APP_GUARD, useClass: TicketGate }],
   exports: [TicketWriteHooks, TicketsService, PeopleModule],

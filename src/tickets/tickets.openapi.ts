@@ -22,6 +22,8 @@ import { ProblemDetailResponse } from '../common/errors/problem-detail-response.
 import { mapError } from '../common/errors/error-mapping.js';
 import { InvalidTransitionProblemResponse } from './dto/invalid-transition-problem-response.dto.js';
 import { TicketTransitionsResponse } from './dto/ticket-transitions-response.dto.js';
+import { TagsChangeRequest } from '../tags/dto/tags-change-request.dto.js';
+import { TAGS_MESSAGE } from '../tags/tags.js';
 import { ApiIdempotencyKey, idempotentReplayedHeader, keyInUseExample } from '../idempotency/idempotency.openapi.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { TicketPageResponse } from './dto/ticket-page-response.dto.js';
@@ -354,6 +356,41 @@ export function ticketsApi(version: QueryDialect) {
         ifMatch(),
         invalidTransition(true),
         ApiIdempotencyKey(errorResponse, one, 'change', true),
+      ),
+
+    retag: () =>
+      applyDecorators(
+        ApiOperation({
+          operationId: operationId('changeTicketTags'),
+          summary: "Add and remove a ticket's tags",
+          description:
+            'Adds the tags of `add` and removes those of `remove` (a tag in both is removed; one the ticket lacks is no error), under ' +
+            "the ticket's lock, so that two clients' changes both survive. An update like a PATCH: advances updatedAt, records a history " +
+            'entry naming `tags` and an UPDATED event, honours If-Match and an Idempotency-Key. A ticket carries at most 50 tags (400).',
+        }),
+        idParam,
+        ApiConsumes('application/json'),
+        ApiBody({ type: TagsChangeRequest }),
+        ApiOkResponse({
+          description: 'The ticket after the change (or, with Idempotency-Key, the stored response replayed)',
+          type: ticketType,
+          headers: { ...etagHeader, ...idempotentReplayedHeader },
+        }),
+        errorResponse(
+          400,
+          'An item is not a tag, the ticket would carry more than 50, the body is not a JSON object, or the id is not a positive 64-bit integer',
+          {
+            summary: 'Not a tag',
+            path: `${one}/tags`,
+            message: "Validation failed for object='tagsChangeRequest'. Error count: 1",
+            errors: [springFieldError('tagsChangeRequest', 'add', 'Tags', 'java.util.List', [], TAGS_MESSAGE, ['two words'])],
+          },
+          malformedJson(`${one}/tags`),
+          invalidId,
+        ),
+        notFound(),
+        ifMatch(),
+        ApiIdempotencyKey(errorResponse, `${one}/tags`, 'change', true),
       ),
 
     transitions: () =>

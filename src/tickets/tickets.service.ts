@@ -34,6 +34,8 @@ import { visibleTicketIds } from '../people/visibility.js';
 import { TicketAccessRepository } from '../people/ticket-access.repository.js';
 import { ParticipantsRepository } from '../people/participants.repository.js';
 import { assertRequesterCreate, assertRequesterPatch, requesterMayNot } from '../people/requester-writes.js';
+import { TagsRepository } from '../tags/tags.repository.js';
+import { assertTagCount, changedTags } from '../tags/tags.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -44,14 +46,23 @@ export interface TicketPage {
   total: number | null;
 }
 
-/** What a v2 write does to the ticket's participants: `set` replaces them; absent, they stay. */
-export interface ParticipantsWrite {
-  set?: string[];
+/** What a v2 create sets beyond v1's fields, in canonical form: its participants and its tags. */
+export interface NewTicketParts {
+  ccEmails: string[];
+  tags: string[];
 }
 
-/** The ticket with its participants when they are to be shown (v2); as it is otherwise (v1). */
-function withParticipants(ticket: TicketResponse, ccEmails: string[] | undefined): TicketResponse {
-  return ccEmails === undefined ? ticket : ({ ...ticket, ccEmails } as TicketResponse);
+/** What a v2 update does beyond v1's fields; a part absent stays as it is. */
+export interface TicketPartsWrite {
+  /** Replaces the ticket's participants. */
+  ccEmails?: string[];
+  /** The ticket's tags after the write, from those it has: a list given replaces them, the tags endpoint adds and removes. */
+  tags?: (current: string[]) => string[];
+}
+
+/** The ticket as a v2 answer shows it, with its participants and tags; as it is for v1 (no parts). */
+function withParts(ticket: TicketResponse, parts: NewTicketParts | undefined): TicketResponse {
+  return parts === undefined ? ticket : ({ ...ticket, ...parts } as TicketResponse);
 }
 
 /** The tickets a requester sees (the one rule, src/people/visibility.ts); undefined for the desk, which sees all. */
@@ -59,12 +70,17 @@ function visibleTo(viewer: Viewer): SqlStatement | undefined {
   return isRequester(viewer) ? visibleTicketIds(viewer) : undefined;
 }
 
+/** Tags are the desk's: a requester, who never sees them, cannot find tickets by them either. */
+function assertViewerMayFilter(query: TicketQuery, viewer: Viewer): void {
+  if (isRequester(viewer) && (query.filters.tags || query.filters.anyTags)) throw requesterMayNot("filter by tags: they are the desk's");
+}
+
 /** A create as its request hands it to the transaction that writes it, maybe with those of other requests. */
 interface NewTicket extends NewTicketRow {
   context: WriteContext;
   trace: TraceHeaders | undefined;
-  /** Its participants (v2's ccEmails) in canonical form; undefined for a v1 create, whose answer never shows them. */
-  ccEmails?: string[];
+  /** Its participants and tags (v2); undefined for a v1 create, whose answer never shows them. */
+  parts?: NewTicketParts;
 }
 
 /**
@@ -86,6 +102,7 @@ export class TicketsService {
     private readonly hooks: TicketWriteHooks,
     private readonly access: TicketAccessRepository,
     private readonly participants: ParticipantsRepository,
+    private readonly tags: TagsRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
@@ -94,16 +111,18 @@ export class TicketsService {
 
   /** The ticket row, its search words, its history entry, its CREATED event and its idempotency record commit together. */
   /**
-   * `ccEmails` (v2): the new ticket's participants; with them, the answer (and the Idempotency-Key's stored answer)
-   * carries them as `ccEmails`. Without them (v1), neither does.
+   * `parts` (v2): the new ticket's participants and tags; with them, the answer (and the Idempotency-Key's stored
+   * answer) carries them. Without them (v1), neither does.
    */
-  async create(request: TicketRequest, context: WriteContext = anonymousWrite(), ccEmails?: string[]): Promise<TicketResponse> {
+  async create(request: TicketRequest, context: WriteContext = anonymousWrite(), parts?: NewTicketParts): Promise<TicketResponse> {
     if (context.viewer && isRequester(context.viewer)) {
       assertRequesterCreate(context.viewer, request);
-      if (ccEmails?.length) throw requesterMayNot('name participants (ccEmails): agents set them');
+      if (parts?.ccEmails.length) throw requesterMayNot('name participants (ccEmails): agents set them');
+      if (parts?.tags.length) throw requesterMayNot('tag a ticket: agents tag them');
     }
+    if (parts) assertTagCount(parts.tags, 'ticketV2Request');
     const now = new Date();
-    return this.creates.write({ fields: newTicket(request, now), now, context, trace: currentTraceContext(), ccEmails });
+    return this.creates.write({ fields: newTicket(request, now), now, context, trace: currentTraceContext(), parts });
   }
 
   private insertAll(pending: NewTicket[]): Promise<TicketResponse[]> {
@@ -111,16 +130,21 @@ export class TicketsService {
       const tickets = await this.tickets.insertAll(transaction, pending);
       await this.tickets.insertWords(transaction.later, tickets);
       for (const [i, ticket] of tickets.entries()) {
-        const { context, now, trace, ccEmails } = pending[i];
-        const participants = ccEmails?.length ? { from: [], to: ccEmails } : undefined;
-        if (participants) await this.participants.replace(transaction.later, ticket.id, participants.to);
-        await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace, participants);
+        const { context, now, trace, parts } = pending[i];
+        const ccEmails = parts?.ccEmails ?? [];
+        const tags = parts?.tags ?? [];
+        if (ccEmails.length > 0) await this.participants.replace(transaction.later, ticket.id, ccEmails);
+        if (tags.length > 0) await this.tags.change(transaction.later, ticket.id, [], tags);
+        await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace, {
+          tags: { from: [], to: tags },
+          ...(ccEmails.length > 0 && { ccEmails: { from: [], to: ccEmails } }),
+        });
         await this.hooks.ticketCreated(transaction.later, ticket, now);
         await context.recordWith?.(transaction, { ticketId: ticket.id });
         // Its event carries the ticket as every reader knows it; the answer (and its stored replay) the v2 body.
-        await this.idempotency.finishCreated(transaction, context.idempotency, withParticipants(ticket, ccEmails), ticketEtag(ticket));
+        await this.idempotency.finishCreated(transaction, context.idempotency, withParts(ticket, parts), ticketEtag(ticket));
       }
-      return tickets.map((ticket, i) => withParticipants(ticket, pending[i].ccEmails));
+      return tickets.map((ticket, i) => withParts(ticket, pending[i].parts));
     });
   }
 
@@ -131,6 +155,7 @@ export class TicketsService {
    * A search with prefix words first checks that none of them matches too many words (search-prefix-bound.ts).
    */
   async list(query: TicketQuery, viewer: Viewer = DESK): Promise<TicketPage> {
+    assertViewerMayFilter(query, viewer);
     const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
     if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
     const visible = visibleTo(viewer);
@@ -149,6 +174,7 @@ export class TicketsService {
    * the request's deadline bounds the prefix check and the wait for the first row, not the rest.
    */
   async stream(query: TicketQuery, viewer: Viewer = DESK): Promise<TicketJsonRows> {
+    assertViewerMayFilter(query, viewer);
     const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
     if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
     return this.tickets.stream(query, visibleTo(viewer));
@@ -168,16 +194,16 @@ export class TicketsService {
   }
 
   /** With `ifMatch`, the update only happens while the ticket is still the version the client names (412 otherwise). */
-  /** `participants` (v2): what becomes of the ticket's participants, which the answer then shows; absent (v1): neither. */
+  /** `parts` (v2): what becomes of the ticket's participants and tags, which the answer then shows; absent (v1): neither. */
   async replace(
     id: string,
     request: TicketRequest,
     ifMatch?: string,
     context: WriteContext = anonymousWrite(),
-    participants?: ParticipantsWrite,
+    parts?: TicketPartsWrite,
   ): Promise<TicketResponse> {
     if (context.viewer && isRequester(context.viewer)) throw requesterMayNot('replace a ticket');
-    return this.update(id, ifMatch, context, (current, now) => replaceTicket(current, request, now), undefined, participants);
+    return this.update(id, ifMatch, context, (current, now) => replaceTicket(current, request, now), undefined, parts);
   }
 
   /**
@@ -189,7 +215,7 @@ export class TicketsService {
     patch: TicketPatch,
     ifMatch?: string,
     context: WriteContext = anonymousWrite(),
-    participants?: ParticipantsWrite,
+    parts?: TicketPartsWrite,
   ): Promise<TicketResponse> {
     const viewer = context.viewer;
     const authorize =
@@ -199,7 +225,17 @@ export class TicketsService {
         if (!(await this.access.allows(viewer, id, 'owner', transaction))) throw requesterMayNot('change a ticket that is not their own');
         assertRequesterPatch(patch, current.status);
       });
-    return this.update(id, ifMatch, context, (current, now) => patchTicket(current, patch, now), authorize || undefined, participants);
+    return this.update(id, ifMatch, context, (current, now) => patchTicket(current, patch, now), authorize || undefined, parts);
+  }
+
+  /**
+   * Adds and removes tags (POST /api/v2/tickets/{id}/tags): an update of the ticket under its row lock, so that two
+   * clients' changes both survive, with the same If-Match, history, event and Idempotency-Key as a PATCH.
+   */
+  retag(id: string, add: string[], remove: string[], ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
+    return this.update(id, ifMatch, context, (current, now) => patchTicket(current, {}, now), undefined, {
+      tags: (current) => changedTags(current, add, remove),
+    });
   }
 
   private async update(
@@ -208,7 +244,7 @@ export class TicketsService {
     context: WriteContext,
     apply: (current: TicketResponse, now: Date) => TicketResponse,
     authorize?: (transaction: Queryable, current: TicketResponse) => Promise<void>,
-    participants?: ParticipantsWrite,
+    parts?: TicketPartsWrite,
   ): Promise<TicketResponse> {
     const now = new Date();
     const ticket = await this.database.transaction(async (transaction) => {
@@ -223,10 +259,14 @@ export class TicketsService {
       await this.tickets.update(transaction.later, id, updated);
       await this.tickets.updateWords(transaction.later, id, current, updated);
       await this.hooks.ticketUpdated(transaction, current, updated, now);
-      const cc = participants && (await this.writeParticipants(transaction, id, participants.set));
-      await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now, undefined, cc?.changed);
+      const cc = parts && (await this.writeParticipants(transaction, id, parts.ccEmails));
+      const tags = await this.writeTags(transaction, id, parts?.tags);
+      await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now, undefined, {
+        tags: tags.change,
+        ...(cc?.changed && { ccEmails: cc.changed }),
+      });
       await context.recordWith?.(transaction, { ticketId: updated.id });
-      const answer = withParticipants(updated, cc?.now);
+      const answer = withParts(updated, cc && { ccEmails: cc.now, tags: tags.change.to });
       await this.idempotency.finishUpdated(transaction, context.idempotency, answer, ticketEtag(updated));
       return answer;
     });
@@ -244,9 +284,10 @@ export class TicketsService {
     await this.database.transaction(async (transaction) => {
       const last = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, last);
+      const tags = (await this.tags.of([last.id], transaction)).get(last.id) ?? [];
       await this.tickets.delete(transaction.later, id);
       await this.hooks.ticketDeleted(transaction, id);
-      await this.outbox.record(transaction.later, ticketEvent('DELETED', last, now), routingKeyOf('DELETED'));
+      await this.outbox.record(transaction.later, ticketEvent('DELETED', last, tags, now), routingKeyOf('DELETED'));
     });
   }
 
@@ -260,6 +301,23 @@ export class TicketsService {
     if (set === undefined || set.join() === before.join()) return { now: before };
     await this.participants.replace(transaction, id, set);
     return { now: set, changed: { from: before, to: set } };
+  }
+
+  /**
+   * The ticket's tags before and after the write: `change` applied to them, if given and then checked for their
+   * number. Read even when unchanged, for the event, which carries the ticket with its tags.
+   */
+  private async writeTags(
+    transaction: Queryable,
+    id: string,
+    change?: (current: string[]) => string[],
+  ): Promise<{ change: FieldChange<string[]> }> {
+    const before = (await this.tags.of([Number(id)], transaction)).get(Number(id)) ?? [];
+    if (change === undefined) return { change: { from: before, to: before } };
+    const after = change(before);
+    assertTagCount(after, 'ticketV2Request');
+    if (after.join() !== before.join()) await this.tags.change(transaction, id, before, after);
+    return { change: { from: before, to: after } };
   }
 
   private async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse> {
@@ -277,19 +335,24 @@ export class TicketsService {
     ticket: TicketResponse,
     now: Date,
     trace = currentTraceContext(),
-    participants?: FieldChange<string[]>,
+    lists: { tags: FieldChange<string[]>; ccEmails?: FieldChange<string[]> },
   ): Promise<void> {
+    const { tags, ccEmails } = lists;
     await this.history.record(writes, {
       ticketId: ticket.id,
       occurredAt: now,
       actor: context.actor,
       action,
-      changes: { ...ticketChanges(before, ticket), ...(participants && { ccEmails: participants }) },
+      changes: {
+        ...ticketChanges(before, ticket),
+        ...(ccEmails && { ccEmails }),
+        ...(tags.from.join() !== tags.to.join() && { tags }),
+      },
     });
     const changeContext = {
       ...(context.causedBy && { causedBy: context.causedBy }),
       ...(before && before.status !== ticket.status && { statusFrom: before.status }),
     };
-    await this.outbox.record(writes, ticketEvent(action, ticket, now), routingKeyOf(action), trace, changeContext);
+    await this.outbox.record(writes, ticketEvent(action, ticket, tags.to, now), routingKeyOf(action), trace, changeContext);
   }
 }

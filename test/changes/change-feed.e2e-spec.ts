@@ -68,14 +68,15 @@ describe('Change feed', () => {
 
     const [created, updated, commented, deleted] = walker.forTicket(first.id);
     expect(Object.keys(created)).toEqual(['cursor', 'eventId', 'eventType', 'occurredAt', 'ticketId', 'ticket', 'data']);
-    expect(created.ticket).toEqual(first);
+    // The feed's ticket carries its tags; RabbitMQ's v1 key leaves them out.
+    expect(created.ticket).toEqual({ ...first, tags: [] });
     expect(updated.ticket).toMatchObject({ id: first.id, status: 'IN_PROGRESS' });
     expect(created.data).toEqual({
       eventId: created.eventId,
       eventType: 'CREATED',
       occurredAt: created.occurredAt,
       ticketId: first.id,
-      ticket: first,
+      ticket: { ...first, tags: [] },
     });
     expect(commented.ticket).toBeNull();
     expect(commented.data.comment).toEqual(comment);

@@ -234,7 +234,9 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       const openapi = (await request(app.getHttpServer()).get('/v3/api-docs').expect(200)).body;
       const http: Json = openapi.components.schemas.TicketResponse;
       const event: Json = document.components().schemas().get('Ticket')!.json();
-      expect(Object.keys(event.properties)).toEqual(Object.keys(http.properties));
+      // And its tags, as a v2 ticket shows them (never on ticket.routing.key).
+      expect(Object.keys(event.properties)).toEqual([...Object.keys(http.properties), 'tags']);
+      expect(event.properties.tags.type).toBe(openapi.components.schemas.TicketV2Response.properties.tags.type);
       expect(event.required).toEqual(http.required);
       expect(event.properties.status.enum).toEqual(openapi.components.schemas.TicketStatus.enum);
       expect(event.properties.priority.enum).toEqual(openapi.components.schemas.TicketPriority.enum);

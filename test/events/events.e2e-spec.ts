@@ -98,7 +98,7 @@ describe('Ticket events on RabbitMQ', () => {
     await waitUntil(async () => (await waitingForBroker()) === 0, 10_000, 'nothing waiting for RabbitMQ');
   });
 
-  it('publishes DELETED with routing key ticket.deleted, the same envelope and the ticket as it was last stored', async () => {
+  it('publishes DELETED with routing key ticket.deleted, the same envelope and the ticket as it was last stored, with its tags', async () => {
     const created = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
     const last = (
       await http
@@ -120,7 +120,7 @@ describe('Ticket events on RabbitMQ', () => {
       eventType: 'DELETED',
       occurredAt: expect.stringMatching(ISO_UTC_MILLIS),
       ticketId: created.id,
-      ticket: last,
+      ticket: { ...last, tags: [] },
     });
     expect(deletion.fields).toMatchObject({ exchange: process.env.RABBITMQ_EXCHANGE, routingKey: 'ticket.deleted' });
     expect(deletion.properties).toMatchObject({

@@ -48,7 +48,7 @@ describe('Webhook delivery', () => {
       await receiver.stop();
     });
 
-    it('sends every kind as Standard Webhooks 1.0 that the standardwebhooks verifier accepts, data being the RabbitMQ event byte for byte', async () => {
+    it('sends every kind as Standard Webhooks 1.0 that the standardwebhooks verifier accepts, data being the RabbitMQ event byte for byte (but for the tags v1 leaves out)', async () => {
       receiver.received.length = 0;
       webhook = await registerWebhook(http(), receiver);
       const ticket = (await createTicket(http())).body;
@@ -72,9 +72,13 @@ describe('Webhook delivery', () => {
         expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
         expect(request.json.timestamp).toBe(request.json.data.occurredAt);
         const message = everything.messages.find((m) => m.properties.messageId === request.json.data.eventId)!;
-        expect(request.body).toBe(
-          `{"type":"${request.json.type}","timestamp":"${request.json.timestamp}","data":${message.content.toString('utf8')}}`,
-        );
+        // data is the change as recorded: the RabbitMQ message, byte for byte, but for the ticket's tags, which the v1 key leaves out.
+        const published = message.content.toString('utf8');
+        const data =
+          message.fields.routingKey === 'ticket.routing.key'
+            ? JSON.stringify({ ...JSON.parse(published), ticket: { ...JSON.parse(published).ticket, tags: [] } })
+            : published;
+        expect(request.body).toBe(`{"type":"${request.json.type}","timestamp":"${request.json.timestamp}","data":${data}}`);
       }
       // The receiver answers before the outcome is recorded.
       let listed: Json[] = [];

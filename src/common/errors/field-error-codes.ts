@@ -23,6 +23,10 @@ export const FIELD_ERROR_CODES = [
   'UnsafeUrl',
   /** An event kind no event has. */
   'UnknownEventType',
+  /** v2: `ccEmails` that are not a list of at most 20 addresses. */
+  'CcEmails',
+  /** v2: `tags` (or `add`, `remove`) that are not a list of tags. */
+  'Tags',
 ] as const;
 
 export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];

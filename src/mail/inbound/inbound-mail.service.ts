@@ -201,7 +201,7 @@ export class InboundMailService {
     const record = { messageId: mail.messageId, sender, outcome: 'created' as const, reason: null };
     let ticket: TicketResponse;
     try {
-      ticket = await this.tickets.create(request, this.writeFor(mail, sender, record, fence), ccEmails);
+      ticket = await this.tickets.create(request, this.writeFor(mail, sender, record, fence), { ccEmails, tags: [] });
     } catch (error) {
       return this.afterFailedRecord(error, mail.messageId);
     }

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { CC_EMAILS_MAX, IsCcEmails } from '../../people/cc-emails.js';
+import { IsTags, TAG_MAX_LENGTH, TAGS_MAX } from '../../tags/tags.js';
 import { TicketPatch } from './ticket-patch.dto.js';
 import { TicketRequest } from './ticket-request.dto.js';
 
@@ -14,16 +15,34 @@ const ccEmailsProperty = () =>
     nullable: true,
   });
 
-/** Body of v2 create and full replace: v1's fields and the participants (absent or null: none). */
+const tagsProperty = (absent: string) =>
+  ApiPropertyOptional({
+    description:
+      `Tags: each trimmed and lower-cased, 1 to ${TAG_MAX_LENGTH} letters, digits, '-', '_', '.' or ':'; at most ${TAGS_MAX}; ` +
+      `repeats collapse; returned sorted. Set by agents only. ${absent}`,
+    type: [String],
+    example: ['network', 'site:berlin'],
+    nullable: true,
+  });
+
+/** Body of v2 create and full replace: v1's fields, the participants and the tags (absent or null: none). */
 export class TicketV2Request extends TicketRequest {
   @ccEmailsProperty()
   @IsCcEmails()
   ccEmails?: string[] | null;
+
+  @tagsProperty('Absent or null: none')
+  @IsTags()
+  tags?: string[] | null;
 }
 
-/** Body of v2 PATCH: v1's fields and the participants (a list replaces them; null: none; absent: unchanged). */
+/** Body of v2 PATCH: v1's fields, the participants and the tags (a list replaces them; null: none; absent: unchanged). */
 export class TicketV2Patch extends TicketPatch {
   @ccEmailsProperty()
   @IsCcEmails()
   ccEmails?: string[] | null;
+
+  @tagsProperty('A list replaces them; null: none; absent: unchanged')
+  @IsTags()
+  tags?: string[] | null;
 }

@@ -15,10 +15,17 @@ export class TicketSlaSummaryResponse {
   nextBreachTime: Date | null;
 }
 
-/** A ticket in v2: v1's fields, its participants, and its SLA summary when SLA is on (SLA_ENABLED=true). */
+/** A ticket in v2: v1's fields, its participants, its tags, and its SLA summary when SLA is on (SLA_ENABLED=true). */
 export class TicketV2Response extends TicketResponse {
   @ApiProperty({ description: 'Participants, lower-cased, in the order given', type: [String], example: ['bob@example.com'] })
   ccEmails: string[];
+
+  @ApiPropertyOptional({
+    description: "Tags, sorted; shown to agents (a requester token's answers leave them out)",
+    type: [String],
+    example: ['network', 'site:berlin'],
+  })
+  tags?: string[];
 
   @ApiPropertyOptional({
     description: 'Only when SLA clocks are on (docs/sla.md); the ETag of a body with it also names the summary, which If-Match ignores',

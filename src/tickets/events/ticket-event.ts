@@ -27,9 +27,15 @@ interface EventEnvelope<T extends AnyTicketEventType> {
   ticketId: number;
 }
 
-/** The message published after a write: the ticket exactly as the write left it (for DELETED, its last state). */
+/** A ticket as its events carry it: v1's fields, then its tags. */
+export type EventTicket = TicketResponse & { tags: string[] };
+
+/**
+ * The message recorded after a write: the ticket exactly as the write left it (for DELETED, its last state), with its
+ * tags. On RABBITMQ_ROUTING_KEY it is published as v1 has always had it (src/outbox/v1-message.ts): decision 26.
+ */
 export interface TicketEvent extends EventEnvelope<TicketEventType | 'DELETED'> {
-  ticket: TicketResponse;
+  ticket: EventTicket;
 }
 
 /** A comment as its event carries it: the comment exactly as the API answered it. */
@@ -42,8 +48,8 @@ export interface AttachmentEvent extends EventEnvelope<'ATTACHMENT_ADDED' | 'ATT
   attachment: object;
 }
 
-export function ticketEvent(eventType: TicketEventType | 'DELETED', ticket: TicketResponse, occurredAt: Date): TicketEvent {
-  return { eventId: randomUUID(), eventType, occurredAt, ticketId: ticket.id, ticket };
+export function ticketEvent(eventType: TicketEventType | 'DELETED', ticket: TicketResponse, tags: string[], occurredAt: Date): TicketEvent {
+  return { eventId: randomUUID(), eventType, occurredAt, ticketId: ticket.id, ticket: { ...ticket, tags } };
 }
 
 export function commentAddedEvent(ticketId: number, comment: object, occurredAt: Date): CommentEvent {

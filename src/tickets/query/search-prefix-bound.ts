@@ -1,6 +1,7 @@
 import { springFieldError } from '../../common/errors/spring-field-error.js';
 import { ValidationFailedException } from '../../common/errors/validation-failed.exception.js';
-import { likePrefix, type SqlStatement } from './ticket-query-sql.js';
+import { likePrefix } from '../../database/like-prefix.js';
+import type { SqlStatement } from './ticket-query-sql.js';
 import type { SearchTerm } from './ticket-search.js';
 
 /**

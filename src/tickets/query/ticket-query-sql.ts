@@ -1,3 +1,4 @@
+import { likePrefix } from '../../database/like-prefix.js';
 import { TICKET_COLUMNS } from '../ticket-row.js';
 import type { TicketFilters, TicketQuery } from './ticket-query.js';
 import type { SearchTerm } from './ticket-search.js';
@@ -151,11 +152,6 @@ function inWords(column: string, term: SearchTerm): Condition {
     : { sql: `${column} IN (SELECT ticket_id FROM ticket_words WHERE word = ?)`, params: [term.word] };
 }
 
-/** A LIKE pattern for the words starting with `word` (`_`, the only wildcard a word can hold, taken literally). */
-export function likePrefix(word: string): string {
-  return `${word.replace(/[\\%_]/g, '\\$&')}%`;
-}
-
 function filterConditions(filters: TicketFilters): Condition[] {
   const conditions: Condition[] = [];
   const inList = (column: string, values: string[]) =>
@@ -173,6 +169,11 @@ function filterConditions(filters: TicketFilters): Condition[] {
   time('updated_at', '<', filters.updatedBefore);
   time('sla_due_at', '<', filters.slaDueBefore);
   if (filters.slaBreached !== undefined) conditions.push({ sql: 'sla_breached = ?', params: [filters.slaBreached ? 1 : 0] });
+  // Each tag's tickets are a range of ticket_tags' primary key (tag, ticket_id).
+  for (const tag of filters.tags ?? [])
+    conditions.push({ sql: 'tickets.id IN (SELECT ticket_id FROM ticket_tags WHERE tag = ?)', params: [tag] });
+  if (filters.anyTags)
+    conditions.push({ sql: 'tickets.id IN (SELECT ticket_id FROM ticket_tags WHERE tag IN (?))', params: [filters.anyTags] });
   return conditions;
 }
 

@@ -10,6 +10,7 @@ import { readLimit } from '../../common/paging/page-limit.js';
 import { type CursorPosition, decodeCursor } from './ticket-cursor.js';
 import { type SearchTerm, searchTerms } from './ticket-search.js';
 import { DEFAULT_SORT, parseSort, sortFields, type SortKey } from './ticket-sort.js';
+import { canonicalTags, TAG_RULE } from '../../tags/tags.js';
 
 export interface TicketFilters {
   statuses: TicketStatus[];
@@ -27,6 +28,9 @@ export interface TicketFilters {
   slaBreached?: boolean;
   /** SLA: the next breach time of its running clocks is before this (exclusive); tickets without one never match. */
   slaDueBefore?: number;
+  /** Tags the ticket carries, every one of them (`tags`) or at least one (`anyTags`); canonical and sorted. */
+  tags?: string[];
+  anyTags?: string[];
 }
 
 export interface TicketPageRequest {
@@ -62,6 +66,8 @@ export const QUERY_PARAMETERS = [
   'q',
   'slaBreached',
   'slaDueBefore',
+  'tags',
+  'anyTags',
   'sort',
   'limit',
   'cursor',
@@ -123,6 +129,23 @@ function readFilters(params: QueryParameters, sla: boolean): { filters: TicketFi
       );
     } else {
       filters[name] = instant;
+    }
+  }
+  for (const name of ['tags', 'anyTags'] as const) {
+    // A comma-separated list in both versions (v1 takes the first of a repeated parameter, as for any other).
+    const items =
+      params.dialect === 'v1'
+        ? (params
+            .single(name)
+            ?.split(',')
+            .filter((item) => item !== '') ?? [])
+        : params.list(name);
+    if (items.length === 0) continue;
+    const tags = canonicalTags(items);
+    if (tags === undefined) {
+      params.problem(name, 'typeMismatch', 'java.lang.String', `Tags separated by commas, each of ${TAG_RULE}`, items.join(','));
+    } else {
+      filters[name] = tags;
     }
   }
   const slaBreached = sla ? params.single('slaBreached') : undefined;

@@ -1,6 +1,9 @@
-import { viewerOf } from '../../common/context/viewer.js';
+import { isRequester, type Viewer, viewerOf } from '../../common/context/viewer.js';
 import { canonicalCcEmails } from '../../people/cc-emails.js';
 import { ParticipantsRepository } from '../../people/participants.repository.js';
+import { TagsRepository } from '../../tags/tags.repository.js';
+import { canonicalTags } from '../../tags/tags.js';
+import { TagsChangeRequest } from '../../tags/dto/tags-change-request.dto.js';
 import { TicketV2Patch, TicketV2Request } from '../dto/ticket-v2-request.dto.js';
 import {
   Body,
@@ -53,30 +56,38 @@ export class TicketsV2Controller {
     private readonly tickets: TicketsService,
     @Inject(TICKET_SLA_SUMMARIES) private readonly slaSummaries: TicketSlaSummaries,
     private readonly participants: ParticipantsRepository,
+    private readonly tags: TagsRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.sla = config.get('sla.enabled', { infer: true });
   }
 
   /**
-   * The tickets as v2 shows them: with their participants (read only for those a write did not answer with them
-   * already), and their SLA summaries when SLA is on (no statement when off).
+   * The tickets as v2 shows them: with their participants and, to agents, their tags (each read only for the tickets
+   * a write did not answer with them already), and their SLA summaries when SLA is on (no statement when off).
    */
-  private async v2Bodies<T extends { id: number; ccEmails?: string[] }>(
+  private async v2Bodies<T extends { id: number; ccEmails?: string[]; tags?: string[] }>(
     tickets: T[],
-  ): Promise<Array<T & Pick<TicketV2Response, 'ccEmails' | 'sla'>>> {
+    viewer: Viewer,
+  ): Promise<Array<T & Pick<TicketV2Response, 'ccEmails' | 'tags' | 'sla'>>> {
     const ids = tickets.map((ticket) => ticket.id);
-    const unknown = tickets.filter((ticket) => ticket.ccEmails === undefined).map((ticket) => ticket.id);
-    const [participants, summaries] = await Promise.all([this.participants.of(unknown), this.slaSummaries.summaries(ids)]);
-    return tickets.map((ticket) => ({
-      ...ticket,
+    const agent = !isRequester(viewer);
+    const unknown = (part: 'ccEmails' | 'tags') => tickets.filter((ticket) => ticket[part] === undefined).map((ticket) => ticket.id);
+    const [participants, tags, summaries] = await Promise.all([
+      this.participants.of(unknown('ccEmails')),
+      agent ? this.tags.of(unknown('tags')) : undefined,
+      this.slaSummaries.summaries(ids),
+    ]);
+    return tickets.map(({ tags: given, ...ticket }) => ({
+      ...(ticket as unknown as T),
       ccEmails: ticket.ccEmails ?? participants.get(ticket.id) ?? [],
+      ...(tags && { tags: given ?? tags.get(ticket.id) ?? [] }),
       ...(summaries && { sla: summaries.get(ticket.id) ?? { breached: false, nextBreachTime: null } }),
     }));
   }
 
-  private async oneWithSla(response: Response, ticket: TicketResponse): Promise<TicketV2Response> {
-    const [withSla] = await this.v2Bodies([withEtag(response, ticket)]);
+  private async oneWithSla(response: Response, ticket: TicketResponse, viewer: Viewer): Promise<TicketV2Response> {
+    const [withSla] = await this.v2Bodies([withEtag(response, ticket)], viewer);
     if (withSla.sla) response.setHeader('ETag', ticketSlaEtag(ticket, withSla.sla));
     return withSla;
   }
@@ -91,23 +102,29 @@ export class TicketsV2Controller {
     @Req() http: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<TicketV2Response> {
-    const ticket = await this.tickets.create(request, writeContext(http), canonicalCcEmails(request.ccEmails));
+    const parts = { ccEmails: canonicalCcEmails(request.ccEmails)!, tags: canonicalTags(request.tags)! };
+    const ticket = await this.tickets.create(request, writeContext(http), parts);
     response.setHeader('Location', `${COLLECTION}/${ticket.id}`);
-    return this.oneWithSla(response, ticket);
+    return this.oneWithSla(response, ticket, viewerOf(http));
   }
 
   @Get()
   @api.list()
   async findAll(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<TicketPage> {
-    const page = await this.tickets.list(parseTicketQuery(request.query, 'v2', this.sla), viewerOf(request));
+    const viewer = viewerOf(request);
+    const page = await this.tickets.list(parseTicketQuery(request.query, 'v2', this.sla), viewer);
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
-    return { ...page, items: await this.v2Bodies(page.items) };
+    return { ...page, items: await this.v2Bodies(page.items, viewer) };
   }
 
   @Get(':id')
   @api.get()
-  async findOne(@Param('id', IdPipe) id: string, @Res({ passthrough: true }) response: Response): Promise<TicketV2Response> {
-    return this.oneWithSla(response, await this.tickets.findOne(id));
+  async findOne(
+    @Param('id', IdPipe) id: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<TicketV2Response> {
+    return this.oneWithSla(response, await this.tickets.findOne(id), viewerOf(request));
   }
 
   @Get(':id/transitions')
@@ -126,8 +143,10 @@ export class TicketsV2Controller {
     @Res({ passthrough: true }) response: Response,
     @Headers('if-match') ifMatch?: string,
   ): Promise<TicketV2Response> {
-    const ticket = await this.tickets.replace(id, request, ifMatch, writeContext(http), { set: canonicalCcEmails(request.ccEmails) });
-    return this.oneWithSla(response, ticket);
+    const tags = canonicalTags(request.tags)!;
+    const parts = { ccEmails: canonicalCcEmails(request.ccEmails), tags: () => tags };
+    const ticket = await this.tickets.replace(id, request, ifMatch, writeContext(http), parts);
+    return this.oneWithSla(response, ticket, viewerOf(http));
   }
 
   @Patch(':id')
@@ -141,8 +160,28 @@ export class TicketsV2Controller {
     @Res({ passthrough: true }) response: Response,
     @Headers('if-match') ifMatch?: string,
   ): Promise<TicketV2Response> {
-    const participants = { set: patch.ccEmails === undefined ? undefined : canonicalCcEmails(patch.ccEmails) };
-    return this.oneWithSla(response, await this.tickets.patch(id, patch, ifMatch, writeContext(http), participants));
+    const tags = patch.tags === undefined ? undefined : canonicalTags(patch.tags)!;
+    const parts = {
+      ccEmails: patch.ccEmails === undefined ? undefined : canonicalCcEmails(patch.ccEmails),
+      tags: tags && (() => tags),
+    };
+    return this.oneWithSla(response, await this.tickets.patch(id, patch, ifMatch, writeContext(http), parts), viewerOf(http));
+  }
+
+  @Post(':id/tags')
+  @api.retag()
+  @HttpCode(200)
+  @UseGuards(JsonContentTypeGuard)
+  @UseInterceptors(IdempotencyInterceptor)
+  async retag(
+    @Param('id', IdPipe) id: string,
+    @Body() change: TagsChangeRequest,
+    @Req() http: Request,
+    @Res({ passthrough: true }) response: Response,
+    @Headers('if-match') ifMatch?: string,
+  ): Promise<TicketV2Response> {
+    const [add, remove] = [canonicalTags(change.add)!, canonicalTags(change.remove)!];
+    return this.oneWithSla(response, await this.tickets.retag(id, add, remove, ifMatch, writeContext(http)), viewerOf(http));
   }
 
   @Delete(':id')
