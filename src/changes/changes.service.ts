@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import { freeOfRequestDeadline } from '../database/request-deadline.js';
 import { type ChangePosition, encodeChangeCursor } from './change-cursor.js';
-import { ChangeFeedRepository, type FeedPage } from './change-feed.repository.js';
+import { ChangeFeedRepository, type FeedPage, type SequencedChange } from './change-feed.repository.js';
 import { changeItem } from './change-item.js';
 import { ChangeNotifier } from './change-notifier.js';
 import { resyncRequired } from './resync-required.js';
@@ -91,7 +91,8 @@ export class ChangesService {
   async read(after: ChangePosition, limit: number, viewer: Viewer = DESK, fromOldest = false): Promise<ChangesRead> {
     // A requester's organization is read again for each read, so a stream follows a change of its sharing at once.
     const only = isRequester(viewer) ? visibleChanges(await this.access.requester(viewer.email)) : undefined;
-    return this.readPage(after, limit, await freeOfRequestDeadline(() => this.feed.page(after.seq, limit + 1, only)), fromOldest);
+    const page = await freeOfRequestDeadline(() => this.feed.page(after.seq, limit + 1, only));
+    return this.readPage(after, limit, page, viewer, fromOldest);
   }
 
   /**
@@ -112,10 +113,11 @@ export class ChangesService {
       page.then(forget, forget);
       this.sharedReads.set(key, page);
     }
-    return this.readPage(after, limit, await page);
+    return this.readPage(after, limit, await page, viewer);
   }
 
-  private readPage(after: ChangePosition, limit: number, page: FeedPage, fromOldest = false): ChangesRead {
+  private readPage(after: ChangePosition, limit: number, page: FeedPage, viewer: Viewer, fromOldest = false): ChangesRead {
+    const item = (change: SequencedChange) => changeItem(change, viewer);
     if (fromOldest && after.seq < page.prunedThrough) after = { seq: page.prunedThrough };
     if (after.seq < page.prunedThrough)
       throw resyncRequired(`Changes after this cursor were deleted: only ${this.retentionDays} days are kept`);
@@ -130,10 +132,10 @@ export class ChangesService {
       const through = page.scannedThrough;
       // Below the highest number, the database's clock now stands for when it was reached (see aheadButRecent).
       const next = { seq: through, numberedAt: through === page.lastSeq ? page.lastNumberedAt : page.now };
-      return { items: changes.map(changeItem), next, endOfStream: through >= page.lastSeq, start: after };
+      return { items: changes.map(item), next, endOfStream: through >= page.lastSeq, start: after };
     }
     const next = last ? { seq: last.seq, numberedAt: last.numberedAt } : { seq: page.lastSeq, numberedAt: page.lastNumberedAt };
-    return { items: changes.map(changeItem), next, endOfStream: page.changes.length <= limit, start: after };
+    return { items: changes.map(item), next, endOfStream: page.changes.length <= limit, start: after };
   }
 }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DESK, type Viewer } from '../common/context/viewer.js';
-import { hiddenFrom } from '../people/visibility.js';
+import { changesSeenBy, hiddenFrom } from '../people/visibility.js';
 import type { Readable } from 'node:stream';
 import { Database } from '../database/database.js';
 import type { HistoryAction } from '../tickets/history-action.js';
@@ -31,7 +31,8 @@ export class HistoryRepository {
   async page(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<HistoryEntryResponse[]> {
     const range = keysetSql(page);
     const rows: HistoryRow[] = await this.database.query(`${selectHistory(viewer)}${range.sql}`, [ticketId, ...range.params]);
-    return rows.map(historyFromRow);
+    // Entries are filtered by the viewer in SQL; what a requester may not see of a ticket is taken out of each's changes.
+    return rows.map(historyFromRow).map((entry) => ({ ...entry, changes: changesSeenBy(viewer, entry.changes) }));
   }
 
   /** Every entry of the ticket (an unpaged `page`), oldest first, as a stream of rows (v1HistoryJson writes each). */
@@ -41,11 +42,13 @@ export class HistoryRepository {
   }
 }
 
-/** An entry as v1 shows it: v1 knows no participants (v2's ccEmails), so a change of them is left out. */
+/** What v2 tickets have and v1's know nothing of: a change of them is left out of a v1 entry. */
+const V2_ONLY_CHANGES: readonly string[] = ['ccEmails', 'tags'];
+
+/** An entry as v1 shows it: without changes of what v1 knows nothing of (participants, tags). */
 export function v1HistoryEntry(entry: HistoryEntryResponse): HistoryEntryResponse {
-  if (!('ccEmails' in entry.changes)) return entry;
-  const { ccEmails: _participants, ...changes } = entry.changes;
-  return { ...entry, changes };
+  if (!V2_ONLY_CHANGES.some((part) => part in entry.changes)) return entry;
+  return { ...entry, changes: Object.fromEntries(Object.entries(entry.changes).filter(([part]) => !V2_ONLY_CHANGES.includes(part))) };
 }
 
 /** An entry's JSON as v1's streamed list writes it in its array, as res.json would (see v1HistoryEntry, sendJsonArray). */

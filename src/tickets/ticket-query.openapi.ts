@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
+import { TAGS_MAX } from '../tags/tags.js';
 import type { ErrorExample } from '../common/errors/api-error-response.decorator.js';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
 import { PAGE_LIMIT } from '../common/paging/page-limit.js';
@@ -66,6 +67,16 @@ export const ApiTicketQueryParameters = (dialect: QueryDialect) =>
     instant(
       'slaDueBefore',
       'SLA clocks: only tickets whose next breach time (of their running clocks) is before this instant; a ticket with no running clock never matches',
+    ),
+    ...(['tags', 'anyTags'] as const).map((name) =>
+      ApiQuery({
+        name,
+        required: false,
+        description:
+          (name === 'tags' ? 'Only tickets with every one of these tags' : 'Only tickets with at least one of these tags') +
+          `: comma-separated, in any case, at most ${TAGS_MAX} (docs/api.md#tags); refused (403) for a requester token, who never sees tags`,
+        schema: { type: 'string', example: 'vpn,site:berlin' },
+      }),
     ),
     ApiQuery({
       name: 'q',

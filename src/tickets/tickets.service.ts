@@ -36,6 +36,7 @@ import { ParticipantsRepository } from '../people/participants.repository.js';
 import { assertRequesterCreate, assertRequesterPatch, requesterMayNot } from '../people/requester-writes.js';
 import { TagsRepository } from '../tags/tags.repository.js';
 import { assertTagCount, changedTags } from '../tags/tags.js';
+import { ticketSeenBy } from '../people/visibility.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -58,11 +59,16 @@ export interface TicketPartsWrite {
   ccEmails?: string[];
   /** The ticket's tags after the write, from those it has: a list given replaces them, the tags endpoint adds and removes. */
   tags?: (current: string[]) => string[];
+  /** The request body's object name, for a 400 naming its tags (`ticketV2Request` unless said). */
+  objectName?: string;
 }
 
-/** The ticket as a v2 answer shows it, with its participants and tags; as it is for v1 (no parts). */
-function withParts(ticket: TicketResponse, parts: NewTicketParts | undefined): TicketResponse {
-  return parts === undefined ? ticket : ({ ...ticket, ...parts } as TicketResponse);
+/**
+ * The ticket as a v2 answer (and its stored replay) shows it to the writer: with its participants and tags, but no
+ * tags for a requester (src/people/visibility.ts); as it is for v1 (no parts).
+ */
+function withParts(ticket: TicketResponse, parts: NewTicketParts | undefined, context: WriteContext): TicketResponse {
+  return parts === undefined ? ticket : ticketSeenBy(context.viewer, { ...ticket, ...parts } as TicketResponse);
 }
 
 /** The tickets a requester sees (the one rule, src/people/visibility.ts); undefined for the desk, which sees all. */
@@ -136,15 +142,16 @@ export class TicketsService {
         if (ccEmails.length > 0) await this.participants.replace(transaction.later, ticket.id, ccEmails);
         if (tags.length > 0) await this.tags.change(transaction.later, ticket.id, [], tags);
         await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace, {
-          tags: { from: [], to: tags },
+          tags,
+          ...(tags.length > 0 && { tagsChanged: { from: [], to: tags } }),
           ...(ccEmails.length > 0 && { ccEmails: { from: [], to: ccEmails } }),
         });
         await this.hooks.ticketCreated(transaction.later, ticket, now);
         await context.recordWith?.(transaction, { ticketId: ticket.id });
         // Its event carries the ticket as every reader knows it; the answer (and its stored replay) the v2 body.
-        await this.idempotency.finishCreated(transaction, context.idempotency, withParts(ticket, parts), ticketEtag(ticket));
+        await this.idempotency.finishCreated(transaction, context.idempotency, withParts(ticket, parts, context), ticketEtag(ticket));
       }
-      return tickets.map((ticket, i) => withParts(ticket, pending[i].parts));
+      return tickets.map((ticket, i) => withParts(ticket, pending[i].parts, pending[i].context));
     });
   }
 
@@ -233,8 +240,10 @@ export class TicketsService {
    * clients' changes both survive, with the same If-Match, history, event and Idempotency-Key as a PATCH.
    */
   retag(id: string, add: string[], remove: string[], ifMatch?: string, context: WriteContext = anonymousWrite()): Promise<TicketResponse> {
+    if (context.viewer && isRequester(context.viewer)) throw requesterMayNot('tag a ticket: agents tag them');
     return this.update(id, ifMatch, context, (current, now) => patchTicket(current, {}, now), undefined, {
       tags: (current) => changedTags(current, add, remove),
+      objectName: 'tagsChangeRequest',
     });
   }
 
@@ -260,13 +269,14 @@ export class TicketsService {
       await this.tickets.updateWords(transaction.later, id, current, updated);
       await this.hooks.ticketUpdated(transaction, current, updated, now);
       const cc = parts && (await this.writeParticipants(transaction, id, parts.ccEmails));
-      const tags = await this.writeTags(transaction, id, parts?.tags);
+      const tags = await this.writeTags(transaction, id, parts);
       await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now, undefined, {
-        tags: tags.change,
+        tags: tags.now,
+        ...(tags.changed && { tagsChanged: tags.changed }),
         ...(cc?.changed && { ccEmails: cc.changed }),
       });
       await context.recordWith?.(transaction, { ticketId: updated.id });
-      const answer = withParts(updated, cc && { ccEmails: cc.now, tags: tags.change.to });
+      const answer = withParts(updated, cc && { ccEmails: cc.now, tags: tags.now }, context);
       await this.idempotency.finishUpdated(transaction, context.idempotency, answer, ticketEtag(updated));
       return answer;
     });
@@ -304,20 +314,21 @@ export class TicketsService {
   }
 
   /**
-   * The ticket's tags before and after the write: `change` applied to them, if given and then checked for their
-   * number. Read even when unchanged, for the event, which carries the ticket with its tags.
+   * Applies the write's change of the tags, if any (checked for their number): what they are now, and their change
+   * when they changed. Read even without one, for the event, which carries the ticket with its tags.
    */
   private async writeTags(
     transaction: Queryable,
     id: string,
-    change?: (current: string[]) => string[],
-  ): Promise<{ change: FieldChange<string[]> }> {
+    parts?: TicketPartsWrite,
+  ): Promise<{ now: string[]; changed?: FieldChange<string[]> }> {
     const before = (await this.tags.of([Number(id)], transaction)).get(Number(id)) ?? [];
-    if (change === undefined) return { change: { from: before, to: before } };
-    const after = change(before);
-    assertTagCount(after, 'ticketV2Request');
-    if (after.join() !== before.join()) await this.tags.change(transaction, id, before, after);
-    return { change: { from: before, to: after } };
+    if (parts?.tags === undefined) return { now: before };
+    const after = parts.tags(before);
+    assertTagCount(after, parts.objectName ?? 'ticketV2Request');
+    if (after.join() === before.join()) return { now: before };
+    await this.tags.change(transaction, id, before, after);
+    return { now: after, changed: { from: before, to: after } };
   }
 
   private async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse> {
@@ -335,9 +346,9 @@ export class TicketsService {
     ticket: TicketResponse,
     now: Date,
     trace = currentTraceContext(),
-    lists: { tags: FieldChange<string[]>; ccEmails?: FieldChange<string[]> },
+    lists: { tags: string[]; tagsChanged?: FieldChange<string[]>; ccEmails?: FieldChange<string[]> },
   ): Promise<void> {
-    const { tags, ccEmails } = lists;
+    const { tags, tagsChanged, ccEmails } = lists;
     await this.history.record(writes, {
       ticketId: ticket.id,
       occurredAt: now,
@@ -346,13 +357,13 @@ export class TicketsService {
       changes: {
         ...ticketChanges(before, ticket),
         ...(ccEmails && { ccEmails }),
-        ...(tags.from.join() !== tags.to.join() && { tags }),
+        ...(tagsChanged && { tags: tagsChanged }),
       },
     });
     const changeContext = {
       ...(context.causedBy && { causedBy: context.causedBy }),
       ...(before && before.status !== ticket.status && { statusFrom: before.status }),
     };
-    await this.outbox.record(writes, ticketEvent(action, ticket, tags.to, now), routingKeyOf(action), trace, changeContext);
+    await this.outbox.record(writes, ticketEvent(action, ticket, tags, now), routingKeyOf(action), trace, changeContext);
   }
 }

@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Tags (docs/api.md#tags): one row per ticket and tag. The primary key (tag, ticket_id) is the list of a tag's tickets
  * in id order, which a list filtered by tags reads from (ticket-query-sql.ts) and the tags in use are counted from;
- * (ticket_id, tag) gives a ticket's tags. Binary collation: tags are stored in canonical form (src/tags/tags.ts).
+ * (ticket_id), with the primary key InnoDB adds to it, gives a ticket's tags. Binary collation: tags are stored in canonical form (src/tags/tags.ts).
  */
 export class TicketTags1763900026000 implements MigrationInterface {
   name = 'TicketTags1763900026000';
@@ -14,7 +14,7 @@ export class TicketTags1763900026000 implements MigrationInterface {
         tag varchar(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
         ticket_id bigint NOT NULL,
         PRIMARY KEY (tag, ticket_id),
-        UNIQUE INDEX uq_ticket_tags_ticket (ticket_id, tag),
+        INDEX idx_ticket_tags_ticket (ticket_id),
         CONSTRAINT fk_ticket_tags_ticket FOREIGN KEY (ticket_id) REFERENCES tickets (id) ON DELETE CASCADE
       ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
   }

@@ -10,7 +10,7 @@ import { readLimit } from '../../common/paging/page-limit.js';
 import { type CursorPosition, decodeCursor } from './ticket-cursor.js';
 import { type SearchTerm, searchTerms } from './ticket-search.js';
 import { DEFAULT_SORT, parseSort, sortFields, type SortKey } from './ticket-sort.js';
-import { canonicalTags, TAG_RULE } from '../../tags/tags.js';
+import { canonicalTags, TAG_RULE, TAGS_MAX } from '../../tags/tags.js';
 
 export interface TicketFilters {
   statuses: TicketStatus[];
@@ -142,7 +142,10 @@ function readFilters(params: QueryParameters, sla: boolean): { filters: TicketFi
         : params.list(name);
     if (items.length === 0) continue;
     const tags = canonicalTags(items);
-    if (tags === undefined) {
+    if (tags !== undefined && tags.length > TAGS_MAX) {
+      // No ticket carries more: a longer list could only make a costly query.
+      params.problem(name, 'Size', 'java.lang.String', `At most ${TAGS_MAX} tags`, items.join(','), [TAGS_MAX, 1]);
+    } else if (tags === undefined) {
       params.problem(name, 'typeMismatch', 'java.lang.String', `Tags separated by commas, each of ${TAG_RULE}`, items.join(','));
     } else {
       filters[name] = tags;

@@ -164,6 +164,7 @@ export class TicketsV2Controller {
     const parts = {
       ccEmails: patch.ccEmails === undefined ? undefined : canonicalCcEmails(patch.ccEmails),
       tags: tags && (() => tags),
+      objectName: 'ticketV2Patch',
     };
     return this.oneWithSla(response, await this.tickets.patch(id, patch, ifMatch, writeContext(http), parts), viewerOf(http));
   }
