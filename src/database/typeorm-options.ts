@@ -22,6 +22,7 @@ import { OneChangeLog1763900023000 } from './migrations/1763900023000-OneChangeL
 import { RequestersAndOrganizations1763900024000 } from './migrations/1763900024000-RequestersAndOrganizations.js';
 import { EmailChannel1763900025000 } from './migrations/1763900025000-EmailChannel.js';
 import { TicketTags1763900026000 } from './migrations/1763900026000-TicketTags.js';
+import { CustomFields1763900027000 } from './migrations/1763900027000-CustomFields.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -64,6 +65,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       RequestersAndOrganizations1763900024000,
       EmailChannel1763900025000,
       TicketTags1763900026000,
+      CustomFields1763900027000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; there is no other way they run.

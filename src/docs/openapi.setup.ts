@@ -80,6 +80,7 @@ const TAGS: Array<[name: string, description: string]> = [
   ['attachments v2', "Version 2: a ticket's files, streamed in and out, problem+json errors"],
   ['changes v2', 'Every committed change of every ticket, in order, from a cursor: pages, long-poll or Server-Sent Events'],
   ['webhooks v2', 'Signed webhook endpoints (Standard Webhooks 1.0), their deliveries and replays'],
+  ['fields v2', "Custom fields: their definitions (a ticket's values are set through tickets v2)"],
   ['tags v2', "The tags in use, for autocomplete (a ticket's tags are set through tickets v2)"],
   ['organizations v2', "Organizations: their domains and members, and whether members share each other's tickets (requester tokens)"],
   ['email v2', 'Mail handed in by an MTA or an inbound hook, and the notifications mailed about a ticket'],

@@ -43,12 +43,12 @@ export class HistoryRepository {
 }
 
 /** What v2 tickets have and v1's know nothing of: a change of them is left out of a v1 entry. */
-const V2_ONLY_CHANGES: readonly string[] = ['ccEmails', 'tags'];
+const v2Only = (part: string) => part === 'ccEmails' || part === 'tags' || part.startsWith('fields.');
 
-/** An entry as v1 shows it: without changes of what v1 knows nothing of (participants, tags). */
+/** An entry as v1 shows it: without changes of what v1 knows nothing of (participants, tags, custom fields). */
 export function v1HistoryEntry(entry: HistoryEntryResponse): HistoryEntryResponse {
-  if (!V2_ONLY_CHANGES.some((part) => part in entry.changes)) return entry;
-  return { ...entry, changes: Object.fromEntries(Object.entries(entry.changes).filter(([part]) => !V2_ONLY_CHANGES.includes(part))) };
+  if (!Object.keys(entry.changes).some(v2Only)) return entry;
+  return { ...entry, changes: Object.fromEntries(Object.entries(entry.changes).filter(([part]) => !v2Only(part))) };
 }
 
 /** An entry's JSON as v1's streamed list writes it in its array, as res.json would (see v1HistoryEntry, sendJsonArray). */

@@ -1,5 +1,5 @@
 /** The parts of a ticket that only the later channels carry: the change feed, webhooks and the later routing keys. */
-export const LATER_TICKET_PARTS = ['tags'] as const;
+export const LATER_TICKET_PARTS = ['tags', 'fields'] as const;
 
 /**
  * A CREATED or UPDATED event as the v1 routing key has always carried it, byte for byte (decision 26): its ticket

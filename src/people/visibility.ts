@@ -93,16 +93,20 @@ export function visibleChanges(viewer: RequesterViewer): SqlFragment {
   };
 }
 
-/** What of a ticket is the desk's alone: its tags (docs/api.md#tags). A requester's answers, feed and history leave it out. */
-const DESK_ONLY_PARTS: readonly string[] = ['tags'];
+/**
+ * What of a ticket is the desk's alone: its tags and custom field values (docs/api.md#tags, #custom-fields). A
+ * requester's answers, feed and history leave them out.
+ */
+const DESK_ONLY_PARTS: readonly string[] = ['tags', 'fields'];
+const deskOnly = (part: string) => DESK_ONLY_PARTS.includes(part) || part.startsWith('fields.');
 
 /** The ticket (a body or an event's) as the viewer may see it: for a requester, without the desk's parts. */
 export function ticketSeenBy<T extends object>(viewer: Viewer | undefined, ticket: T): T {
-  if (!viewer || viewer.kind !== 'requester' || !DESK_ONLY_PARTS.some((part) => part in ticket)) return ticket;
-  return Object.fromEntries(Object.entries(ticket).filter(([part]) => !DESK_ONLY_PARTS.includes(part))) as T;
+  if (!viewer || viewer.kind !== 'requester' || !Object.keys(ticket).some(deskOnly)) return ticket;
+  return Object.fromEntries(Object.entries(ticket).filter(([part]) => !deskOnly(part))) as T;
 }
 
-/** A history entry's changes as the viewer may see them: for a requester, none of the desk's parts. */
+/** A history entry's changes as the viewer may see them: for a requester, none of the desk's parts (nor `fields.<key>`). */
 export function changesSeenBy<T extends Record<string, unknown>>(viewer: Viewer, changes: T): T {
   return ticketSeenBy(viewer, changes);
 }

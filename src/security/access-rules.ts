@@ -12,6 +12,8 @@ export const SCOPES = {
   organizations: 'organizations.manage',
   /** Handing in raw mail (POST /api/v2/inbound-email): what an MTA's pipe or a provider's hook holds, nothing more. */
   mailInbound: 'mail.inbound',
+  /** Defining custom fields (reading their definitions needs only a ticket scope). */
+  fields: 'fields.manage',
 } as const;
 
 /** Whether a token's scopes make it a requester's: tickets.requester without either agent scope. */
@@ -23,6 +25,7 @@ export function isRequesterToken(scopes: readonly string[]): boolean {
 const WEBHOOKS = /^\/api\/v2\/webhooks(?:\/|$)/i;
 const ORGANIZATIONS = /^\/api\/v2\/organizations(?:\/|$)/i;
 const INBOUND_EMAIL = /^\/api\/v2\/inbound-email\/?$/i;
+const FIELDS = /^\/api\/v2\/fields(?:\/|$)/i;
 
 /** What a requester token may read: the ticket lists, each ticket with its sub-resources (the gate decides which), the change feed. */
 const REQUESTER_READS = /^\/api\/(?:(?:v2\/)?tickets(?:\/|$)|v2\/changes\/?$)/i;
@@ -52,7 +55,7 @@ export interface ScopeRequirement {
 /**
  * The one place that says what a request needs (Spring's authorizeHttpRequests), deny by default: every path but
  * the anonymous ones needs a token, /api/v2/webhooks `webhooks.manage` and /api/v2/organizations `organizations.manage`
- * for every method, /api/v2/inbound-email `mail.inbound`, writes (POST, PUT, PATCH, DELETE) `tickets.write`, anything else `tickets.read` or `tickets.write`.
+ * for every method, /api/v2/inbound-email `mail.inbound`, writes of /api/v2/fields `fields.manage` (its reads also a ticket scope), writes (POST, PUT, PATCH, DELETE) `tickets.write`, anything else `tickets.read` or `tickets.write`.
  * `tickets.requester` admits the reads of tickets and their sub-resources and the writes of REQUESTER_WRITES, no more
  * (what it then sees and may change: src/people/). Undefined: no token needed.
  */
@@ -62,6 +65,11 @@ export function requiredScopes(method: string, path: string): ScopeRequirement |
   if (ORGANIZATIONS.test(path)) return { anyOf: [SCOPES.organizations], name: SCOPES.organizations };
   if (INBOUND_EMAIL.test(path)) return { anyOf: [SCOPES.mailInbound], name: SCOPES.mailInbound };
   const verb = method.toUpperCase();
+  if (FIELDS.test(path)) {
+    return WRITE_METHODS.has(verb)
+      ? { anyOf: [SCOPES.fields], name: SCOPES.fields }
+      : { anyOf: [SCOPES.fields, SCOPES.read, SCOPES.write], name: SCOPES.read };
+  }
   if (WRITE_METHODS.has(verb)) {
     const requester = REQUESTER_WRITES.some(([allowed, pattern]) => allowed === verb && pattern.test(path));
     return { anyOf: requester ? [SCOPES.write, SCOPES.requester] : [SCOPES.write], name: SCOPES.write };

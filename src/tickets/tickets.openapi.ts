@@ -106,6 +106,11 @@ const malformedJson = (path: string): ErrorExample => ({
   }),
 });
 
+/** The custom field filters, whose names depend on the fields defined (GET /api/v2/fields). */
+const FIELD_FILTERS =
+  'Custom fields filter by `field.<key>=a,b` (any of; text, enum, boolean, multi_enum) and `field.<key>.gte=` / `field.<key>.lt=` ' +
+  '(number, date); an unknown field or a value its definition cannot hold is a 400 naming the parameter (docs/api.md#custom-fields).';
+
 const EXAMPLE_ETAG = ticketEtag({ id: 42, updatedAt: new Date('2026-11-22T20:37:14.123Z') });
 
 /** The ETag header of a response that carries one ticket. */
@@ -273,14 +278,16 @@ export function ticketsApi(version: QueryDialect) {
               description:
                 'All matching tickets in a plain array, in ascending id order unless `sort` says otherwise. Filters combine (AND), ' +
                 'except that `requesterEmail` is ignored when `status` is given. With `limit`, one page at a time: the Link header ' +
-                'leads to the next page and X-Total-Count gives the number of matches.',
+                'leads to the next page and X-Total-Count gives the number of matches. ' +
+                FIELD_FILTERS,
             })
           : ApiOperation({
               operationId: operationId('listTickets'),
               summary: 'List tickets, a page at a time',
               description:
                 'One page of the matching tickets, in ascending id order unless `sort` says otherwise. Every filter ANDs with the ' +
-                'others; an unknown parameter is a 400. `nextCursor` (and the Link header) lead to the next page.',
+                'others; an unknown parameter is a 400. `nextCursor` (and the Link header) lead to the next page. ' +
+                FIELD_FILTERS,
             }),
         ApiTicketQueryParameters(version),
         version === 'v1'

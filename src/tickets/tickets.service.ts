@@ -29,7 +29,7 @@ import type { AppConfig } from '../config/app-config.js';
 import type { TicketWorkflow } from '../config/tickets-config.js';
 import { TicketWriteHooks } from './ticket-write-hooks.js';
 import type { SqlStatement } from './query/ticket-query-sql.js';
-import { DESK, isRequester, type Viewer } from '../common/context/viewer.js';
+import { DESK, isRequester, type RequesterViewer, type Viewer } from '../common/context/viewer.js';
 import { visibleTicketIds } from '../people/visibility.js';
 import { TicketAccessRepository } from '../people/ticket-access.repository.js';
 import { ParticipantsRepository } from '../people/participants.repository.js';
@@ -37,6 +37,11 @@ import { assertRequesterCreate, assertRequesterPatch, requesterMayNot } from '..
 import { TagsRepository } from '../tags/tags.repository.js';
 import { assertTagCount, changedTags } from '../tags/tags.js';
 import { ticketSeenBy } from '../people/visibility.js';
+import { FieldsService, invalidFields } from '../fields/fields.service.js';
+import { resolveFieldFilters } from '../fields/field-filters.js';
+import { FieldValuesRepository } from '../fields/field-values.repository.js';
+import type { StoredDefinition } from '../fields/field-definitions.repository.js';
+import { applyFieldValues, type FieldValue, type FieldValues, sameValue } from '../fields/field-values.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -47,11 +52,16 @@ export interface TicketPage {
   total: number | null;
 }
 
-/** What a v2 create sets beyond v1's fields, in canonical form: its participants and its tags. */
+/** What a v2 create sets beyond v1's fields: its participants and tags (in canonical form), and its custom field values. */
 export interface NewTicketParts {
   ccEmails: string[];
   tags: string[];
+  /** The body's `fields`, which the definitions check (null: none). Absent (a mail's ticket): none, and none is required. */
+  fields?: unknown;
 }
+
+/** A v2 create's parts once checked: its custom field values by key. */
+type CheckedParts = NewTicketParts & { fields: FieldValues };
 
 /** What a v2 update does beyond v1's fields; a part absent stays as it is. */
 export interface TicketPartsWrite {
@@ -59,7 +69,9 @@ export interface TicketPartsWrite {
   ccEmails?: string[];
   /** The ticket's tags after the write, from those it has: a list given replaces them, the tags endpoint adds and removes. */
   tags?: (current: string[]) => string[];
-  /** The request body's object name, for a 400 naming its tags (`ticketV2Request` unless said). */
+  /** The body's `fields` and how they apply: a replacement (PUT) or a merge patch (PATCH). */
+  fields?: { given: unknown; write: 'replace' | 'patch' };
+  /** The request body's object name, for a 400 naming its tags or fields (`ticketV2Request` unless said). */
   objectName?: string;
 }
 
@@ -67,8 +79,14 @@ export interface TicketPartsWrite {
  * The ticket as a v2 answer (and its stored replay) shows it to the writer: with its participants and tags, but no
  * tags for a requester (src/people/visibility.ts); as it is for v1 (no parts).
  */
-function withParts(ticket: TicketResponse, parts: NewTicketParts | undefined, context: WriteContext): TicketResponse {
+function withParts(ticket: TicketResponse, parts: CheckedParts | undefined, context: WriteContext): TicketResponse {
   return parts === undefined ? ticket : ticketSeenBy(context.viewer, { ...ticket, ...parts } as TicketResponse);
+}
+
+/** Each field whose value differs, as a history entry names it: `fields.<key>` from the old value to the new (null: none). */
+function fieldChanges(before: FieldValues, after: FieldValues): Record<string, FieldChange<FieldValue | null>> {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => !sameValue(before[key], after[key]));
+  return Object.fromEntries(keys.map((key) => [`fields.${key}`, { from: before[key] ?? null, to: after[key] ?? null }]));
 }
 
 /** The tickets a requester sees (the one rule, src/people/visibility.ts); undefined for the desk, which sees all. */
@@ -76,17 +94,20 @@ function visibleTo(viewer: Viewer): SqlStatement | undefined {
   return isRequester(viewer) ? visibleTicketIds(viewer) : undefined;
 }
 
-/** Tags are the desk's: a requester, who never sees them, cannot find tickets by them either. */
+/** Tags and custom fields are the desk's: a requester, who never sees them, cannot find tickets by them either. */
 function assertViewerMayFilter(query: TicketQuery, viewer: Viewer): void {
-  if (isRequester(viewer) && (query.filters.tags || query.filters.anyTags)) throw requesterMayNot("filter by tags: they are the desk's");
+  const { tags, anyTags, fields } = query.filters;
+  if (isRequester(viewer) && (tags || anyTags || fields)) throw requesterMayNot("filter by tags or custom fields: they are the desk's");
 }
 
 /** A create as its request hands it to the transaction that writes it, maybe with those of other requests. */
 interface NewTicket extends NewTicketRow {
   context: WriteContext;
   trace: TraceHeaders | undefined;
-  /** Its participants and tags (v2); undefined for a v1 create, whose answer never shows them. */
-  parts?: NewTicketParts;
+  /** Its participants, tags and field values (v2); undefined for a v1 create, whose answer never shows them. */
+  parts?: CheckedParts;
+  /** The custom fields its values were checked by. */
+  definitions: StoredDefinition[];
 }
 
 /**
@@ -109,6 +130,8 @@ export class TicketsService {
     private readonly access: TicketAccessRepository,
     private readonly participants: ParticipantsRepository,
     private readonly tags: TagsRepository,
+    private readonly fields: FieldsService,
+    private readonly fieldValues: FieldValuesRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
@@ -121,14 +144,32 @@ export class TicketsService {
    * answer) carries them. Without them (v1), neither does.
    */
   async create(request: TicketRequest, context: WriteContext = anonymousWrite(), parts?: NewTicketParts): Promise<TicketResponse> {
-    if (context.viewer && isRequester(context.viewer)) {
-      assertRequesterCreate(context.viewer, request);
+    const requester = context.viewer && isRequester(context.viewer);
+    if (requester) {
+      assertRequesterCreate(context.viewer as RequesterViewer, request);
       if (parts?.ccEmails.length) throw requesterMayNot('name participants (ccEmails): agents set them');
       if (parts?.tags.length) throw requesterMayNot('tag a ticket: agents tag them');
+      if (parts?.fields && Object.keys(parts.fields).length > 0) throw requesterMayNot('set custom fields: agents set them');
     }
     if (parts) assertTagCount(parts.tags, 'ticketV2Request');
+    const definitions = await this.fields.definitions();
+    let values: FieldValues = {};
+    // A requester's ticket, and a mail's, are opened before an agent has seen them: no field is required of them.
+    if (parts && parts.fields !== undefined && !requester) {
+      const checked = applyFieldValues(definitions, parts.fields, 'create');
+      if (!checked.values) throw invalidFields('ticketV2Request', checked.problems);
+      values = checked.values;
+    }
     const now = new Date();
-    return this.creates.write({ fields: newTicket(request, now), now, context, trace: currentTraceContext(), parts });
+    const checkedParts = parts && { ...parts, fields: values };
+    return this.creates.write({
+      fields: newTicket(request, now),
+      now,
+      context,
+      trace: currentTraceContext(),
+      parts: checkedParts,
+      definitions,
+    });
   }
 
   private insertAll(pending: NewTicket[]): Promise<TicketResponse[]> {
@@ -136,14 +177,18 @@ export class TicketsService {
       const tickets = await this.tickets.insertAll(transaction, pending);
       await this.tickets.insertWords(transaction.later, tickets);
       for (const [i, ticket] of tickets.entries()) {
-        const { context, now, trace, parts } = pending[i];
+        const { context, now, trace, parts, definitions } = pending[i];
         const ccEmails = parts?.ccEmails ?? [];
         const tags = parts?.tags ?? [];
+        const fields = parts?.fields ?? {};
         if (ccEmails.length > 0) await this.participants.replace(transaction.later, ticket.id, ccEmails);
         if (tags.length > 0) await this.tags.change(transaction.later, ticket.id, [], tags);
+        await this.fieldValues.change(transaction.later, ticket.id, definitions, {}, fields);
         await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace, {
           tags,
+          fields,
           ...(tags.length > 0 && { tagsChanged: { from: [], to: tags } }),
+          fieldsChanged: fieldChanges({}, fields),
           ...(ccEmails.length > 0 && { ccEmails: { from: [], to: ccEmails } }),
         });
         await this.hooks.ticketCreated(transaction.later, ticket, now);
@@ -161,8 +206,9 @@ export class TicketsService {
    * statements rather than both; the two are not one snapshot, so a write in between can make them differ by it.
    * A search with prefix words first checks that none of them matches too many words (search-prefix-bound.ts).
    */
-  async list(query: TicketQuery, viewer: Viewer = DESK): Promise<TicketPage> {
-    assertViewerMayFilter(query, viewer);
+  async list(listed: TicketQuery, viewer: Viewer = DESK): Promise<TicketPage> {
+    assertViewerMayFilter(listed, viewer);
+    const query = await this.withFieldConditions(listed);
     const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
     if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
     const visible = visibleTo(viewer);
@@ -180,11 +226,20 @@ export class TicketsService {
    * Every ticket an unpaged query selects, as a stream of rows opened at the first (see Database.stream):
    * the request's deadline bounds the prefix check and the wait for the first row, not the rest.
    */
-  async stream(query: TicketQuery, viewer: Viewer = DESK): Promise<TicketJsonRows> {
-    assertViewerMayFilter(query, viewer);
+  async stream(listed: TicketQuery, viewer: Viewer = DESK): Promise<TicketJsonRows> {
+    assertViewerMayFilter(listed, viewer);
+    const query = await this.withFieldConditions(listed);
     const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
     if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
     return this.tickets.stream(query, visibleTo(viewer));
+  }
+
+  /** The query with its custom field filters checked by the definitions (400 naming each bad one). */
+  private async withFieldConditions(query: TicketQuery): Promise<TicketQuery> {
+    if (!query.filters.fields) return query;
+    const { resolved, problems } = resolveFieldFilters(await this.fields.definitions(), query.filters.fields);
+    if (problems.length > 0) throw invalidFields('ticketQuery', problems);
+    return { ...query, filters: { ...query.filters, fieldConditions: resolved } };
   }
 
   /** By id, read in batches with the reads of other requests (see BatchedLookup). */
@@ -256,6 +311,7 @@ export class TicketsService {
     parts?: TicketPartsWrite,
   ): Promise<TicketResponse> {
     const now = new Date();
+    const definitions = await this.fields.definitions();
     const ticket = await this.database.transaction(async (transaction) => {
       // The row lock serialises concurrent updates of one ticket, so resolvedAt is set once, the workflow
       // judges each move from the status the previous one committed, and the ticket's events are recorded
@@ -270,13 +326,16 @@ export class TicketsService {
       await this.hooks.ticketUpdated(transaction, current, updated, now);
       const cc = parts && (await this.writeParticipants(transaction, id, parts.ccEmails));
       const tags = await this.writeTags(transaction, id, parts);
+      const fields = await this.writeFields(transaction, id, definitions, parts);
       await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now, undefined, {
         tags: tags.now,
+        fields: fields.now,
         ...(tags.changed && { tagsChanged: tags.changed }),
+        fieldsChanged: fields.changed,
         ...(cc?.changed && { ccEmails: cc.changed }),
       });
       await context.recordWith?.(transaction, { ticketId: updated.id });
-      const answer = withParts(updated, cc && { ccEmails: cc.now, tags: tags.now }, context);
+      const answer = withParts(updated, cc && { ccEmails: cc.now, tags: tags.now, fields: fields.now }, context);
       await this.idempotency.finishUpdated(transaction, context.idempotency, answer, ticketEtag(updated));
       return answer;
     });
@@ -295,9 +354,10 @@ export class TicketsService {
       const last = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, last);
       const tags = (await this.tags.of([last.id], transaction)).get(last.id) ?? [];
+      const fields = (await this.fieldValues.of([last.id], await this.fields.definitions(), transaction)).get(last.id) ?? {};
       await this.tickets.delete(transaction.later, id);
       await this.hooks.ticketDeleted(transaction, id);
-      await this.outbox.record(transaction.later, ticketEvent('DELETED', last, tags, now), routingKeyOf('DELETED'));
+      await this.outbox.record(transaction.later, ticketEvent('DELETED', last, { tags, fields }, now), routingKeyOf('DELETED'));
     });
   }
 
@@ -331,6 +391,24 @@ export class TicketsService {
     return { now: after, changed: { from: before, to: after } };
   }
 
+  /**
+   * Applies the write's custom field values, if any, checked by their definitions: what they are now, and the change of
+   * each field that changed (`fields.<key>`). Read even without any, for the event.
+   */
+  private async writeFields(
+    transaction: Queryable,
+    id: string,
+    definitions: StoredDefinition[],
+    parts?: TicketPartsWrite,
+  ): Promise<{ now: FieldValues; changed: Record<string, FieldChange<FieldValue | null>> }> {
+    const before = (await this.fieldValues.of([Number(id)], definitions, transaction)).get(Number(id)) ?? {};
+    if (parts?.fields === undefined) return { now: before, changed: {} };
+    const checked = applyFieldValues(definitions, parts.fields.given, parts.fields.write, before);
+    if (!checked.values) throw invalidFields(parts.objectName ?? 'ticketV2Request', checked.problems);
+    await this.fieldValues.change(transaction, id, definitions, before, checked.values);
+    return { now: checked.values, changed: fieldChanges(before, checked.values) };
+  }
+
   private async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse> {
     const ticket = await this.tickets.findForUpdate(transaction, id);
     if (!ticket) throw ticketNotFound(id);
@@ -346,9 +424,15 @@ export class TicketsService {
     ticket: TicketResponse,
     now: Date,
     trace = currentTraceContext(),
-    lists: { tags: string[]; tagsChanged?: FieldChange<string[]>; ccEmails?: FieldChange<string[]> },
+    lists: {
+      tags: string[];
+      fields: FieldValues;
+      tagsChanged?: FieldChange<string[]>;
+      fieldsChanged: Record<string, FieldChange<FieldValue | null>>;
+      ccEmails?: FieldChange<string[]>;
+    },
   ): Promise<void> {
-    const { tags, tagsChanged, ccEmails } = lists;
+    const { tags, fields, tagsChanged, fieldsChanged, ccEmails } = lists;
     await this.history.record(writes, {
       ticketId: ticket.id,
       occurredAt: now,
@@ -358,12 +442,13 @@ export class TicketsService {
         ...ticketChanges(before, ticket),
         ...(ccEmails && { ccEmails }),
         ...(tagsChanged && { tags: tagsChanged }),
+        ...fieldsChanged,
       },
     });
     const changeContext = {
       ...(context.causedBy && { causedBy: context.causedBy }),
       ...(before && before.status !== ticket.status && { statusFrom: before.status }),
     };
-    await this.outbox.record(writes, ticketEvent(action, ticket, tags, now), routingKeyOf(action), trace, changeContext);
+    await this.outbox.record(writes, ticketEvent(action, ticket, { tags, fields }, now), routingKeyOf(action), trace, changeContext);
   }
 }

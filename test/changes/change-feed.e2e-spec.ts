@@ -68,15 +68,15 @@ describe('Change feed', () => {
 
     const [created, updated, commented, deleted] = walker.forTicket(first.id);
     expect(Object.keys(created)).toEqual(['cursor', 'eventId', 'eventType', 'occurredAt', 'ticketId', 'ticket', 'data']);
-    // The feed's ticket carries its tags; RabbitMQ's v1 key leaves them out.
-    expect(created.ticket).toEqual({ ...first, tags: [] });
+    // The feed's ticket carries its tags and custom fields; RabbitMQ's v1 key leaves them out.
+    expect(created.ticket).toEqual({ ...first, tags: [], fields: {} });
     expect(updated.ticket).toMatchObject({ id: first.id, status: 'IN_PROGRESS' });
     expect(created.data).toEqual({
       eventId: created.eventId,
       eventType: 'CREATED',
       occurredAt: created.occurredAt,
       ticketId: first.id,
-      ticket: { ...first, tags: [] },
+      ticket: { ...first, tags: [], fields: {} },
     });
     expect(commented.ticket).toBeNull();
     expect(commented.data.comment).toEqual(comment);

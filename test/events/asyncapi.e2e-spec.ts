@@ -235,7 +235,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       const http: Json = openapi.components.schemas.TicketResponse;
       const event: Json = document.components().schemas().get('Ticket')!.json();
       // And its tags, as a v2 ticket shows them (never on ticket.routing.key).
-      expect(Object.keys(event.properties)).toEqual([...Object.keys(http.properties), 'tags']);
+      expect(Object.keys(event.properties)).toEqual([...Object.keys(http.properties), 'tags', 'fields']);
       expect(event.properties.tags.type).toBe(openapi.components.schemas.TicketV2Response.properties.tags.type);
       expect(event.required).toEqual(http.required);
       expect(event.properties.status.enum).toEqual(openapi.components.schemas.TicketStatus.enum);

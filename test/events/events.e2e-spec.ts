@@ -120,7 +120,7 @@ describe('Ticket events on RabbitMQ', () => {
       eventType: 'DELETED',
       occurredAt: expect.stringMatching(ISO_UTC_MILLIS),
       ticketId: created.id,
-      ticket: { ...last, tags: [] },
+      ticket: { ...last, tags: [], fields: {} },
     });
     expect(deletion.fields).toMatchObject({ exchange: process.env.RABBITMQ_EXCHANGE, routingKey: 'ticket.deleted' });
     expect(deletion.properties).toMatchObject({

@@ -139,6 +139,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       const [id] = contract.operation('get', ONE).parameters!;
       expect(id).toMatchObject({ name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int64', minimum: 1 } });
       const listParameters = [
+        'anyTags',
         'assignedTo',
         'createdAfter',
         'createdBefore',
@@ -151,6 +152,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         'slaDueBefore',
         'sort',
         'status',
+        'tags',
         'total',
         'updatedAfter',
         'updatedBefore',
@@ -177,6 +179,8 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       expect(Object.keys(v1.paths).some((path) => path.startsWith('/api/v2'))).toBe(false);
       expect(Object.keys(v2.paths).sort()).toEqual([
         '/api/v2/changes',
+        '/api/v2/fields',
+        '/api/v2/fields/{key}',
         '/api/v2/inbound-email',
         '/api/v2/organizations',
         '/api/v2/organizations/{id}',

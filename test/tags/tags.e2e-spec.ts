@@ -42,7 +42,7 @@ describe('Tags', () => {
     expect(await tagsOf(ticket.id)).toEqual(ticket.tags);
     const v1 = (await testApp.http.get(`/api/tickets/${ticket.id}`).expect(200)).body;
     expect(v1).not.toHaveProperty('tags');
-    const { ccEmails: _cc, tags: _tags, ...v1Fields } = ticket;
+    const { ccEmails: _cc, tags: _tags, fields: _fields, ...v1Fields } = ticket;
     expect(v1).toEqual(v1Fields);
     const listed = (await testApp.http.get(`/api/v2/tickets?tags=vpn,site:berlin&limit=5`).expect(200)).body.items;
     expect(listed.find((item: Json) => item.id === ticket.id).tags).toEqual(ticket.tags);
@@ -211,7 +211,7 @@ describe('Tags', () => {
     await consumer.waitFor(() => consumer.forTicket(ticket.id).length === 3);
     for (const [i, message] of consumer.forTicket(ticket.id).entries()) {
       const event = walker.forTicket(ticket.id)[i].data;
-      const { tags: _tags, ...v1Ticket } = event.ticket;
+      const { tags: _tags, fields: _fields, ...v1Ticket } = event.ticket;
       // The bytes v1 has always had: the event as recorded, its ticket without tags.
       expect(message.content.toString('utf8')).toBe(JSON.stringify({ ...event, ticket: v1Ticket }));
     }

@@ -76,7 +76,7 @@ describe('Webhook delivery', () => {
         const published = message.content.toString('utf8');
         const data =
           message.fields.routingKey === 'ticket.routing.key'
-            ? JSON.stringify({ ...JSON.parse(published), ticket: { ...JSON.parse(published).ticket, tags: [] } })
+            ? JSON.stringify({ ...JSON.parse(published), ticket: { ...JSON.parse(published).ticket, tags: [], fields: {} } })
             : published;
         expect(request.body).toBe(`{"type":"${request.json.type}","timestamp":"${request.json.timestamp}","data":${data}}`);
       }

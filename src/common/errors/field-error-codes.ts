@@ -27,6 +27,8 @@ export const FIELD_ERROR_CODES = [
   'CcEmails',
   /** v2: `tags` (or `add`, `remove`) that are not a list of tags. */
   'Tags',
+  /** v2: a custom field's value its definition refuses (`fields.<key>`), or a member of a definition that does not fit. */
+  'InvalidValue',
 ] as const;
 
 export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];

@@ -25,7 +25,7 @@ export class QueryParameters {
   readonly problems: QueryProblem[] = [];
 
   constructor(
-    private readonly raw: Record<string, unknown>,
+    readonly raw: Record<string, unknown>,
     readonly dialect: QueryDialect,
     known: readonly string[],
     /** The object the field errors name (Spring's objectName). */
@@ -59,6 +59,12 @@ export class QueryParameters {
     return this.all(name)
       .flatMap((value) => value.split(','))
       .filter((item) => item !== '');
+  }
+
+  /** A comma-separated list in both versions (v1 takes the first of a repeated parameter, as for any other). */
+  commaList(name: string): string[] {
+    const values = this.dialect === 'v1' ? [this.single(name)].filter((value) => value !== undefined) : this.all(name);
+    return values.flatMap((value) => value.split(',')).filter((item) => item !== '');
   }
 
   problem(

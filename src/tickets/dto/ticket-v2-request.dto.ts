@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { CC_EMAILS_MAX, IsCcEmails } from '../../people/cc-emails.js';
 import { IsTags, TAG_MAX_LENGTH, TAGS_MAX } from '../../tags/tags.js';
+import { FIELD_VALUES_SCHEMA, IsFieldValues } from '../../fields/field-values.js';
 import { TicketPatch } from './ticket-patch.dto.js';
 import { TicketRequest } from './ticket-request.dto.js';
 
@@ -34,6 +35,15 @@ export class TicketV2Request extends TicketRequest {
   @tagsProperty('Absent or null: none')
   @IsTags()
   tags?: string[] | null;
+
+  @ApiPropertyOptional({
+    ...FIELD_VALUES_SCHEMA,
+    description:
+      'Custom field values by key (GET /api/v2/fields); every required field needs one. Absent or null: none. Set by agents only',
+    nullable: true,
+  })
+  @IsFieldValues()
+  fields?: Record<string, unknown> | null;
 }
 
 /** Body of v2 PATCH: v1's fields, the participants and the tags (a list replaces them; null: none; absent: unchanged). */
@@ -45,4 +55,12 @@ export class TicketV2Patch extends TicketPatch {
   @tagsProperty('A list replaces them; null: none; absent: unchanged')
   @IsTags()
   tags?: string[] | null;
+
+  @ApiPropertyOptional({
+    ...FIELD_VALUES_SCHEMA,
+    description: 'Custom field values by key, as a merge patch: a value replaces, null removes, absent keeps; null: none at all',
+    nullable: true,
+  })
+  @IsFieldValues()
+  fields?: Record<string, unknown> | null;
 }

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { FIELD_VALUES_SCHEMA } from '../../fields/field-values.js';
 import { TicketResponse } from './ticket-response.dto.js';
 
 export class TicketSlaSummaryResponse {
@@ -26,6 +27,13 @@ export class TicketV2Response extends TicketResponse {
     example: ['network', 'site:berlin'],
   })
   tags?: string[];
+
+  @ApiPropertyOptional({
+    ...FIELD_VALUES_SCHEMA,
+    description:
+      "Custom field values by key (a field without a value is absent); shown to agents (a requester token's answers leave them out)",
+  })
+  fields?: Record<string, unknown>;
 
   @ApiPropertyOptional({
     description: 'Only when SLA clocks are on (docs/sla.md); the ETag of a body with it also names the summary, which If-Match ignores',

@@ -27,8 +27,8 @@ interface EventEnvelope<T extends AnyTicketEventType> {
   ticketId: number;
 }
 
-/** A ticket as its events carry it: v1's fields, then its tags. */
-export type EventTicket = TicketResponse & { tags: string[] };
+/** A ticket as its events carry it: v1's fields, then its tags and its custom field values. */
+export type EventTicket = TicketResponse & { tags: string[]; fields: Record<string, unknown> };
 
 /**
  * The message recorded after a write: the ticket exactly as the write left it (for DELETED, its last state), with its
@@ -48,8 +48,19 @@ export interface AttachmentEvent extends EventEnvelope<'ATTACHMENT_ADDED' | 'ATT
   attachment: object;
 }
 
-export function ticketEvent(eventType: TicketEventType | 'DELETED', ticket: TicketResponse, tags: string[], occurredAt: Date): TicketEvent {
-  return { eventId: randomUUID(), eventType, occurredAt, ticketId: ticket.id, ticket: { ...ticket, tags } };
+export function ticketEvent(
+  eventType: TicketEventType | 'DELETED',
+  ticket: TicketResponse,
+  parts: Pick<EventTicket, 'tags' | 'fields'>,
+  occurredAt: Date,
+): TicketEvent {
+  return {
+    eventId: randomUUID(),
+    eventType,
+    occurredAt,
+    ticketId: ticket.id,
+    ticket: { ...ticket, tags: parts.tags, fields: parts.fields },
+  };
 }
 
 export function commentAddedEvent(ticketId: number, comment: object, occurredAt: Date): CommentEvent {

@@ -174,6 +174,14 @@ function filterConditions(filters: TicketFilters): Condition[] {
     conditions.push({ sql: 'tickets.id IN (SELECT ticket_id FROM ticket_tags WHERE tag = ?)', params: [tag] });
   if (filters.anyTags)
     conditions.push({ sql: 'tickets.id IN (SELECT ticket_id FROM ticket_tags WHERE tag IN (?))', params: [filters.anyTags] });
+  // Each field's values are a range of one index by (field_id, value) (migration CustomFields).
+  for (const field of filters.fieldConditions ?? []) {
+    const compare = field.op === 'in' ? `${field.column} IN (?)` : `${field.column} ${field.op === 'gte' ? '>=' : '<'} ?`;
+    conditions.push({
+      sql: `tickets.id IN (SELECT ticket_id FROM ticket_field_values WHERE field_id = ? AND ${compare})`,
+      params: [field.fieldId, field.op === 'in' ? field.values : field.values[0]],
+    });
+  }
   return conditions;
 }
 

@@ -11,6 +11,7 @@ import { type CursorPosition, decodeCursor } from './ticket-cursor.js';
 import { type SearchTerm, searchTerms } from './ticket-search.js';
 import { DEFAULT_SORT, parseSort, sortFields, type SortKey } from './ticket-sort.js';
 import { canonicalTags, TAG_RULE, TAGS_MAX } from '../../tags/tags.js';
+import type { FieldFilter, ResolvedFieldFilter } from '../../fields/field-filters.js';
 
 export interface TicketFilters {
   statuses: TicketStatus[];
@@ -31,7 +32,14 @@ export interface TicketFilters {
   /** Tags the ticket carries, every one of them (`tags`) or at least one (`anyTags`); canonical and sorted. */
   tags?: string[];
   anyTags?: string[];
+  /** Custom fields (`field.<key>`, `field.<key>.gte`, `field.<key>.lt`), as given: the service checks them by their definitions. */
+  fields?: FieldFilter[];
+  /** The same, once checked by the definitions (TicketsService): what the statement compares. */
+  fieldConditions?: ResolvedFieldFilter[];
 }
+
+/** `field.<key>` and `field.<key>.gte` / `.lt`. */
+const FIELD_PARAMETER = /^field\.([a-z][a-z0-9_]{0,63})(?:\.(gte|lt))?$/;
 
 export interface TicketPageRequest {
   limit: number;
@@ -94,8 +102,9 @@ const DATE_FILTERS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedB
 export function parseTicketQuery(raw: Record<string, unknown>, dialect: QueryDialect, sla = false): TicketQuery {
   // v1 answers an unknown status exactly as it always has, before anything else is looked at.
   if (dialect === 'v1') new TicketStatusFilterPipe().transform(raw.status);
-  const names = sla ? QUERY_PARAMETERS : QUERY_PARAMETERS.filter((name) => !SLA_PARAMETERS.includes(name));
-  const params = new QueryParameters(raw, dialect, names);
+  const known = sla ? QUERY_PARAMETERS : QUERY_PARAMETERS.filter((name) => !SLA_PARAMETERS.includes(name));
+  const fieldParameters = Object.keys(raw).filter((name) => FIELD_PARAMETER.test(name));
+  const params = new QueryParameters(raw, dialect, [...known, ...fieldParameters]);
   const { filters, searchText } = readFilters(params, sla);
   if (dialect === 'v1' && filters.statuses.length > 0) delete filters.requesterEmail;
   const sortText = params.list('sort').join(',');
@@ -132,14 +141,7 @@ function readFilters(params: QueryParameters, sla: boolean): { filters: TicketFi
     }
   }
   for (const name of ['tags', 'anyTags'] as const) {
-    // A comma-separated list in both versions (v1 takes the first of a repeated parameter, as for any other).
-    const items =
-      params.dialect === 'v1'
-        ? (params
-            .single(name)
-            ?.split(',')
-            .filter((item) => item !== '') ?? [])
-        : params.list(name);
+    const items = params.commaList(name);
     if (items.length === 0) continue;
     const tags = canonicalTags(items);
     if (tags !== undefined && tags.length > TAGS_MAX) {
@@ -151,6 +153,15 @@ function readFilters(params: QueryParameters, sla: boolean): { filters: TicketFi
       filters[name] = tags;
     }
   }
+  const fields = Object.keys(params.raw)
+    .sort()
+    .flatMap((name): FieldFilter[] => {
+      const [, key, op] = FIELD_PARAMETER.exec(name) ?? [];
+      if (!key) return [];
+      const values = op ? [params.single(name)].filter((value) => value !== undefined) : params.commaList(name);
+      return values.length > 0 ? [{ key, op: (op ?? 'in') as FieldFilter['op'], values }] : [];
+    });
+  if (fields.length > 0) filters.fields = fields;
   const slaBreached = sla ? params.single('slaBreached') : undefined;
   if (slaBreached === 'true' || slaBreached === 'false') {
     filters.slaBreached = slaBreached === 'true';

@@ -2,6 +2,8 @@ import { isRequester, type Viewer, viewerOf } from '../../common/context/viewer.
 import { canonicalCcEmails } from '../../people/cc-emails.js';
 import { ParticipantsRepository } from '../../people/participants.repository.js';
 import { TagsRepository } from '../../tags/tags.repository.js';
+import { FieldsService } from '../../fields/fields.service.js';
+import { FieldValuesRepository } from '../../fields/field-values.repository.js';
 import { canonicalTags } from '../../tags/tags.js';
 import { TagsChangeRequest } from '../../tags/dto/tags-change-request.dto.js';
 import { TicketV2Patch, TicketV2Request } from '../dto/ticket-v2-request.dto.js';
@@ -57,6 +59,8 @@ export class TicketsV2Controller {
     @Inject(TICKET_SLA_SUMMARIES) private readonly slaSummaries: TicketSlaSummaries,
     private readonly participants: ParticipantsRepository,
     private readonly tags: TagsRepository,
+    private readonly fields: FieldsService,
+    private readonly fieldValues: FieldValuesRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.sla = config.get('sla.enabled', { infer: true });
@@ -66,22 +70,25 @@ export class TicketsV2Controller {
    * The tickets as v2 shows them: with their participants and, to agents, their tags (each read only for the tickets
    * a write did not answer with them already), and their SLA summaries when SLA is on (no statement when off).
    */
-  private async v2Bodies<T extends { id: number; ccEmails?: string[]; tags?: string[] }>(
+  private async v2Bodies<T extends { id: number; ccEmails?: string[]; tags?: string[]; fields?: Record<string, unknown> }>(
     tickets: T[],
     viewer: Viewer,
-  ): Promise<Array<T & Pick<TicketV2Response, 'ccEmails' | 'tags' | 'sla'>>> {
+  ): Promise<Array<T & Pick<TicketV2Response, 'ccEmails' | 'tags' | 'fields' | 'sla'>>> {
     const ids = tickets.map((ticket) => ticket.id);
     const agent = !isRequester(viewer);
-    const unknown = (part: 'ccEmails' | 'tags') => tickets.filter((ticket) => ticket[part] === undefined).map((ticket) => ticket.id);
-    const [participants, tags, summaries] = await Promise.all([
+    const unknown = (part: 'ccEmails' | 'tags' | 'fields') =>
+      tickets.filter((ticket) => ticket[part] === undefined).map((ticket) => ticket.id);
+    const [participants, tags, fields, summaries] = await Promise.all([
       this.participants.of(unknown('ccEmails')),
       agent ? this.tags.of(unknown('tags')) : undefined,
+      agent ? this.fields.definitions().then((definitions) => this.fieldValues.of(unknown('fields'), definitions)) : undefined,
       this.slaSummaries.summaries(ids),
     ]);
-    return tickets.map(({ tags: given, ...ticket }) => ({
+    return tickets.map(({ tags: givenTags, fields: givenFields, ...ticket }) => ({
       ...(ticket as unknown as T),
       ccEmails: ticket.ccEmails ?? participants.get(ticket.id) ?? [],
-      ...(tags && { tags: given ?? tags.get(ticket.id) ?? [] }),
+      ...(tags && { tags: givenTags ?? tags.get(ticket.id) ?? [] }),
+      ...(fields && { fields: givenFields ?? fields.get(ticket.id) ?? {} }),
       ...(summaries && { sla: summaries.get(ticket.id) ?? { breached: false, nextBreachTime: null } }),
     }));
   }
@@ -102,7 +109,7 @@ export class TicketsV2Controller {
     @Req() http: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<TicketV2Response> {
-    const parts = { ccEmails: canonicalCcEmails(request.ccEmails)!, tags: canonicalTags(request.tags)! };
+    const parts = { ccEmails: canonicalCcEmails(request.ccEmails)!, tags: canonicalTags(request.tags)!, fields: request.fields ?? null };
     const ticket = await this.tickets.create(request, writeContext(http), parts);
     response.setHeader('Location', `${COLLECTION}/${ticket.id}`);
     return this.oneWithSla(response, ticket, viewerOf(http));
@@ -144,7 +151,11 @@ export class TicketsV2Controller {
     @Headers('if-match') ifMatch?: string,
   ): Promise<TicketV2Response> {
     const tags = canonicalTags(request.tags)!;
-    const parts = { ccEmails: canonicalCcEmails(request.ccEmails), tags: () => tags };
+    const parts = {
+      ccEmails: canonicalCcEmails(request.ccEmails),
+      tags: () => tags,
+      fields: { given: request.fields ?? null, write: 'replace' as const },
+    };
     const ticket = await this.tickets.replace(id, request, ifMatch, writeContext(http), parts);
     return this.oneWithSla(response, ticket, viewerOf(http));
   }
@@ -164,6 +175,7 @@ export class TicketsV2Controller {
     const parts = {
       ccEmails: patch.ccEmails === undefined ? undefined : canonicalCcEmails(patch.ccEmails),
       tags: tags && (() => tags),
+      fields: patch.fields === undefined ? undefined : { given: patch.fields, write: 'patch' as const },
       objectName: 'ticketV2Patch',
     };
     return this.oneWithSla(response, await this.tickets.patch(id, patch, ifMatch, writeContext(http), parts), viewerOf(http));
