@@ -28,6 +28,11 @@ export const PATTERN_MAX_LENGTH = 500;
 /** What a number field stores exactly: decimal(38,10), so at most 28 digits before the point. */
 export const NUMBER_LIMIT = 1e27;
 
+/** A number as a value is stored: to 10 decimal places (decimal(38,10)). */
+export function storedNumber(value: number): number {
+  return Number(value.toFixed(10)) || 0;
+}
+
 /** What is wrong with one member of a definition: its name and why. */
 export interface DefinitionProblem {
   field: string;
@@ -41,13 +46,19 @@ const characters = (text: string) => [...text].length;
 /** A text field's pattern as a whole-value matcher, or undefined when it is not a usable pattern. */
 export function compilePattern(pattern: string): RegExp | undefined {
   try {
+    // On its own first: `a)|(b` is no pattern, though wrapped it would compile (and match unanchored).
+    new RegExp(pattern, 'u');
     const whole = new RegExp(`^(?:${pattern})$`, 'u');
-    // A pattern whose backtracking can explode (nested repetition) would let one value stall the service.
-    return safeRegex(whole) ? whole : undefined;
+    // A pattern whose backtracking can explode would let one value stall the service: nested repetition (safe-regex2),
+    // and a repeated group holding alternatives (`(a|a)*`), which safe-regex2 lets through.
+    return safeRegex(whole) && !REPEATED_ALTERNATION.test(pattern) ? whole : undefined;
   } catch {
     return undefined;
   }
 }
+
+/** A group with a `|` in it, directly followed by a quantifier. */
+const REPEATED_ALTERNATION = /\([^()]*\|[^()]*\)(?:[*+?]|\{\d)/;
 
 /**
  * A definition from a request body: for a new field (`existing` undefined) every member is read; for a change
@@ -69,7 +80,9 @@ export function readDefinition(body: unknown, existing?: FieldDefinition): { def
     }
   }
   const key = value('key');
-  if (typeof key !== 'string' || !FIELD_KEY.test(key)) problem('key', 'must match [a-z][a-z0-9_]{0,63}', key);
+  // `constructor` names what every JavaScript object has: values keyed by it would be read as that.
+  if (typeof key !== 'string' || !FIELD_KEY.test(key) || key === 'constructor')
+    problem('key', 'must match [a-z][a-z0-9_]{0,63} (not constructor)', key);
   const type = value('type');
   if (!FIELD_TYPES.includes(type as FieldType)) problem('type', `must be one of ${FIELD_TYPES.join(', ')}`, type);
   const label = value('label');
@@ -88,9 +101,23 @@ export function readDefinition(body: unknown, existing?: FieldDefinition): { def
       Array.isArray(options) &&
       options.length >= 1 &&
       options.length <= OPTIONS_MAX &&
-      options.every((option) => typeof option === 'string' && option.trim() !== '' && characters(option) <= OPTION_MAX_LENGTH) &&
+      // No comma: a list filter separates the values it takes by commas.
+      options.every(
+        (option) =>
+          typeof option === 'string' &&
+          option.trim() === option &&
+          option !== '' &&
+          !option.includes(',') &&
+          characters(option) <= OPTION_MAX_LENGTH,
+      ) &&
       new Set(options).size === options.length;
-    if (!valid) problem('options', `must be 1 to ${OPTIONS_MAX} different values of 1 to ${OPTION_MAX_LENGTH} characters`, options);
+    if (!valid) {
+      problem(
+        'options',
+        `must be 1 to ${OPTIONS_MAX} different values of 1 to ${OPTION_MAX_LENGTH} characters, without commas or spaces around`,
+        options,
+      );
+    }
   } else if (options !== null) {
     problem('options', 'only an enum or multi_enum field has options', options);
   }
@@ -103,8 +130,9 @@ export function readDefinition(body: unknown, existing?: FieldDefinition): { def
   ] as const) {
     if (bound === null) continue;
     if (type !== 'number') problem(name, 'only a number field has bounds', bound);
-    else if (typeof bound !== 'number' || !Number.isFinite(bound) || Math.abs(bound) >= NUMBER_LIMIT)
-      problem(name, 'must be a number', bound);
+    else if (typeof bound !== 'number' || !Number.isFinite(bound) || Math.abs(bound) >= NUMBER_LIMIT || storedNumber(bound) !== bound) {
+      problem(name, 'must be a number of at most 10 decimal places', bound);
+    }
   }
   if (typeof min === 'number' && typeof max === 'number' && min > max) problem('max', 'must not be less than min', max);
 

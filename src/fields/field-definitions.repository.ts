@@ -40,8 +40,11 @@ const columns = (definition: FieldDefinition) => [
 export class FieldDefinitionsRepository {
   constructor(private readonly database: Database) {}
 
-  async all(manager: Queryable = this.database): Promise<StoredDefinition[]> {
-    const rows = (await manager.query('SELECT * FROM field_definitions ORDER BY id')) as DefinitionRow[];
+  /** Every definition; `shared`: under a shared lock of the caller's transaction. */
+  async all(manager: Queryable = this.database, shared = false): Promise<StoredDefinition[]> {
+    const rows = (await manager.query(
+      `SELECT * FROM field_definitions ORDER BY id${shared ? ' LOCK IN SHARE MODE' : ''}`,
+    )) as DefinitionRow[];
     return rows.map(fromRow);
   }
 

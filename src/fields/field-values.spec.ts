@@ -80,7 +80,7 @@ describe('field values', () => {
     fc.constant({ type: 'boolean' as const }),
     fc
       .uniqueArray(
-        fc.string({ minLength: 1, maxLength: 8 }).filter((s) => s.trim() !== ''),
+        fc.string({ minLength: 1, maxLength: 8 }).filter((s) => s.trim() === s && s !== '' && !s.includes(',')),
         { minLength: 1, maxLength: 6 },
       )
       .chain((options) => fc.constantFrom({ type: 'enum' as const, options }, { type: 'multi_enum' as const, options })),
@@ -130,6 +130,22 @@ describe('field definitions', () => {
     expect(problems.map((problem) => problem.field)).toEqual(['key', 'label', 'options', 'min', 'pattern']);
     expect(readDefinition({ key: 'x', label: 'X', type: 'text', pattern: '(a+)+$' }).problems.map((p) => p.field)).toEqual(['pattern']);
     expect(readDefinition({ key: 'x', label: 'X', type: 'number', min: 5, max: 1 }).problems.map((p) => p.field)).toEqual(['max']);
+  });
+
+  it('refuses what would mislead or stall: constructor as a key, patterns that escape anchoring or backtrack, commas in options, bounds finer than stored', () => {
+    const fieldsOf = (body: object) => readDefinition({ key: 'x', label: 'X', ...body }).problems.map((p) => p.field);
+    expect(fieldsOf({ key: 'constructor', type: 'text' })).toEqual(['key']);
+    for (const pattern of ['a)|(b', '(a|a)*', '(a|b)+c', '(x+x+)+y', '['])
+      expect([pattern, fieldsOf({ type: 'text', pattern })]).toEqual([pattern, ['pattern']]);
+    expect(fieldsOf({ type: 'text', pattern: '(PC|NB)-\\d{4}' })).toEqual([]);
+    expect(fieldsOf({ type: 'enum', options: ['a,b'] })).toEqual(['options']);
+    expect(fieldsOf({ type: 'enum', options: ['a '] })).toEqual(['options']);
+    expect(fieldsOf({ type: 'number', min: 1e-20 })).toEqual(['min']);
+    const tiny = readDefinition({ key: 'x', label: 'X', type: 'number', min: 0.5 }).definition!;
+    expect(checkValue(tiny, 0.4999999)).toEqual({ message: 'must be between 0.5 and ∞' });
+    // Stored to 10 places, 0.49999999999 is 0.5.
+    expect(checkValue(tiny, 0.49999999999)).toEqual({ value: 0.5 });
+    expect(checkValue(tiny, 0.50000000001)).toEqual({ value: 0.5 });
   });
 
   it('keeps key and type of an existing field and merges the rest', () => {

@@ -1,5 +1,5 @@
 import { ValidateBy } from 'class-validator';
-import { compilePattern, type FieldDefinition, NUMBER_LIMIT, TEXT_MAX_LENGTH } from './field-definition.js';
+import { compilePattern, type FieldDefinition, NUMBER_LIMIT, storedNumber, TEXT_MAX_LENGTH } from './field-definition.js';
 
 /** A custom field's value as a v2 body carries it. */
 export type FieldValue = string | number | boolean | string[];
@@ -46,11 +46,13 @@ export function checkValue(definition: FieldDefinition, value: unknown): { value
     }
     case 'number': {
       if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) >= NUMBER_LIMIT) return { message: 'must be a number' };
+      // Checked as it is stored, so the bounds hold for what is kept.
+      const stored = storedNumber(value);
       const { min, max } = definition;
-      if ((min !== null && value < min) || (max !== null && value > max)) {
+      if ((min !== null && stored < min) || (max !== null && stored > max)) {
         return { message: `must be between ${min ?? '-∞'} and ${max ?? '∞'}` };
       }
-      return { value: Number(value.toFixed(10)) };
+      return { value: stored };
     }
     case 'date':
       return isIsoDate(value) ? { value } : { message: 'must be a date, YYYY-MM-DD' };

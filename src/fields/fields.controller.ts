@@ -1,4 +1,19 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  Patch,
+  type PipeTransform,
+  Post,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import { FIELD_KEY } from './field-definition.js';
 import type { Request, Response } from 'express';
 import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
 import { QueryParameters } from '../common/paging/query-parameters.js';
@@ -7,6 +22,14 @@ import { writeContext } from '../common/context/write-context.js';
 import type { FieldDefinitionListResponse, FieldDefinitionResponse } from './dto/field-definition.dto.js';
 import { fieldsApi } from './fields.openapi.js';
 import { definitionResponse, FieldsService } from './fields.service.js';
+
+/** A key in the path that no field can have is a 404 before any statement. */
+class FieldKeyPipe implements PipeTransform<string, string> {
+  transform(key: string): string {
+    if (!FIELD_KEY.test(key)) throw new NotFoundException(`No custom field has the key ${key}`);
+    return key;
+  }
+}
 
 @Controller('api/v2/fields')
 @fieldsApi.controller()
@@ -32,21 +55,21 @@ export class FieldsController {
 
   @Get(':key')
   @fieldsApi.get()
-  async get(@Param('key') key: string): Promise<FieldDefinitionResponse> {
+  async get(@Param('key', FieldKeyPipe) key: string): Promise<FieldDefinitionResponse> {
     return definitionResponse(await this.fields.get(key));
   }
 
   @Patch(':key')
   @fieldsApi.change()
   @UseGuards(JsonContentTypeGuard)
-  async change(@Param('key') key: string, @Body() body: Record<string, unknown>): Promise<FieldDefinitionResponse> {
+  async change(@Param('key', FieldKeyPipe) key: string, @Body() body: Record<string, unknown>): Promise<FieldDefinitionResponse> {
     return definitionResponse(await this.fields.change(key, body));
   }
 
   @Delete(':key')
   @fieldsApi.remove()
   @HttpCode(204)
-  remove(@Param('key') key: string, @Req() request: Request): Promise<void> {
+  remove(@Param('key', FieldKeyPipe) key: string, @Req() request: Request): Promise<void> {
     return this.fields.remove(key, writeContext(request).actor);
   }
 }

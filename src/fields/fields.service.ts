@@ -1,5 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { Database } from '../database/database.js';
+import type { Queryable } from '../database/statement-batch.js';
 import { springFieldError } from '../common/errors/spring-field-error.js';
 import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
 import { compilePattern, type DefinitionProblem, type FieldDefinition, readDefinition } from './field-definition.js';
@@ -49,6 +50,14 @@ export class FieldsService {
       definitions.catch(() => (this.cached = undefined));
     }
     return this.cached.definitions;
+  }
+
+  /**
+   * The definitions as a write of values sees them in its transaction, under a shared lock that a change or delete of
+   * one (which locks its row exclusively) waits for, and that waits for them.
+   */
+  definitionsForWrite(transaction: Queryable): Promise<StoredDefinition[]> {
+    return this.definitionsRepository.all(transaction, true);
   }
 
   async get(key: string): Promise<StoredDefinition> {

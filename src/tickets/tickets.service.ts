@@ -21,7 +21,7 @@ import { anonymousWrite, type WriteContext } from '../common/context/write-conte
 import { encodeCursor } from './query/ticket-cursor.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { assertPrefixesBounded } from './query/search-prefix-bound.js';
-import { type TransactionWrites } from '../database/transaction.js';
+import { type Transaction, type TransactionWrites } from '../database/transaction.js';
 import type { Queryable } from '../database/statement-batch.js';
 import { BatchedWrites } from '../database/batched-writes.js';
 import { currentTraceContext, type TraceHeaders } from '../observability/tracing/trace-context.js';
@@ -41,7 +41,7 @@ import { FieldsService, invalidFields } from '../fields/fields.service.js';
 import { resolveFieldFilters } from '../fields/field-filters.js';
 import { FieldValuesRepository } from '../fields/field-values.repository.js';
 import type { StoredDefinition } from '../fields/field-definitions.repository.js';
-import { applyFieldValues, type FieldValue, type FieldValues, sameValue } from '../fields/field-values.js';
+import { applyFieldValues, type FieldValue, type FieldValues, sameValue, type ValuesWrite } from '../fields/field-values.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -108,6 +108,8 @@ interface NewTicket extends NewTicketRow {
   parts?: CheckedParts;
   /** The custom fields its values were checked by. */
   definitions: StoredDefinition[];
+  /** The body's `fields` when it gives values: checked again by the definitions in the write's transaction. */
+  givenFields?: unknown;
 }
 
 /**
@@ -152,7 +154,8 @@ export class TicketsService {
       if (parts?.fields && Object.keys(parts.fields).length > 0) throw requesterMayNot('set custom fields: agents set them');
     }
     if (parts) assertTagCount(parts.tags, 'ticketV2Request');
-    const definitions = await this.fields.definitions();
+    // A v1 create sets no values and none is required of it: it reads no definitions (no round trip before its own).
+    const definitions = parts ? await this.fields.definitions() : [];
     let values: FieldValues = {};
     // A requester's ticket, and a mail's, are opened before an agent has seen them: no field is required of them.
     if (parts && parts.fields !== undefined && !requester) {
@@ -161,19 +164,27 @@ export class TicketsService {
       values = checked.values;
     }
     const now = new Date();
-    const checkedParts = parts && { ...parts, fields: values };
-    return this.creates.write({
+    const item = {
       fields: newTicket(request, now),
       now,
       context,
       trace: currentTraceContext(),
-      parts: checkedParts,
+      parts: parts && { ...parts, fields: values },
       definitions,
-    });
+    };
+    if (Object.keys(values).length === 0) return this.creates.write(item);
+    // Values are checked again in their own transaction, by the definitions as they are then (see fieldsAsCommitted).
+    const [ticket] = await this.insertAll([{ ...item, givenFields: parts!.fields }]);
+    return ticket;
   }
 
   private insertAll(pending: NewTicket[]): Promise<TicketResponse[]> {
     return this.database.transaction(async (transaction) => {
+      for (const item of pending) {
+        if (item.givenFields === undefined) continue;
+        const committed = await this.fieldsAsCommitted(transaction, item.givenFields, 'create', {}, 'ticketV2Request');
+        Object.assign(item, { definitions: committed.definitions, parts: { ...item.parts!, fields: committed.values } });
+      }
       const tickets = await this.tickets.insertAll(transaction, pending);
       await this.tickets.insertWords(transaction.later, tickets);
       for (const [i, ticket] of tickets.entries()) {
@@ -396,17 +407,39 @@ export class TicketsService {
    * each field that changed (`fields.<key>`). Read even without any, for the event.
    */
   private async writeFields(
-    transaction: Queryable,
+    transaction: Transaction,
     id: string,
     definitions: StoredDefinition[],
     parts?: TicketPartsWrite,
   ): Promise<{ now: FieldValues; changed: Record<string, FieldChange<FieldValue | null>> }> {
-    const before = (await this.fieldValues.of([Number(id)], definitions, transaction)).get(Number(id)) ?? {};
-    if (parts?.fields === undefined) return { now: before, changed: {} };
-    const checked = applyFieldValues(definitions, parts.fields.given, parts.fields.write, before);
-    if (!checked.values) throw invalidFields(parts.objectName ?? 'ticketV2Request', checked.problems);
-    await this.fieldValues.change(transaction, id, definitions, before, checked.values);
-    return { now: checked.values, changed: fieldChanges(before, checked.values) };
+    if (parts?.fields === undefined) {
+      const current = (await this.fieldValues.of([Number(id)], definitions, transaction)).get(Number(id)) ?? {};
+      return { now: current, changed: {} };
+    }
+    const { given, write } = parts.fields;
+    const committed = await this.fieldsAsCommitted(transaction, given, write, undefined, parts.objectName ?? 'ticketV2Request', id);
+    await this.fieldValues.change(transaction.later, id, committed.definitions, committed.before, committed.values);
+    return { now: committed.values, changed: fieldChanges(committed.before, committed.values) };
+  }
+
+  /**
+   * A write's values checked by the definitions as they are in its transaction, read under a shared lock: the cached
+   * ones may be up to a second old, and a definition changed or deleted meanwhile (FieldsService takes its row's
+   * exclusive lock) must neither be bypassed nor leave values of a field that is gone.
+   */
+  private async fieldsAsCommitted(
+    transaction: Transaction,
+    given: unknown,
+    write: ValuesWrite,
+    current: FieldValues | undefined,
+    objectName: string,
+    ticketId?: string,
+  ): Promise<{ definitions: StoredDefinition[]; before: FieldValues; values: FieldValues }> {
+    const definitions = await this.fields.definitionsForWrite(transaction);
+    const before = current ?? (await this.fieldValues.of([Number(ticketId)], definitions, transaction)).get(Number(ticketId)) ?? {};
+    const checked = applyFieldValues(definitions, given, write, before);
+    if (!checked.values) throw invalidFields(objectName, checked.problems);
+    return { definitions, before, values: checked.values };
   }
 
   private async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse> {

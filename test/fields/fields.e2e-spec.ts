@@ -6,7 +6,8 @@ import { useOwnDatabase } from '../support/database.js';
 import { listen } from '../support/http-client.js';
 import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
-import { useTestApp } from '../support/test-app.js';
+import request from 'supertest';
+import { createTestApp, useTestApp } from '../support/test-app.js';
 import { TestIssuer } from '../support/test-issuer.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 
@@ -65,6 +66,48 @@ describe('Custom fields', () => {
     const bad = await problem(define({ key: 'Bad-Key', label: '', type: 'enum', options: [], pattern: '(a+)+' }), 400);
     expect(fieldsNamed(bad)).toEqual(['key', 'label', 'options', 'pattern']);
     await problem(define({ key: 'slow', label: 'Slow', type: 'text', pattern: '(x+x+)+y' }), 400);
+    await problem(testApp.http.get('/api/v2/fields/%F0%9F%98%80'), 404);
+    await problem(testApp.http.delete('/api/v2/fields/Bad-Key'), 404);
+  });
+
+  it("checks values by the definitions as they are in the write's transaction, not by a replica's cached copy", async () => {
+    const other = await createTestApp({ env: { DB_DATABASE: database } });
+    try {
+      const key = `gone_${randomBytes(3).toString('hex')}`;
+      await define({ key, label: 'Gone', type: 'enum', options: ['a', 'b'] }).expect(201);
+      const ticket = await create();
+      // The other replica reads the definitions now (and keeps them for up to a second), then one is narrowed and one deleted.
+      const otherHttp = request(other.getHttpServer());
+      await otherHttp.get('/api/v2/fields').expect(200);
+      await testApp.http
+        .patch(`/api/v2/fields/${key}`)
+        .send({ options: ['a'] })
+        .expect(200);
+      const narrowed = await problem(
+        otherHttp
+          .patch(`/api/v2/tickets/${ticket.id}`)
+          .set('Content-Type', MERGE_PATCH)
+          .send({ fields: { [key]: 'b' } }),
+        400,
+      );
+      expect(fieldsNamed(narrowed)).toEqual([`fields.${key}`]);
+      await testApp.http.delete(`/api/v2/fields/${key}`).expect(204);
+      const gone = await problem(
+        otherHttp
+          .patch(`/api/v2/tickets/${ticket.id}`)
+          .set('Content-Type', MERGE_PATCH)
+          .send({ fields: { [key]: 'a' } }),
+        400,
+      );
+      expect(gone.errors[0].message).toMatch(/^Unknown field/);
+      const created = await problem(
+        otherHttp.post('/api/v2/tickets').send(buildTicketRequest({ fields: { category: 'network', [key]: 'a' } })),
+        400,
+      );
+      expect(fieldsNamed(created)).toEqual([`fields.${key}`]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('checks every type on create, PUT and PATCH, naming each bad value as fields.<key>, and changes nothing then', async () => {

@@ -6,7 +6,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * - `field_definitions`: each field's key (unique, fixed), type and rules.
  * - `ticket_field_values`: a ticket's value of a field, in the column of its type: text, enum and boolean (`true` or
- *   `false`) in `text_value`, numbers in `number_value` (decimal(38,10)), dates in `date_value`; a multi_enum has one row
+ *   `false`) in `text_value` (compared byte for byte, trailing spaces included: nopad), numbers in `number_value` (decimal(38,10)), dates in `date_value`; a multi_enum has one row
  *   per item (`item`). Each column's index by field serves the filters: a field's tickets with a value (or range of
  *   values), then their ids.
  */
@@ -36,7 +36,7 @@ export class CustomFields1763900027000 implements MigrationInterface {
         ticket_id bigint NOT NULL,
         field_id int NOT NULL,
         item smallint NOT NULL DEFAULT 0,
-        text_value varchar(1000) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
+        text_value varchar(1000) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL,
         number_value decimal(38,10) NULL,
         date_value date NULL,
         PRIMARY KEY (ticket_id, field_id, item),
