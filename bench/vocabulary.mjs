@@ -180,7 +180,8 @@ try {
   );
 } finally {
   await service.stop();
-  await dropDatabases(admin, [DB]);
+  // --keep leaves the seeded database for a look at its plans.
+  if (!('keep' in args)) await dropDatabases(admin, [DB]);
   await removeBrokerObjects(BROKER);
   await admin.end();
 }
