@@ -124,9 +124,12 @@ async function cursorAt(url, path, depth) {
   return cursor;
 }
 
-/** One request measured for `seconds` after a second's warm-up; `headers` go with each (a bearer token, say). */
-async function measure(url, name, path, { seconds, connections, headers }) {
-  const run = (duration) => autocannon({ url: `${url}${path}`, connections, duration, headers });
+/**
+ * One request measured for `seconds` after a second's warm-up; `headers` go with each (a bearer token, say), and
+ * `method` and `body` make it another than a GET.
+ */
+export async function measure(url, name, path, { seconds, connections, headers, method = 'GET', body }) {
+  const run = (duration) => autocannon({ url: `${url}${path}`, connections, duration, headers, method, body });
   await run(1);
   const result = await run(seconds);
   const row = {

@@ -3,10 +3,9 @@
 // range and a combination with status, each measured with autocannon against the service; then a v2 create with 10
 // values and 5 tags beside one without. Tags and values are written by bulk SQL (MariaDB's SEQUENCE engine), not HTTP.
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { removeBrokerObjects } from './broker.mjs';
 import { assertPortFree, startProcess } from './process.mjs';
-import { seedSql } from './queries.mjs';
+import { measure, seedSql } from './queries.mjs';
 import { adminConnection, dropDatabases } from './seed.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=')));
@@ -91,22 +90,6 @@ async function seed(admin, fieldIds) {
   console.log(` in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-async function measure(url, name, request) {
-  const run = (duration) =>
-    autocannon({ url: `${url}${request.path}`, connections: CONNECTIONS, duration, method: request.method ?? 'GET', ...request.options });
-  await run(1);
-  const result = await run(SECONDS);
-  const row = {
-    scenario: name,
-    'p50 ms': result.latency.p50,
-    'p99 ms': result.latency.p99,
-    'req/s': Math.round(result.requests.average),
-    non2xx: result.non2xx + result.errors,
-  };
-  console.log(`${name}: p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms, ${row['req/s']} req/s`);
-  return row;
-}
-
 const admin = await adminConnection();
 await assertPortFree(PORT);
 await dropDatabases(admin, [DB]);
@@ -136,7 +119,7 @@ try {
     ['status + tag + enum + range', '&status=OPEN&tags=a3&field.category=access&field.cost.gte=0&field.cost.lt=50000'],
     ['tag d42, by id (1,000)', '&tags=d42&sort=id'],
   ]) {
-    results.push(await measure(service.url, name, { path: `${page}${filter}` }));
+    results.push(await measure(service.url, name, `${page}${filter}`, { seconds: SECONDS, connections: CONNECTIONS }));
   }
   const body = (parts) =>
     JSON.stringify({
@@ -162,17 +145,15 @@ try {
       channels: ['mail', 'chat'],
     },
   });
-  const options = (payload) => ({ body: payload, headers: { 'content-type': 'application/json' } });
-  const plain = await measure(service.url, 'v2 create, no tags or fields', {
+  const options = (payload) => ({
+    seconds: SECONDS,
+    connections: CONNECTIONS,
     method: 'POST',
-    path: '/api/v2/tickets',
-    options: options(body({})),
+    body: payload,
+    headers: { 'content-type': 'application/json' },
   });
-  const full = await measure(service.url, 'v2 create, 5 tags and 10 field values', {
-    method: 'POST',
-    path: '/api/v2/tickets',
-    options: options(withParts),
-  });
+  const plain = await measure(service.url, 'v2 create, no tags or fields', '/api/v2/tickets', options(body({})));
+  const full = await measure(service.url, 'v2 create, 5 tags and 10 field values', '/api/v2/tickets', options(withParts));
   results.push(plain, full);
   console.table(results);
   console.log(
