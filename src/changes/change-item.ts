@@ -2,7 +2,7 @@ import { encodeChangeCursor } from './change-cursor.js';
 import type { SequencedChange } from './change-feed.repository.js';
 import type { ChangeItemResponse } from './dto/change-item-response.dto.js';
 import { DESK, type Viewer } from '../common/context/viewer.js';
-import { ticketSeenBy } from '../people/visibility.js';
+import { seenBy } from '../people/visibility.js';
 
 /**
  * The feed's item of a change: the envelope of its event, the ticket (null for a tombstone), and the event itself;
@@ -11,7 +11,7 @@ import { ticketSeenBy } from '../people/visibility.js';
 export function changeItem(change: SequencedChange, viewer: Viewer = DESK): ChangeItemResponse {
   const event = JSON.parse(change.payload) as Record<string, unknown> &
     Pick<ChangeItemResponse, 'eventId' | 'eventType' | 'occurredAt' | 'ticketId'>;
-  const data = event.ticket ? { ...event, ticket: ticketSeenBy(viewer, event.ticket as object) } : event;
+  const data = event.ticket ? { ...event, ticket: seenBy(viewer, event.ticket as object) } : event;
   const ticket = data.eventType === 'DELETED' ? null : ((data.ticket as ChangeItemResponse['ticket'] | undefined) ?? null);
   return {
     cursor: encodeChangeCursor(change.seq, change.numberedAt),

@@ -69,14 +69,15 @@ export class FieldsService {
   async create(body: unknown): Promise<StoredDefinition> {
     const { definition, problems } = readDefinition(body);
     if (!definition) throw invalidFields('fieldDefinitionRequest', problems);
-    const id = await this.definitionsRepository.insert(definition, new Date());
+    const now = new Date();
+    const id = await this.definitionsRepository.insert(definition, now);
     if (id === undefined) throw new ConflictException(`A custom field with the key ${definition.key} exists already`);
     this.cached = undefined;
-    return this.get(definition.key);
+    return { ...definition, id, createdAt: now, updatedAt: now };
   }
 
   async change(key: string, body: unknown): Promise<StoredDefinition> {
-    await this.database.transaction(async (transaction) => {
+    const changed = await this.database.transaction(async (transaction) => {
       const existing = await this.definitionsRepository.lock(transaction, key);
       if (!existing) throw new NotFoundException(`No custom field has the key ${key}`);
       const { definition, problems } = readDefinition(body, existing);
@@ -87,10 +88,12 @@ export class FieldsService {
           `${refused} ticket(s) hold values of ${key} outside the new definition; change or remove those values first`,
         );
       }
-      await this.definitionsRepository.update(transaction, existing.id, definition, new Date());
+      const now = new Date();
+      await this.definitionsRepository.update(transaction, existing.id, definition, now);
+      return { ...definition, id: existing.id, createdAt: existing.createdAt, updatedAt: now };
     });
     this.cached = undefined;
-    return this.get(key);
+    return changed;
   }
 
   async remove(key: string, actor: string | null): Promise<void> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DESK, type Viewer } from '../common/context/viewer.js';
-import { changesSeenBy, hiddenFrom } from '../people/visibility.js';
+import { hiddenFrom, seenBy } from '../people/visibility.js';
 import type { Readable } from 'node:stream';
 import { Database } from '../database/database.js';
 import type { HistoryAction } from '../tickets/history-action.js';
@@ -32,7 +32,7 @@ export class HistoryRepository {
     const range = keysetSql(page);
     const rows: HistoryRow[] = await this.database.query(`${selectHistory(viewer)}${range.sql}`, [ticketId, ...range.params]);
     // Entries are filtered by the viewer in SQL; what a requester may not see of a ticket is taken out of each's changes.
-    return rows.map(historyFromRow).map((entry) => ({ ...entry, changes: changesSeenBy(viewer, entry.changes) }));
+    return rows.map(historyFromRow).map((entry) => ({ ...entry, changes: seenBy(viewer, entry.changes) }));
   }
 
   /** Every entry of the ticket (an unpaged `page`), oldest first, as a stream of rows (v1HistoryJson writes each). */

@@ -100,13 +100,11 @@ export function visibleChanges(viewer: RequesterViewer): SqlFragment {
 const DESK_ONLY_PARTS: readonly string[] = ['tags', 'fields'];
 const deskOnly = (part: string) => DESK_ONLY_PARTS.includes(part) || part.startsWith('fields.');
 
-/** The ticket (a body or an event's) as the viewer may see it: for a requester, without the desk's parts. */
-export function ticketSeenBy<T extends object>(viewer: Viewer | undefined, ticket: T): T {
+/**
+ * A ticket (a body or an event's), or a history entry's changes, as the viewer may see it: for a requester, without
+ * the desk's parts (`tags`, `fields`, and changes named `fields.<key>`).
+ */
+export function seenBy<T extends object>(viewer: Viewer | undefined, ticket: T): T {
   if (!viewer || viewer.kind !== 'requester' || !Object.keys(ticket).some(deskOnly)) return ticket;
   return Object.fromEntries(Object.entries(ticket).filter(([part]) => !deskOnly(part))) as T;
-}
-
-/** A history entry's changes as the viewer may see them: for a requester, none of the desk's parts (nor `fields.<key>`). */
-export function changesSeenBy<T extends Record<string, unknown>>(viewer: Viewer, changes: T): T {
-  return ticketSeenBy(viewer, changes);
 }

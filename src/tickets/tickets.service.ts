@@ -36,7 +36,7 @@ import { ParticipantsRepository } from '../people/participants.repository.js';
 import { assertRequesterCreate, assertRequesterPatch, requesterMayNot } from '../people/requester-writes.js';
 import { TagsRepository } from '../tags/tags.repository.js';
 import { assertTagCount, changedTags } from '../tags/tags.js';
-import { ticketSeenBy } from '../people/visibility.js';
+import { seenBy } from '../people/visibility.js';
 import { FieldsService, invalidFields } from '../fields/fields.service.js';
 import { resolveFieldFilters } from '../fields/field-filters.js';
 import { FieldValuesRepository } from '../fields/field-values.repository.js';
@@ -80,7 +80,7 @@ export interface TicketPartsWrite {
  * tags for a requester (src/people/visibility.ts); as it is for v1 (no parts).
  */
 function withParts(ticket: TicketResponse, parts: CheckedParts | undefined, context: WriteContext): TicketResponse {
-  return parts === undefined ? ticket : ticketSeenBy(context.viewer, { ...ticket, ...parts } as TicketResponse);
+  return parts === undefined ? ticket : seenBy(context.viewer, { ...ticket, ...parts } as TicketResponse);
 }
 
 /** Each field whose value differs, as a history entry names it: `fields.<key>` from the old value to the new (null: none). */
@@ -360,12 +360,14 @@ export class TicketsService {
    */
   async remove(id: string, ifMatch?: string): Promise<void> {
     const now = new Date();
+    // Read before the row lock: the last state's values go with the DELETED event.
+    const definitions = await this.fields.definitions();
     // The version check and the delete share the row lock, so no update can slip in between them.
     await this.database.transaction(async (transaction) => {
       const last = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, last);
       const tags = (await this.tags.of([last.id], transaction)).get(last.id) ?? [];
-      const fields = (await this.fieldValues.of([last.id], await this.fields.definitions(), transaction)).get(last.id) ?? {};
+      const fields = (await this.fieldValues.of([last.id], definitions, transaction)).get(last.id) ?? {};
       await this.tickets.delete(transaction.later, id);
       await this.hooks.ticketDeleted(transaction, id);
       await this.outbox.record(transaction.later, ticketEvent('DELETED', last, { tags, fields }, now), routingKeyOf('DELETED'));

@@ -102,3 +102,19 @@ export class TestIssuer {
     await new Promise((resolve) => this.server.close(resolve));
   }
 }
+
+/**
+ * An issuer with one RS256 key for the enclosing describe block, and `env`, filled in before the block's apps start
+ * (call it before useTestApp), with the settings that make an app trust it: its URI and the `ticket-service` audience.
+ */
+export function useTestIssuer(env: Record<string, string>): { issuer: TestIssuer } {
+  const handle = {} as { issuer: TestIssuer };
+  beforeAll(async () => {
+    handle.issuer = await TestIssuer.start();
+    await handle.issuer.addKey('rsa-1', 'RS256');
+    const jwt = 'SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_';
+    Object.assign(env, { [`${jwt}ISSUERURI`]: handle.issuer.url, [`${jwt}AUDIENCES`]: 'ticket-service' });
+  });
+  afterAll(() => handle.issuer?.stop());
+  return handle;
+}

@@ -5,14 +5,13 @@ import { listen } from '../support/http-client.js';
 import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
 import { useTestApp } from '../support/test-app.js';
-import { TestIssuer } from '../support/test-issuer.js';
+import { useTestIssuer } from '../support/test-issuer.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 import { waitUntil } from '../support/waits.js';
 
 type Json = Record<string, any>;
 
 const MERGE_PATCH = 'application/merge-patch+json';
-const JWT = 'SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_';
 /** A tag of this run's own, so that lists filtered by it hold only this suite's tickets. */
 const unique = (name: string) => `${name}-${randomBytes(4).toString('hex')}`;
 
@@ -219,22 +218,16 @@ describe('Tags', () => {
   });
 
   describe('with requester tokens', () => {
-    let issuer: TestIssuer;
     const env: Record<string, string> = {};
-    beforeAll(async () => {
-      issuer = await TestIssuer.start();
-      await issuer.addKey('rsa-1', 'RS256');
-      Object.assign(env, { [`${JWT}ISSUERURI`]: issuer.url, [`${JWT}AUDIENCES`]: 'ticket-service' });
-    });
+    const tokens = useTestIssuer(env);
     const secured = useTestApp({ env });
-    afterAll(() => issuer.stop());
 
     it('never shows a requester tags, nor lets one set them or find tickets by them', async () => {
       const email = `${unique('req')}@example.com`;
       const since = new Date(Date.now() - 1000).toISOString();
-      const agent = { Authorization: `Bearer ${await issuer.token({ claims: { scope: 'tickets.read tickets.write' } })}` };
+      const agent = { Authorization: `Bearer ${await tokens.issuer.token({ claims: { scope: 'tickets.read tickets.write' } })}` };
       const requester = {
-        Authorization: `Bearer ${await issuer.token({ claims: { scope: 'tickets.requester', email, sub: email } })}`,
+        Authorization: `Bearer ${await tokens.issuer.token({ claims: { scope: 'tickets.requester', email, sub: email } })}`,
       };
       const ticket = (
         await secured.http
