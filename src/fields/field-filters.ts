@@ -17,6 +17,41 @@ export interface ResolvedFieldFilter {
   values: Array<string | number>;
 }
 
+/** A list sorted by a custom field (`sort=field.<key>`): the column of its values in order, and that column's index by field. */
+export interface ResolvedFieldSort {
+  fieldId: number;
+  column: 'text_sort' | 'number_value' | 'date_value';
+  index: string;
+}
+
+const SORT_INDEX = {
+  text_sort: 'idx_field_values_text_sort',
+  number_value: 'idx_field_values_number',
+  date_value: 'idx_field_values_date',
+} as const;
+
+/**
+ * The custom field a list sorts by, checked by the definitions: text, enum and boolean by their first 255 characters
+ * (false before true), a multi_enum by its first item in the options' order, numbers and dates by value.
+ */
+export function resolveFieldSort(
+  definitions: readonly StoredDefinition[],
+  sort: { key: string; descending: boolean },
+): { resolved?: ResolvedFieldSort; problems: ValueProblem[] } {
+  const definition = definitions.find((candidate) => candidate.key === sort.key);
+  if (!definition) {
+    const defined = definitions.map((candidate) => candidate.key).join(', ') || 'none';
+    return {
+      problems: [
+        { field: 'sort', message: `Unknown custom field; defined: ${defined}`, rejected: `${sort.descending ? '-' : ''}field.${sort.key}` },
+      ],
+    };
+  }
+  const stored = FieldValuesRepository.column(definition);
+  const column = stored === 'text_value' ? 'text_sort' : (stored as 'number_value' | 'date_value');
+  return { resolved: { fieldId: definition.id, column, index: SORT_INDEX[column] }, problems: [] };
+}
+
 /**
  * The list filters by custom fields, checked by the definitions: `field.<key>=a,b` (any of) for text, enum, boolean and
  * multi_enum; `field.<key>.gte=` and `.lt=` for number and date. An unknown field, a filter its type does not take, or a

@@ -16,7 +16,8 @@ import {
   ticketJsonBytes,
 } from './ticket-row.js';
 import type { TicketQuery } from './query/ticket-query.js';
-import { type SqlStatement, ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
+import { type ListPlan, type SqlStatement, ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
+import { setSizesSql, startingSet, ticketSets } from './query/vocabulary-sql.js';
 import { type PrefixWordCount, prefixWordCountSql } from './query/search-prefix-bound.js';
 import type { SearchTerm } from './query/ticket-search.js';
 import { insertTicketWords, type SearchableText, updateTicketWords } from './query/ticket-words.js';
@@ -65,15 +66,27 @@ export class TicketsRepository {
 
   /** The tickets the query selects (of `visible` only, when given: a requester's): its page and one more when paged, so the caller knows whether more follow. */
   async list(query: TicketQuery, visible?: SqlStatement): Promise<ListedTicket[]> {
-    const listing = ticketListSql(query, TICKET_COLUMNS, visible);
+    const listing = ticketListSql(query, TICKET_COLUMNS, visible, await this.plan(query, visible));
     const rows = await this.database.rows<TicketTextRow>(listing.sql, listing.params, { dateStrings: true });
+    if (listing.then && query.page && rows.length <= query.page.limit) {
+      const rest = listing.then(rows.length);
+      rows.push(...(await this.database.rows<TicketTextRow>(rest.sql, rest.params, { dateStrings: true })));
+    }
     return rows.map(listedTicketFromRow);
+  }
+
+  /** Where a list with tag or field filters starts: the tickets of its smallest one, when that is small (vocabulary-sql.ts). */
+  private async plan(query: TicketQuery, visible?: SqlStatement): Promise<ListPlan> {
+    const sets = ticketSets(query.filters);
+    if (visible || sets.length === 0) return {};
+    const sizes = setSizesSql(sets);
+    return { start: startingSet(await this.database.rows<{ term: number; entries: number }>(sizes.sql, sizes.params)) };
   }
 
   /** Every ticket an unpaged query selects, as a stream of rows holding its JSON, and how to write each. */
   async stream(query: TicketQuery, visible?: SqlStatement): Promise<TicketJsonRows> {
     const json = ticketJsonBytes(await this.shortEscapesAlike());
-    const listing = ticketListSql(query, TICKET_JSON_COLUMN, visible);
+    const listing = ticketListSql(query, TICKET_JSON_COLUMN, visible, await this.plan(query, visible));
     return { rows: await this.database.stream(listing.sql, listing.params, { bytes: true, highWaterMark: 1024 }), json };
   }
 

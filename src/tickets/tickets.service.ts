@@ -38,7 +38,7 @@ import { TagsRepository } from '../tags/tags.repository.js';
 import { assertTagCount, changedTags } from '../tags/tags.js';
 import { seenBy } from '../people/visibility.js';
 import { FieldsService, invalidFields } from '../fields/fields.service.js';
-import { resolveFieldFilters } from '../fields/field-filters.js';
+import { resolveFieldFilters, resolveFieldSort } from '../fields/field-filters.js';
 import { FieldValuesRepository } from '../fields/field-values.repository.js';
 import type { StoredDefinition } from '../fields/field-definitions.repository.js';
 import { applyFieldValues, type FieldValue, type FieldValues, sameValue, type ValuesWrite } from '../fields/field-values.js';
@@ -97,7 +97,8 @@ function visibleTo(viewer: Viewer): SqlStatement | undefined {
 /** Tags and custom fields are the desk's: a requester, who never sees them, cannot find tickets by them either. */
 function assertViewerMayFilter(query: TicketQuery, viewer: Viewer): void {
   const { tags, anyTags, fields } = query.filters;
-  if (isRequester(viewer) && (tags || anyTags || fields)) throw requesterMayNot("filter by tags or custom fields: they are the desk's");
+  if (isRequester(viewer) && (tags || anyTags || fields || query.byField))
+    throw requesterMayNot("filter or sort by tags or custom fields: they are the desk's");
 }
 
 /** A create as its request hands it to the transaction that writes it, maybe with those of other requests. */
@@ -230,7 +231,7 @@ export class TicketsService {
     const total = counted ?? null;
     if (!query.page || tickets.length <= query.page.limit) return { items: tickets, nextCursor: null, total };
     const items = tickets.slice(0, query.page.limit);
-    return { items, nextCursor: encodeCursor(query.fingerprint, query.sort, items.at(-1)!), total };
+    return { items, nextCursor: encodeCursor(query.fingerprint, query.sort, items.at(-1)!, query.byField), total };
   }
 
   /**
@@ -245,12 +246,19 @@ export class TicketsService {
     return this.tickets.stream(query, visibleTo(viewer));
   }
 
-  /** The query with its custom field filters checked by the definitions (400 naming each bad one). */
+  /** The query with its custom field filters and sort checked by the definitions (400 naming each bad one). */
   private async withFieldConditions(query: TicketQuery): Promise<TicketQuery> {
-    if (!query.filters.fields) return query;
-    const { resolved, problems } = resolveFieldFilters(await this.fields.definitions(), query.filters.fields);
+    if (!query.filters.fields && !query.byField) return query;
+    const definitions = await this.fields.definitions();
+    const filters = resolveFieldFilters(definitions, query.filters.fields ?? []);
+    const sort = query.byField ? resolveFieldSort(definitions, query.byField) : { problems: [] };
+    const problems = [...filters.problems, ...sort.problems];
     if (problems.length > 0) throw invalidFields('ticketQuery', problems);
-    return { ...query, filters: { ...query.filters, fieldConditions: resolved } };
+    return {
+      ...query,
+      filters: query.filters.fields ? { ...query.filters, fieldConditions: filters.resolved } : query.filters,
+      ...(sort.resolved && { byFieldColumn: sort.resolved }),
+    };
   }
 
   /** By id, read in batches with the reads of other requests (see BatchedLookup). */

@@ -301,7 +301,7 @@ describe('Custom fields', () => {
     const tokens = useTestIssuer(env);
     const secured = useTestApp({ env });
 
-    it('needs fields.manage to define fields, and never shows a requester the values nor lets one set or filter by them', async () => {
+    it('needs fields.manage to define fields, and never shows a requester the values nor lets one set, filter or sort by them', async () => {
       const token = async (claims: Json) => ({ Authorization: `Bearer ${await tokens.issuer.token({ claims })}` });
       const agent = await token({ scope: 'tickets.read tickets.write' });
       const manager = await token({ scope: 'fields.manage' });
@@ -326,6 +326,7 @@ describe('Custom fields', () => {
       const history = (await secured.http.get(`/api/v2/tickets/${ticket.id}/history`).set(requester).expect(200)).body.items;
       expect(JSON.stringify(history)).not.toContain('fields.');
       await problem(secured.http.get('/api/v2/tickets?field.category=network').set(requester), 403);
+      await problem(secured.http.get('/api/v2/tickets?sort=-field.category').set(requester), 403);
       // A requester opens a ticket without fields (none is required of them), and may not set any.
       const open = buildTicketRequest({ requesterEmail: email, assignedTo: null });
       expect((await secured.http.post('/api/v2/tickets').set(requester).send(open).expect(201)).body).not.toHaveProperty('fields');

@@ -12,7 +12,7 @@ export type CursorProblem = 'unreadable' | 'other-query';
  *
  * A cursor of any keyset list (tickets, a ticket's comments or history): the position after the last item.
  */
-export function encodePosition(fingerprint: string, position: ReadonlyArray<number | string>): string {
+export function encodePosition(fingerprint: string, position: ReadonlyArray<number | string | null>): string {
   const payload = JSON.stringify({ q: fingerprint, k: position });
   return `${Buffer.from(payload).toString('base64url')}.${check(payload)}`;
 }

@@ -1,5 +1,5 @@
 import { TicketPriority } from '../ticket-priority.enum.js';
-import type { ListedTicket } from '../ticket-row.js';
+import { FIELD_SORT_VALUE, type ListedTicket } from '../ticket-row.js';
 import { TicketStatus } from '../ticket-status.enum.js';
 import { queryFingerprint } from '../../common/paging/cursor.js';
 import { decodeCursor, encodeCursor } from './ticket-cursor.js';
@@ -53,5 +53,21 @@ describe('ticket cursors', () => {
     const idOnly = parseSort('id').keys;
     const forId = queryFingerprint({ sort: idOnly });
     expect(decodeCursor(encodeCursor(forId, idOnly, { ...ticket, id: 0 }), forId, idOnly)).toBe('unreadable');
+  });
+
+  it('sorted by a custom field, carry its value as stored (or null) before the id, and refuse another shape', () => {
+    const { keys, byField } = parseSort('-field.cost');
+    const print = queryFingerprint({ filters: {}, sort: keys, byField });
+    expect(
+      decodeCursor(encodeCursor(print, keys, { ...ticket, [FIELD_SORT_VALUE]: '12.5000000000' }, byField), print, keys, byField),
+    ).toEqual(['12.5000000000', 42]);
+    expect(decodeCursor(encodeCursor(print, keys, { ...ticket, [FIELD_SORT_VALUE]: null }, byField), print, keys, byField)).toEqual([
+      null,
+      42,
+    ]);
+    expect(decodeCursor(encodeCursor(print, keys, ticket), print, keys, byField)).toBe('unreadable');
+    expect(decodeCursor(encodeCursor(print, keys, { ...ticket, [FIELD_SORT_VALUE]: 'x'.repeat(256) }, byField), print, keys, byField)).toBe(
+      'unreadable',
+    );
   });
 });

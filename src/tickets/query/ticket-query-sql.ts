@@ -3,6 +3,8 @@ import { TICKET_COLUMNS } from '../ticket-row.js';
 import type { TicketFilters, TicketQuery } from './ticket-query.js';
 import type { SearchTerm } from './ticket-search.js';
 import { SORT_COLUMNS, type SortField, type SortKey } from './ticket-sort.js';
+import type { ResolvedFieldSort } from '../../fields/field-filters.js';
+import { inSet, probeSet, setSource, ticketSets } from './vocabulary-sql.js';
 
 export interface SqlStatement {
   sql: string;
@@ -20,6 +22,8 @@ type Condition = SqlStatement;
  */
 const QUEUE_INDEXES: ReadonlyArray<{ name: string; equal: ReadonlyArray<keyof TicketFilters>; sort: readonly SortField[] }> = [
   { name: 'idx_tickets_status_updated', equal: ['statuses'], sort: ['updatedAt'] },
+  // Migration SortByFieldsAndRecency: every ticket by its last change.
+  { name: 'idx_tickets_updated', equal: [], sort: ['updatedAt'] },
   { name: 'idx_tickets_requester_created', equal: ['requesterEmail'], sort: ['createdAt'] },
   { name: 'idx_tickets_assignee_status', equal: ['assignedTo', 'statuses'], sort: [] },
   { name: 'idx_tickets_priority_status', equal: ['priorities', 'statuses'], sort: [] },
@@ -33,31 +37,50 @@ const QUEUE_INDEXES: ReadonlyArray<{ name: string; equal: ReadonlyArray<keyof Ti
   { name: 'idx_tickets_assignee_sla_due', equal: ['assignedTo'], sort: ['slaDueAt'] },
 ];
 
+/** How a list is read: from the tickets of which of its tag or field filters (ticketSets' index), when one is small. */
+export interface ListPlan {
+  start?: number;
+}
+
+/** A list's statement; sorted by a custom field, maybe followed by the tickets without a value when its page has room. */
+export interface ListStatement extends SqlStatement {
+  /** The statement reading the tickets without a value, after `found` rows of this one. */
+  then?: (found: number) => SqlStatement;
+}
+
 /**
  * The page (or, unpaged, every match) of a query, one row more than the limit to tell whether a next page exists.
  * `visible`, a requester's tickets (src/people/visibility.ts), is where the list starts: the tickets of that
  * statement, each joined by id and filtered, searched and sorted as any list. A requester's tickets are few beside the
  * table, so reading them first and sorting them costs less than walking an index in order and testing each row.
+ * So does a small tag or field filter (`plan.start`, see vocabulary-sql.ts); the others are looked up per ticket.
  */
-export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visible?: SqlStatement): SqlStatement {
-  const search = visible ? searchConditions(query.filters.search) : searchSql(query.filters.search, 'page');
-  const conditions = [...search.conditions, ...filterConditions(query.filters)];
-  if (query.page?.after) conditions.push(afterCondition(query.sort, query.page.after));
+export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visible?: SqlStatement, plan: ListPlan = {}): ListStatement {
+  const sets = ticketSets(query.filters);
+  const start = plan.start === undefined ? undefined : setSource(sets[plan.start], 'start');
+  const search = visible || start ? searchConditions(query.filters.search) : searchSql(query.filters.search, 'page');
+  const conditions = [
+    ...search.conditions,
+    ...filterConditions(query.filters),
+    ...sets.filter((_set, i) => i !== plan.start).map((set) => probeSet('tickets.id', set)),
+  ];
+  const source = visible
+    ? { sql: `(${visible.sql}) visible`, params: visible.params, id: 'visible.ticket_id' }
+    : start
+      ? { ...start, id: 'start.ticket_id' }
+      : search.words && { ...search.words, id: 'w0.ticket_id' };
+  const from = source ? `${source.sql} STRAIGHT_JOIN tickets ON tickets.id = ${source.id}` : `tickets${indexHint(query)}`;
+  if (query.byFieldColumn) return byFieldSql(query, query.byFieldColumn, columns, conditions, source && { from, params: source.params });
+  if (query.page?.after) conditions.push(afterCondition(query.sort, query.page.after as Array<number | string>));
   const where = whereClause(conditions);
   const order = query.sort.map(({ field, descending }) => `${SORT_COLUMNS[field].column} ${descending ? 'DESC' : 'ASC'}`).join(', ');
   const limit = query.page ? ` LIMIT ${query.page.limit + 1}` : '';
-  const source = visible ?? search.words;
-  const from = visible
-    ? `(${visible.sql}) visible STRAIGHT_JOIN tickets ON tickets.id = visible.ticket_id`
-    : search.words
-      ? `${search.words.sql} STRAIGHT_JOIN tickets ON tickets.id = w0.ticket_id`
-      : `tickets${indexHint(query)}`;
   // A page sorted by the SLA due time needs it for its cursor; the ticket's JSON never carries it (ticket-row.ts).
   const slaDue = query.sort.some((key) => key.field === 'slaDueAt') ? ', sla_due_at' : '';
   const params = [...(source?.params ?? []), ...where.params];
-  if (visible && query.page) {
-    // A requester's page is sorted as ids and sort keys, and only its rows are then read whole: sorting whole rows
-    // (a description is up to 2,000 characters) of thousands of tickets spills the sort to disk.
+  if ((visible || start) && query.page) {
+    // A requester's page (or a small filter's) is sorted as ids and sort keys, and only its rows are then read whole:
+    // sorting whole rows (a description is up to 2,000 characters) of thousands of tickets spills the sort to disk.
     const page = `SELECT tickets.id AS page_id FROM ${from}${where.sql} ORDER BY ${order}${limit}`;
     return {
       sql: `SELECT ${columns}${slaDue} FROM (${page}) page STRAIGHT_JOIN tickets ON tickets.id = page.page_id ORDER BY ${order}`,
@@ -68,12 +91,85 @@ export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visi
 }
 
 /**
+ * A list sorted by a custom field (`sort=field.<key>`): by its value, then by id in the same direction, the tickets
+ * without a value last in both directions; `field_sort` is the value for the page's cursor ([value or null, id]).
+ * Paged without a smaller place to start (`started`), the field's index is read in order (its values by field, then
+ * ticket id), each ticket checked by key, and then, while the page has room, the tickets without a value by id. Else
+ * (from a requester's tickets, a small filter's or the words of a search, or unpaged) each ticket's value is joined
+ * and the matches sorted.
+ */
+function byFieldSql(
+  query: TicketQuery,
+  { fieldId, column, index }: ResolvedFieldSort,
+  columns: string,
+  conditions: Condition[],
+  started?: { from: string; params: unknown[] },
+): ListStatement {
+  const descending = query.byField?.descending ?? false;
+  const direction = descending ? 'DESC' : 'ASC';
+  const beyond = descending ? '<' : '>';
+  const after = query.page?.after as [string | null, number] | undefined;
+  const value = `s.${column}`;
+  if (started || !query.page) {
+    const where = whereClause([
+      ...conditions,
+      ...(after === undefined
+        ? []
+        : after[0] === null
+          ? [{ sql: `${value} IS NULL AND tickets.id ${beyond} ?`, params: [after[1]] }]
+          : [
+              {
+                sql: `(${value} IS NULL OR ${value} ${beyond} ? OR (${value} = ? AND tickets.id ${beyond} ?))`,
+                params: [after[0], after[0], after[1]],
+              },
+            ]),
+    ]);
+    const limit = query.page ? ` LIMIT ${query.page.limit + 1}` : '';
+    return {
+      sql:
+        `SELECT ${columns}, ${value} AS field_sort FROM ${started?.from ?? 'tickets'}` +
+        ` LEFT JOIN ticket_field_values s ON s.ticket_id = tickets.id AND s.field_id = ? AND s.item = 0${where.sql}` +
+        ` ORDER BY ${value} IS NULL, ${value} ${direction}, tickets.id ${direction}${limit}`,
+      params: [...(started?.params ?? []), fieldId, ...where.params],
+    };
+  }
+  const pageSize = query.page.limit + 1;
+  const withoutValue = (count: number, afterId?: number): SqlStatement => {
+    const where = whereClause([
+      { sql: 'NOT EXISTS (SELECT 1 FROM ticket_field_values s WHERE s.ticket_id = tickets.id AND s.field_id = ?)', params: [fieldId] },
+      ...(afterId === undefined ? [] : [{ sql: `tickets.id ${beyond} ?`, params: [afterId] }]),
+      ...conditions,
+    ]);
+    return {
+      sql: `SELECT ${columns}, NULL AS field_sort FROM tickets${where.sql} ORDER BY tickets.id ${direction} LIMIT ${count}`,
+      params: where.params,
+    };
+  };
+  if (after?.[0] === null) return withoutValue(pageSize, after[1]);
+  const where = whereClause([
+    { sql: 's.field_id = ? AND s.item = 0', params: [fieldId] },
+    ...(after
+      ? [{ sql: `(${value} ${beyond} ? OR (${value} = ? AND s.ticket_id ${beyond} ?))`, params: [after[0], after[0], after[1]] }]
+      : []),
+    ...conditions,
+  ]);
+  return {
+    sql:
+      `SELECT ${columns}, ${value} AS field_sort FROM ticket_field_values s FORCE INDEX (${index})` +
+      ` STRAIGHT_JOIN tickets ON tickets.id = s.ticket_id${where.sql} ORDER BY ${value} ${direction}, s.ticket_id ${direction} LIMIT ${pageSize}`,
+    params: where.params,
+    then: (found) => withoutValue(pageSize - found),
+  };
+}
+
+/**
  * How many tickets match the filters, whatever the page. A search by words alone is counted in the word index
  * without reading a ticket (every word row has its ticket, by foreign key).
  */
 export function ticketCountSql(query: TicketQuery, visible?: SqlStatement): SqlStatement {
+  const sets = ticketSets(query.filters).map((set) => inSet('tickets.id', set));
   if (visible) {
-    const where = whereClause([...searchConditions(query.filters.search).conditions, ...filterConditions(query.filters)]);
+    const where = whereClause([...searchConditions(query.filters.search).conditions, ...filterConditions(query.filters), ...sets]);
     // Every id of a requester's tickets is a ticket's: with nothing to check on the tickets, the ids are counted alone.
     if (where.params.length === 0 && where.sql === '')
       return { sql: `SELECT COUNT(*) AS total FROM (${visible.sql}) visible`, params: visible.params };
@@ -83,7 +179,7 @@ export function ticketCountSql(query: TicketQuery, visible?: SqlStatement): SqlS
     };
   }
   const search = searchSql(query.filters.search, 'count');
-  const filters = filterConditions(query.filters);
+  const filters = [...filterConditions(query.filters), ...sets];
   if (search.words && filters.length === 0) {
     const where = whereClause(search.conditions);
     return { sql: `SELECT COUNT(*) AS total FROM ${search.words.sql}${where.sql}`, params: [...search.words.params, ...where.params] };
@@ -169,19 +265,6 @@ function filterConditions(filters: TicketFilters): Condition[] {
   time('updated_at', '<', filters.updatedBefore);
   time('sla_due_at', '<', filters.slaDueBefore);
   if (filters.slaBreached !== undefined) conditions.push({ sql: 'sla_breached = ?', params: [filters.slaBreached ? 1 : 0] });
-  // Each tag's tickets are a range of ticket_tags' primary key (tag, ticket_id).
-  for (const tag of filters.tags ?? [])
-    conditions.push({ sql: 'tickets.id IN (SELECT ticket_id FROM ticket_tags WHERE tag = ?)', params: [tag] });
-  if (filters.anyTags)
-    conditions.push({ sql: 'tickets.id IN (SELECT ticket_id FROM ticket_tags WHERE tag IN (?))', params: [filters.anyTags] });
-  // Each field's values are a range of one index by (field_id, value) (migration CustomFields).
-  for (const field of filters.fieldConditions ?? []) {
-    const compare = field.op === 'in' ? `${field.column} IN (?)` : `${field.column} ${field.op === 'gte' ? '>=' : '<'} ?`;
-    conditions.push({
-      sql: `tickets.id IN (SELECT ticket_id FROM ticket_field_values WHERE field_id = ? AND ${compare})`,
-      params: [field.fieldId, field.op === 'in' ? field.values : field.values[0]],
-    });
-  }
   return conditions;
 }
 
@@ -225,9 +308,13 @@ function whereClause(conditions: Condition[]): Condition {
   return { sql: ` WHERE ${conditions.map((c) => c.sql).join(' AND ')}`, params: conditions.flatMap((c) => c.params) };
 }
 
+const VOCABULARY_FILTERS: ReadonlyArray<keyof TicketFilters> = ['tags', 'anyTags', 'fields', 'fieldConditions'];
+
 function indexHint(query: TicketQuery): string {
   const { filters, sort } = query;
+  // Tag and field filters are looked up per ticket read from the index (ticketListSql).
   const used = (Object.keys(filters) as Array<keyof TicketFilters>).filter((name) => {
+    if (VOCABULARY_FILTERS.includes(name)) return false;
     const value = filters[name];
     return Array.isArray(value) ? value.length > 0 : value !== undefined;
   });

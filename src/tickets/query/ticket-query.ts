@@ -9,9 +9,9 @@ import { queryFingerprint } from '../../common/paging/cursor.js';
 import { readLimit } from '../../common/paging/page-limit.js';
 import { type CursorPosition, decodeCursor } from './ticket-cursor.js';
 import { type SearchTerm, searchTerms } from './ticket-search.js';
-import { DEFAULT_SORT, parseSort, sortFields, type SortKey } from './ticket-sort.js';
+import { DEFAULT_SORT, type FieldSortKey, parseSort, sortFields, type SortKey } from './ticket-sort.js';
 import { canonicalTags, TAG_RULE, TAGS_MAX } from '../../tags/tags.js';
-import type { FieldFilter, ResolvedFieldFilter } from '../../fields/field-filters.js';
+import type { FieldFilter, ResolvedFieldFilter, ResolvedFieldSort } from '../../fields/field-filters.js';
 
 export interface TicketFilters {
   statuses: TicketStatus[];
@@ -53,6 +53,10 @@ export interface TicketQuery {
   filters: TicketFilters;
   /** Always ends with `id`, so the order is total. */
   sort: SortKey[];
+  /** `sort=field.<key>`: the custom field sorted by, before `sort`'s id (then `sort` is that id alone). */
+  byField?: FieldSortKey;
+  /** The same, once checked by its definition (TicketsService): the values the statement reads in order. */
+  byFieldColumn?: ResolvedFieldSort;
   /** Identifies the filters and sort, so a cursor can only continue the query it came from. */
   fingerprint: string;
   /** Absent: every match, unpaged (v1 without `limit`). */
@@ -108,11 +112,18 @@ export function parseTicketQuery(raw: Record<string, unknown>, dialect: QueryDia
   const { filters, searchText } = readFilters(params, sla);
   if (dialect === 'v1' && filters.statuses.length > 0) delete filters.requesterEmail;
   const sortText = params.list('sort').join(',');
-  const sort = sortText === '' ? [...DEFAULT_SORT] : readSort(params, sortText, sla);
-  const fingerprint = queryFingerprint({ filters: normalised(filters), sort });
-  const page = readPage(params, fingerprint, sort);
+  const { keys: sort, byField } = sortText === '' ? { keys: [...DEFAULT_SORT] } : readSort(params, sortText, sla);
+  const fingerprint = queryFingerprint({ filters: normalised(filters), sort, ...(byField && { byField }) });
+  const page = readPage(params, fingerprint, sort, byField);
   if (params.problems.length > 0) throw new ValidationFailedException('ticketQuery', params.fieldErrors());
-  return { filters, sort, fingerprint, ...(page && { page }), ...(searchText !== undefined && { searchText }) };
+  return {
+    filters,
+    sort,
+    ...(byField && { byField }),
+    fingerprint,
+    ...(page && { page }),
+    ...(searchText !== undefined && { searchText }),
+  };
 }
 
 function readFilters(params: QueryParameters, sla: boolean): { filters: TicketFilters; searchText?: string } {
@@ -214,19 +225,21 @@ function readEnums<T extends string>(params: QueryParameters, name: string, valu
   return accepted.filter((value) => items.includes(value));
 }
 
-function readSort(params: QueryParameters, text: string, sla: boolean): SortKey[] {
-  const { keys, problems } = parseSort(text, sla);
+function readSort(params: QueryParameters, text: string, sla: boolean): { keys: SortKey[]; byField?: FieldSortKey } {
+  const { keys, byField, problems } = parseSort(text, sla);
   for (const problem of problems) {
     const message =
       problem.kind === 'unknown'
-        ? `Unknown sort field; accepted: ${sortFields(sla).join(', ')}, each optionally prefixed with - for descending order`
-        : `The sort field ${problem.field} is given more than once`;
+        ? `Unknown sort field; accepted: ${sortFields(sla).join(', ')} or field.<key>, each optionally prefixed with - for descending order`
+        : problem.kind === 'repeated'
+          ? `The sort field ${problem.field} is given more than once`
+          : `A custom field sorts alone (its ties by id): sort=${problem.field} or sort=-${problem.field}`;
     params.problem('sort', 'typeMismatch', 'java.lang.String', message, problem.kind === 'unknown' ? problem.token : text);
   }
-  return keys;
+  return { keys, ...(byField && { byField }) };
 }
 
-function readPage(params: QueryParameters, fingerprint: string, sort: SortKey[]): TicketPageRequest | undefined {
+function readPage(params: QueryParameters, fingerprint: string, sort: SortKey[], byField?: FieldSortKey): TicketPageRequest | undefined {
   const limitText = params.single('limit');
   const cursor = params.single('cursor');
   const totalText = params.single('total');
@@ -245,7 +258,7 @@ function readPage(params: QueryParameters, fingerprint: string, sort: SortKey[])
     if (limitText === undefined && params.dialect === 'v1') {
       params.problem('cursor', 'InvalidCursor', 'java.lang.String', 'A cursor continues a paged list: give limit with it', cursor);
     } else if (params.problems.length === 0) {
-      const decoded = decodeCursor(cursor, fingerprint, sort);
+      const decoded = decodeCursor(cursor, fingerprint, sort, byField);
       if (decoded === 'unreadable') {
         params.problem('cursor', 'InvalidCursor', 'java.lang.String', 'Not a cursor this service issued, or one that was altered', cursor);
       } else if (decoded === 'other-query') {

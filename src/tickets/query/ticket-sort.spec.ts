@@ -25,4 +25,15 @@ describe('parseSort', () => {
     expect(parseSort('status,-status').problems).toEqual([{ kind: 'repeated', field: 'status' }]);
     expect(parseSort('+id').problems).toEqual([{ kind: 'unknown', token: '+id' }]);
   });
+
+  it('reads field.<key> as a custom field sorted alone, its ties by id in its direction', () => {
+    expect(parseSort('-field.cost')).toEqual({
+      keys: [{ field: 'id', descending: true }],
+      byField: { key: 'cost', descending: true },
+      problems: [],
+    });
+    expect(parseSort('field.site').byField).toEqual({ key: 'site', descending: false });
+    expect(parseSort('field.cost,-updatedAt').problems).toEqual([{ kind: 'field-alone', field: 'field.cost' }]);
+    expect(parseSort('field.Cost').problems).toEqual([{ kind: 'unknown', token: 'field.Cost' }]);
+  });
 });

@@ -30,7 +30,18 @@ export const SORT_COLUMNS: Record<SortField, { column: string; kind: 'number' | 
   slaDueAt: { column: 'sla_due_at', kind: 'time' },
 };
 
-export type SortProblem = { kind: 'unknown'; token: string } | { kind: 'repeated'; field: string };
+/**
+ * `sort=field.<key>` (or `-field.<key>`): by a custom field's value, then by id in the same direction, tickets without a
+ * value last in both directions (docs/api.md#custom-fields). It sorts alone: its order is read from the field's index.
+ */
+export interface FieldSortKey {
+  key: string;
+  descending: boolean;
+}
+
+const FIELD_SORT = /^field\.([a-z][a-z0-9_]{0,63})$/;
+
+export type SortProblem = { kind: 'unknown'; token: string } | { kind: 'repeated'; field: string } | { kind: 'field-alone'; field: string };
 
 /**
  * Parses `id,-updatedAt,...` into sort keys that always end with `id`, the tie-breaker that makes the
@@ -38,14 +49,20 @@ export type SortProblem = { kind: 'unknown'; token: string } | { kind: 'repeated
  * `-updatedAt` is read as `updated_at DESC, id DESC`: one direction, which an index can serve by reading
  * backwards. Keys after `id` could never decide anything and are dropped.
  */
-export function parseSort(value: string, sla = false): { keys: SortKey[]; problems: SortProblem[] } {
+export function parseSort(value: string, sla = false): { keys: SortKey[]; byField?: FieldSortKey; problems: SortProblem[] } {
   const fields: readonly string[] = sortFields(sla);
   const keys: SortKey[] = [];
   const problems: SortProblem[] = [];
-  for (const token of value.split(',')) {
+  const tokens = value.split(',');
+  for (const token of tokens) {
     const descending = token.startsWith('-');
     const field = descending ? token.slice(1) : token;
-    if (!fields.includes(field)) {
+    const custom = FIELD_SORT.exec(field);
+    if (custom && tokens.length > 1) {
+      problems.push({ kind: 'field-alone', field });
+    } else if (custom) {
+      return { keys: [{ field: 'id', descending }], byField: { key: custom[1], descending }, problems };
+    } else if (!fields.includes(field)) {
       problems.push({ kind: 'unknown', token });
     } else if (keys.some((key) => key.field === field)) {
       problems.push({ kind: 'repeated', field });

@@ -1,0 +1,89 @@
+import type { ResolvedFieldFilter } from '../../fields/field-filters.js';
+import type { SqlStatement } from './ticket-query-sql.js';
+import type { TicketFilters } from './ticket-query.js';
+
+/**
+ * The tickets one tag or custom field filter selects: a range of one index of `ticket_tags` (primary key (tag,
+ * ticket_id)) or `ticket_field_values` (by field and value, migrations CustomFields and SortByFieldsAndRecency).
+ */
+export interface TicketSet {
+  table: 'ticket_tags' | 'ticket_field_values';
+  where: string;
+  params: unknown[];
+}
+
+/**
+ * A set of at most this many index entries is where a page starts: its tickets are read by key and sorted (a few
+ * milliseconds). A larger one is checked per ticket while the list's sort index is walked until the page is full,
+ * which reads about `limit × tickets / matches` of them: the more a filter matches, the sooner a page fills
+ * (docs/performance.md#tags-and-custom-fields).
+ */
+export const SET_START_MAX = 5000;
+
+/** Each tag (all of them), any of `anyTags`, and each custom field filter, a field's range of `.gte` and `.lt` as one set. */
+export function ticketSets(filters: TicketFilters): TicketSet[] {
+  const sets: TicketSet[] = (filters.tags ?? []).map((tag) => ({ table: 'ticket_tags', where: 'tag = ?', params: [tag] }));
+  if (filters.anyTags) sets.push({ table: 'ticket_tags', where: 'tag IN (?)', params: [filters.anyTags] });
+  const byField = new Map<number, ResolvedFieldFilter[]>();
+  for (const condition of filters.fieldConditions ?? [])
+    byField.set(condition.fieldId, [...(byField.get(condition.fieldId) ?? []), condition]);
+  for (const [fieldId, conditions] of byField) {
+    const where = ['field_id = ?'];
+    const params: unknown[] = [fieldId];
+    for (const { column, op, values } of conditions) {
+      if (op !== 'in') {
+        where.push(`${column} ${op === 'gte' ? '>=' : '<'} ?`);
+        params.push(values[0]);
+      } else if (column === 'text_value') {
+        // The index holds the first 255 characters (text_sort); the whole value is then compared on each of its rows.
+        where.push('text_sort IN (?) AND text_value IN (?)');
+        params.push([...new Set(values.map((value) => [...String(value)].slice(0, 255).join('')))], values);
+      } else {
+        where.push(`${column} IN (?)`);
+        params.push(values);
+      }
+    }
+    sets.push({ table: 'ticket_field_values', where: where.join(' AND '), params });
+  }
+  return sets;
+}
+
+/** The tickets of the set as a condition on `column`, for a statement that reads every match (a count). */
+export function inSet(column: string, set: TicketSet): SqlStatement {
+  return { sql: `${column} IN (SELECT ticket_id FROM ${set.table} WHERE ${set.where})`, params: set.params };
+}
+
+/**
+ * Whether the ticket `column` is in the set, looked up by key for each ticket read: a scalar subquery, which MariaDB
+ * checks per row where a semi-join would first collect every ticket of the set.
+ */
+export function probeSet(column: string, set: TicketSet): SqlStatement {
+  return { sql: `(SELECT 1 FROM ${set.table} WHERE ${set.where} AND ticket_id = ${column} LIMIT 1) IS NOT NULL`, params: set.params };
+}
+
+/** The set's tickets, each once, to start a statement from (`AS alias`, its column `ticket_id`). */
+export function setSource(set: TicketSet, alias: string): SqlStatement {
+  return { sql: `(SELECT DISTINCT ticket_id FROM ${set.table} WHERE ${set.where}) ${alias}`, params: set.params };
+}
+
+/** How many index entries each set has, each count stopped past SET_START_MAX: at most that many entries read per set. */
+export function setSizesSql(sets: readonly TicketSet[]): SqlStatement {
+  return {
+    sql: sets
+      .map(
+        (set, i) =>
+          `SELECT ${i} AS term, COUNT(*) AS entries FROM (SELECT 1 FROM ${set.table} WHERE ${set.where} LIMIT ${SET_START_MAX + 1}) s${i}`,
+      )
+      .join(' UNION ALL '),
+    params: sets.flatMap((set) => set.params),
+  };
+}
+
+/** The set a page starts from: the smallest, when it has at most SET_START_MAX entries. */
+export function startingSet(sizes: ReadonlyArray<{ term: number | string; entries: number | string }>): number | undefined {
+  const small = sizes
+    .map(({ term, entries }) => ({ term: Number(term), entries: Number(entries) }))
+    .filter(({ entries }) => entries <= SET_START_MAX);
+  if (small.length === 0) return undefined;
+  return small.reduce((best, size) => (size.entries < best.entries ? size : best)).term;
+}
