@@ -109,7 +109,7 @@ try {
   }
   const [definitions] = await admin.query(`SELECT id, field_key FROM \`${DB}\`.field_definitions`);
   await seed(admin, new Map(definitions.map((row) => [row.field_key, row.id])));
-  const page = '/api/v2/tickets?limit=50&total=false&sort=-updatedAt';
+  const page = '/api/v2/tickets?limit=50&total=false';
   const results = [];
   for (const [name, filter] of [
     ['status=OPEN (the reference)', '&status=OPEN'],
@@ -118,8 +118,16 @@ try {
     ['number range cost 100..199 (1,000)', '&field.cost.gte=100&field.cost.lt=200'],
     ['status + tag + enum + range', '&status=OPEN&tags=a3&field.category=access&field.cost.gte=0&field.cost.lt=50000'],
     ['tag d42, by id (1,000)', '&tags=d42&sort=id'],
+    ['sorted by number field cost', '&sort=field.cost'],
+    ['tag b7, sorted by enum field -category', '&tags=b7&sort=-field.category'],
+    ['site=ber, sorted by date field due', '&field.site=ber&sort=field.due'],
+    [
+      'status + tag + enum + range, sorted by cost',
+      '&status=OPEN&tags=a3&field.category=access&field.cost.gte=0&field.cost.lt=50000&sort=field.cost',
+    ],
   ]) {
-    results.push(await measure(service.url, name, `${page}${filter}`, { seconds: SECONDS, connections: CONNECTIONS }));
+    const sorted = filter.includes('&sort=') ? filter : `${filter}&sort=-updatedAt`;
+    results.push(await measure(service.url, name, `${page}${sorted}`, { seconds: SECONDS, connections: CONNECTIONS }));
   }
   const body = (parts) =>
     JSON.stringify({

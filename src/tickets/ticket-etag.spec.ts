@@ -1,5 +1,5 @@
 import { PreconditionFailedException } from '@nestjs/common';
-import { assertIfMatch, ifMatchSatisfied, ticketEtag, ticketSlaEtag } from './ticket-etag.js';
+import { assertIfMatch, ifMatchSatisfied, ticketBodyEtag, ticketEtag } from './ticket-etag.js';
 
 const ticket = { id: '7', updatedAt: new Date('2026-01-01T10:00:00.123Z') };
 const ETAG = `"7-${ticket.updatedAt.getTime()}"`;
@@ -31,15 +31,27 @@ describe('ticket ETag', () => {
   });
 
   it('gives a body with an SLA summary a tag of its own per summary, which If-Match reads as the version alone', () => {
-    const before = ticketSlaEtag(ticket, { breached: false, nextBreachTime: new Date('2026-01-01T12:00:00Z') });
-    const after = ticketSlaEtag(ticket, { breached: true, nextBreachTime: null });
+    const before = ticketBodyEtag(ticket, { sla: { breached: false, nextBreachTime: new Date('2026-01-01T12:00:00Z') } });
+    const after = ticketBodyEtag(ticket, { sla: { breached: true, nextBreachTime: null } });
     expect(before).not.toEqual(after);
     expect(before).not.toEqual(ETAG);
     expect(ifMatchSatisfied(before, ETAG)).toBe(true);
     expect(ifMatchSatisfied(after, ETAG)).toBe(true);
     expect(ifMatchSatisfied(`W/${after}`, ETAG)).toBe(false);
-    expect(ifMatchSatisfied(ticketSlaEtag({ ...ticket, updatedAt: new Date(0) }, { breached: true, nextBreachTime: null }), ETAG)).toBe(
-      false,
-    );
+    expect(
+      ifMatchSatisfied(ticketBodyEtag({ ...ticket, updatedAt: new Date(0) }, { sla: { breached: true, nextBreachTime: null } }), ETAG),
+    ).toBe(false);
+  });
+
+  it('gives a body with custom field values a tag per values (a deleted field changes them), which If-Match reads as the version alone', () => {
+    const category = ticketBodyEtag(ticket, { fields: { category: 'network', cost: 5 } });
+    const without = ticketBodyEtag(ticket, { fields: { category: 'network' } });
+    expect(category).toMatch(/^"7-\d+-f[0-9A-Za-z]{10}"$/);
+    expect(category).not.toEqual(without);
+    expect(ticketBodyEtag(ticket, { fields: {} })).toEqual(ETAG);
+    expect(ifMatchSatisfied(category, ETAG)).toBe(true);
+    const both = ticketBodyEtag(ticket, { sla: { breached: true, nextBreachTime: null }, fields: { cost: 5 } });
+    expect(ifMatchSatisfied(both, ETAG)).toBe(true);
+    expect(ifMatchSatisfied(both.replace('-f', '-x'), ETAG)).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { PreconditionFailedException } from '@nestjs/common';
 import type { Response } from 'express';
 
@@ -16,12 +17,22 @@ export function ticketEtag(ticket: Versioned): string {
 }
 
 /**
- * The tag of a v2 body with SLA on: the body also carries the SLA summary, which changes without a write (a breach), so
- * its tag names the summary too (`-s` and a fingerprint), or If-None-Match would answer 304 to a stale `sla`.
- * If-Match reads only the version part (see ifMatchSatisfied), so a tag from such a GET still guards a write.
+ * The tag of a v2 body, which may change without a write to the ticket: with SLA on it carries the SLA summary (a
+ * breach changes it), and its custom field values lose a field when the field is deleted (docs/api.md#custom-fields).
+ * So its tag names them too (`-s` and the summary, `-f` and a hash of the values), or If-None-Match would answer 304 to
+ * a stale body. If-Match reads only the version part (see ifMatchSatisfied), so a tag from such a GET still guards a write.
  */
-export function ticketSlaEtag(ticket: Versioned, sla: { breached: boolean; nextBreachTime: Date | null }): string {
-  return `"${ticket.id}-${ticket.updatedAt.getTime()}-s${sla.breached ? 1 : 0}${sla.nextBreachTime?.getTime().toString(36) ?? ''}"`;
+export function ticketBodyEtag(
+  ticket: Versioned,
+  parts: { sla?: { breached: boolean; nextBreachTime: Date | null }; fields?: Record<string, unknown> },
+): string {
+  const { sla, fields } = parts;
+  const summary = sla ? `-s${sla.breached ? 1 : 0}${sla.nextBreachTime?.getTime().toString(36) ?? ''}` : '';
+  const values =
+    fields && Object.keys(fields).length > 0
+      ? `-f${createHash('sha256').update(JSON.stringify(fields)).digest('base64url').slice(0, 10).replace(/[-_]/g, '0')}`
+      : '';
+  return `"${ticket.id}-${ticket.updatedAt.getTime()}${summary}${values}"`;
 }
 
 /**
@@ -34,14 +45,14 @@ export function withEtag<T extends Versioned>(response: Response, ticket: T): T 
 }
 
 /**
- * RFC 9110 If-Match: `*` matches any current ticket; otherwise one of the listed entity tags, read without the SLA
- * summary's part (ticketSlaEtag), must equal the ticket's by strong comparison, so weak tags (`W/"..."`) and anything
+ * RFC 9110 If-Match: `*` matches any current ticket; otherwise one of the listed entity tags, read without the parts
+ * a v2 body adds (ticketBodyEtag), must equal the ticket's by strong comparison, so weak tags (`W/"..."`) and anything
  * unparseable never match.
  */
 export function ifMatchSatisfied(ifMatch: string, current: string): boolean {
   if (ifMatch.trim() === '*') return true;
   const tags: string[] = ifMatch.match(/(?:W\/)?"[^"]*"/g) ?? [];
-  return tags.some((tag) => tag.replace(/-s[0-9a-z]*"$/, '"') === current);
+  return tags.some((tag) => tag.replace(/^((?:W\/)?"\d+-\d+)(?:-s[0-9a-z]*)?(?:-f[0-9A-Za-z]*)?"$/, '$1"') === current);
 }
 
 /** Throws 412 when the client's If-Match names a version other than the stored one; no header, no check. */

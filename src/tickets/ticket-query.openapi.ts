@@ -94,8 +94,13 @@ export const ApiTicketQueryParameters = (dialect: QueryDialect) =>
         `Comma-separated fields of ${SORT_FIELDS.join(', ')}, each optionally prefixed with - for descending. Priority sorts by ` +
         'severity (LOW < MEDIUM < HIGH < CRITICAL), status by workflow (OPEN < IN_PROGRESS < WAITING_ON_CUSTOMER < RESOLVED < CLOSED); ' +
         'slaDueAt by the next SLA breach time, tickets without a running clock last (first with -slaDueAt); ' +
-        'ties are broken by id, in the direction of the last field. Default: id',
-      schema: { type: 'string', pattern: `^-?(${SORT_FIELDS.join('|')})(,-?(${SORT_FIELDS.join('|')}))*$`, example: '-updatedAt' },
+        'ties are broken by id, in the direction of the last field. Or a custom field alone, field.<key>: by its value, ' +
+        'ties by id, tickets without a value last in both directions. Default: id',
+      schema: {
+        type: 'string',
+        pattern: `^(-?(${SORT_FIELDS.join('|')})(,-?(${SORT_FIELDS.join('|')}))*|-?field\\.[a-z][a-z0-9_]{0,63})$`,
+        example: '-updatedAt',
+      },
     }),
     ApiQuery({
       name: 'limit',

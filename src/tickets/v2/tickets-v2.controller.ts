@@ -37,7 +37,7 @@ import { setPageHeaders } from '../../common/paging/page-headers.js';
 import { type TicketPage, TicketsService } from '../tickets.service.js';
 import { ticketsApi } from '../tickets.openapi.js';
 import { writeContext } from '../../common/context/write-context.js';
-import { ticketSlaEtag, withEtag } from '../ticket-etag.js';
+import { ticketBodyEtag, withEtag } from '../ticket-etag.js';
 import { TICKET_SLA_SUMMARIES, type TicketSlaSummaries } from '../ticket-sla-summaries.js';
 import type { TicketV2Response } from '../dto/ticket-v2-response.dto.js';
 
@@ -94,9 +94,9 @@ export class TicketsV2Controller {
   }
 
   private async oneWithSla(response: Response, ticket: TicketResponse, viewer: Viewer): Promise<TicketV2Response> {
-    const [withSla] = await this.v2Bodies([withEtag(response, ticket)], viewer);
-    if (withSla.sla) response.setHeader('ETag', ticketSlaEtag(ticket, withSla.sla));
-    return withSla;
+    const [body] = await this.v2Bodies([withEtag(response, ticket)], viewer);
+    response.setHeader('ETag', ticketBodyEtag(ticket, body));
+    return body;
   }
 
   @Post()
