@@ -17,7 +17,15 @@ import {
 } from './ticket-row.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { type ListPlan, type SqlStatement, ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
-import { setSizesSql, startingSet, ticketSets } from './query/vocabulary-sql.js';
+import {
+  SET_COUNT_MAX,
+  SET_START_MAX,
+  type SetSize,
+  setSizesSql,
+  startingSet,
+  type TicketSet,
+  ticketSets,
+} from './query/vocabulary-sql.js';
 import { type PrefixWordCount, prefixWordCountSql } from './query/search-prefix-bound.js';
 import type { SearchTerm } from './query/ticket-search.js';
 import { insertTicketWords, type SearchableText, updateTicketWords } from './query/ticket-words.js';
@@ -66,27 +74,42 @@ export class TicketsRepository {
 
   /** The tickets the query selects (of `visible` only, when given: a requester's): its page and one more when paged, so the caller knows whether more follow. */
   async list(query: TicketQuery, visible?: SqlStatement): Promise<ListedTicket[]> {
-    const listing = ticketListSql(query, TICKET_COLUMNS, visible, await this.plan(query, visible));
-    const rows = await this.database.rows<TicketTextRow>(listing.sql, listing.params, { dateStrings: true });
-    if (listing.then && query.page && rows.length <= query.page.limit) {
-      const rest = listing.then(rows.length);
-      rows.push(...(await this.database.rows<TicketTextRow>(rest.sql, rest.params, { dateStrings: true })));
-    }
+    const sets = ticketSets(query.filters);
+    const plan = visible || sets.length === 0 ? {} : await this.plan(sets, SET_START_MAX);
+    let rows = await this.listed(query, visible, plan);
+    // A walk that ended short of a full page either reached the end or stopped at WALK_ROWS_MAX: read from a set instead.
+    if (plan.walk && query.page && rows.length <= query.page.limit)
+      rows = await this.listed(query, visible, await this.plan(sets, SET_COUNT_MAX, true));
     return rows.map(listedTicketFromRow);
   }
 
-  /** Where a list with tag or field filters starts: the tickets of its smallest one, when that is small (vocabulary-sql.ts). */
-  private async plan(query: TicketQuery, visible?: SqlStatement): Promise<ListPlan> {
-    const sets = ticketSets(query.filters);
-    if (visible || sets.length === 0) return {};
-    const sizes = setSizesSql(sets);
-    return { start: startingSet(await this.database.rows<{ term: number; entries: number }>(sizes.sql, sizes.params)) };
+  private async listed(query: TicketQuery, visible: SqlStatement | undefined, plan: ListPlan): Promise<TicketTextRow[]> {
+    const listing = ticketListSql(query, TICKET_COLUMNS, visible, plan);
+    const rows = await this.database.rows<TicketTextRow>(listing.sql, listing.params, { dateStrings: true });
+    // After a walk that ended short, the tickets without a value wait for the read from a set (list).
+    if (listing.then && !plan.walk && query.page && rows.length <= query.page.limit) {
+      const rest = listing.then(rows.length);
+      rows.push(...(await this.database.rows<TicketTextRow>(rest.sql, rest.params, { dateStrings: true })));
+    }
+    return rows;
+  }
+
+  /**
+   * Where a list with tag or field filters starts (vocabulary-sql.ts): the tickets of its smallest set when that has at
+   * most `bound` entries, else a walk of the sort's index; `anyway`: the smallest set, however large.
+   */
+  private async plan(sets: readonly TicketSet[], bound: number, anyway = false): Promise<ListPlan> {
+    const sizing = setSizesSql(sets, bound);
+    const start = startingSet(await this.database.rows<SetSize>(sizing.sql, sizing.params), anyway ? Infinity : bound);
+    return start === undefined ? { walk: true } : { start };
   }
 
   /** Every ticket an unpaged query selects, as a stream of rows holding its JSON, and how to write each. */
   async stream(query: TicketQuery, visible?: SqlStatement): Promise<TicketJsonRows> {
     const json = ticketJsonBytes(await this.shortEscapesAlike());
-    const listing = ticketListSql(query, TICKET_JSON_COLUMN, visible, await this.plan(query, visible));
+    const sets = ticketSets(query.filters);
+    const plan = visible || sets.length === 0 ? {} : await this.plan(sets, SET_COUNT_MAX, true);
+    const listing = ticketListSql(query, TICKET_JSON_COLUMN, visible, plan);
     return { rows: await this.database.stream(listing.sql, listing.params, { bytes: true, highWaterMark: 1024 }), json };
   }
 

@@ -4,7 +4,7 @@ import type { TicketFilters, TicketQuery } from './ticket-query.js';
 import type { SearchTerm } from './ticket-search.js';
 import { SORT_COLUMNS, type SortField, type SortKey } from './ticket-sort.js';
 import type { ResolvedFieldSort } from '../../fields/field-filters.js';
-import { inSet, probeSet, setSource, ticketSets } from './vocabulary-sql.js';
+import { inSet, probeSet, setSource, ticketSets, WALK_ROWS_MAX } from './vocabulary-sql.js';
 
 export interface SqlStatement {
   sql: string;
@@ -37,9 +37,13 @@ const QUEUE_INDEXES: ReadonlyArray<{ name: string; equal: ReadonlyArray<keyof Ti
   { name: 'idx_tickets_assignee_sla_due', equal: ['assignedTo'], sort: ['slaDueAt'] },
 ];
 
-/** How a list is read: from the tickets of which of its tag or field filters (ticketSets' index), when one is small. */
+/**
+ * How a list with tag or field filters is read: from the tickets of one of them (ticketSets' index), or by walking the
+ * sort's index and looking each ticket up in them (`walk`), at most WALK_ROWS_MAX rows examined.
+ */
 export interface ListPlan {
   start?: number;
+  walk?: boolean;
 }
 
 /** A list's statement; sorted by a custom field, maybe followed by the tickets without a value when its page has room. */
@@ -59,10 +63,12 @@ export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visi
   const sets = ticketSets(query.filters);
   const start = plan.start === undefined ? undefined : setSource(sets[plan.start], 'start');
   const search = visible || start ? searchConditions(query.filters.search) : searchSql(query.filters.search, 'page');
+  // Started from a set, the others are looked up by its ids, before its tickets are read.
+  const probed = start ? 'start.ticket_id' : 'tickets.id';
   const conditions = [
     ...search.conditions,
     ...filterConditions(query.filters),
-    ...sets.filter((_set, i) => i !== plan.start).map((set) => probeSet('tickets.id', set)),
+    ...sets.filter((_set, i) => i !== plan.start).map((set) => probeSet(probed, set)),
   ];
   const source = visible
     ? { sql: `(${visible.sql}) visible`, params: visible.params, id: 'visible.ticket_id' }
@@ -70,11 +76,13 @@ export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visi
       ? { ...start, id: 'start.ticket_id' }
       : search.words && { ...search.words, id: 'w0.ticket_id' };
   const from = source ? `${source.sql} STRAIGHT_JOIN tickets ON tickets.id = ${source.id}` : `tickets${indexHint(query)}`;
-  if (query.byFieldColumn) return byFieldSql(query, query.byFieldColumn, columns, conditions, source && { from, params: source.params });
+  const examined = plan.walk && query.page ? ` ROWS EXAMINED ${WALK_ROWS_MAX}` : '';
+  if (query.byFieldColumn)
+    return byFieldSql(query, query.byFieldColumn, columns, conditions, source && { from, params: source.params }, examined);
   if (query.page?.after) conditions.push(afterCondition(query.sort, query.page.after as Array<number | string>));
   const where = whereClause(conditions);
   const order = query.sort.map(({ field, descending }) => `${SORT_COLUMNS[field].column} ${descending ? 'DESC' : 'ASC'}`).join(', ');
-  const limit = query.page ? ` LIMIT ${query.page.limit + 1}` : '';
+  const limit = query.page ? ` LIMIT ${query.page.limit + 1}${examined}` : '';
   // A page sorted by the SLA due time needs it for its cursor; the ticket's JSON never carries it (ticket-row.ts).
   const slaDue = query.sort.some((key) => key.field === 'slaDueAt') ? ', sla_due_at' : '';
   const params = [...(source?.params ?? []), ...where.params];
@@ -103,7 +111,8 @@ function byFieldSql(
   { fieldId, column, index }: ResolvedFieldSort,
   columns: string,
   conditions: Condition[],
-  started?: { from: string; params: unknown[] },
+  started: { from: string; params: unknown[] } | undefined,
+  examined: string,
 ): ListStatement {
   const descending = query.byField?.descending ?? false;
   const direction = descending ? 'DESC' : 'ASC';
@@ -156,7 +165,7 @@ function byFieldSql(
   return {
     sql:
       `SELECT ${columns}, ${value} AS field_sort FROM ticket_field_values s FORCE INDEX (${index})` +
-      ` STRAIGHT_JOIN tickets ON tickets.id = s.ticket_id${where.sql} ORDER BY ${value} ${direction}, s.ticket_id ${direction} LIMIT ${pageSize}`,
+      ` STRAIGHT_JOIN tickets ON tickets.id = s.ticket_id${where.sql} ORDER BY ${value} ${direction}, s.ticket_id ${direction} LIMIT ${pageSize}${examined}`,
     params: where.params,
     then: (found) => withoutValue(pageSize - found),
   };

@@ -20,6 +20,16 @@ export interface TicketSet {
  */
 export const SET_START_MAX = 5000;
 
+/**
+ * How many rows a walk may examine (MariaDB's `LIMIT … ROWS EXAMINED`, the index entries read and each lookup): filters
+ * that are each common but rarely together (two tags never on one ticket) would otherwise read the whole index. A walk
+ * stopped so, like any walk that ends short of a full page, is read again from its smallest set (TicketsRepository).
+ */
+export const WALK_ROWS_MAX = 40_000;
+
+/** How far sets are counted when a list must start from one of them whatever their size (unpaged, or after a walk stopped short). */
+export const SET_COUNT_MAX = 200_000;
+
 /** Each tag (all of them), any of `anyTags`, and each custom field filter, a field's range of `.gte` and `.lt` as one set. */
 export function ticketSets(filters: TicketFilters): TicketSet[] {
   const sets: TicketSet[] = (filters.tags ?? []).map((tag) => ({ table: 'ticket_tags', where: 'tag = ?', params: [tag] }));
@@ -61,29 +71,41 @@ export function probeSet(column: string, set: TicketSet): SqlStatement {
   return { sql: `(SELECT 1 FROM ${set.table} WHERE ${set.where} AND ticket_id = ${column} LIMIT 1) IS NOT NULL`, params: set.params };
 }
 
-/** The set's tickets, each once, to start a statement from (`AS alias`, its column `ticket_id`). */
+/**
+ * The set's tickets, each once, to start a statement from (`AS alias`, its column `ticket_id`). One value's entries are
+ * one ticket each (the index range is read in place); several values' (any of some tags, a multi_enum's items) are
+ * collected without repeats first.
+ */
 export function setSource(set: TicketSet, alias: string): SqlStatement {
-  return { sql: `(SELECT DISTINCT ticket_id FROM ${set.table} WHERE ${set.where}) ${alias}`, params: set.params };
+  const once = set.params.some((param) => Array.isArray(param) && param.length > 1) ? 'DISTINCT ' : '';
+  return { sql: `(SELECT ${once}ticket_id FROM ${set.table} WHERE ${set.where}) ${alias}`, params: set.params };
 }
 
-/** How many index entries each set has, each count stopped past SET_START_MAX: at most that many entries read per set. */
-export function setSizesSql(sets: readonly TicketSet[]): SqlStatement {
+/** How many index entries each set has, each count stopped past `bound`: at most that many entries read per set. */
+export function setSizesSql(sets: readonly TicketSet[], bound = SET_START_MAX): SqlStatement {
   return {
     sql: sets
       .map(
         (set, i) =>
-          `SELECT ${i} AS term, COUNT(*) AS entries FROM (SELECT 1 FROM ${set.table} WHERE ${set.where} LIMIT ${SET_START_MAX + 1}) s${i}`,
+          `SELECT ${i} AS term, COUNT(*) AS entries FROM (SELECT 1 FROM ${set.table} WHERE ${set.where} LIMIT ${bound + 1}) s${i}`,
       )
       .join(' UNION ALL '),
     params: sets.flatMap((set) => set.params),
   };
 }
 
-/** The set a page starts from: the smallest, when it has at most SET_START_MAX entries. */
-export function startingSet(sizes: ReadonlyArray<{ term: number | string; entries: number | string }>): number | undefined {
+export interface SetSize {
+  term: number | string;
+  entries: number | string;
+}
+
+/** The set with the fewest entries (the first of equals), when it has at most `bound`. */
+export function startingSet(sizes: readonly SetSize[], bound = SET_START_MAX): number | undefined {
   const small = sizes
     .map(({ term, entries }) => ({ term: Number(term), entries: Number(entries) }))
-    .filter(({ entries }) => entries <= SET_START_MAX);
+    .filter(({ entries }) => entries <= bound);
   if (small.length === 0) return undefined;
-  return small.reduce((best, size) => (size.entries < best.entries ? size : best)).term;
+  return small.reduce((best, size) =>
+    size.entries < best.entries || (size.entries === best.entries && size.term < best.term) ? size : best,
+  ).term;
 }
