@@ -45,9 +45,10 @@ const FIELDS = [
 
 /**
  * A number of 0..n-1 for ticket `t.id` and a name, spread as by chance: independent of the ticket's status and of other
- * names' numbers (tickets.id modulo would tie them, so that `status=OPEN` and a tag never met).
+ * names' numbers (tickets.id modulo would tie them, so that `status=OPEN` and a tag never met; so would CRC32, which is
+ * linear: its low bits of two names differ by a constant).
  */
-const spread = (name, n) => `CRC32(CONCAT('${name}', t.id)) % ${n}`;
+const spread = (name, n) => `CONV(LEFT(MD5(CONCAT('${name}', t.id)), 8), 16, 10) % ${n}`;
 
 /** The SQL value columns of each seeded field of ticket `t.id`: [text, number, date]. */
 const VALUES = {

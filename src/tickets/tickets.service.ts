@@ -173,18 +173,19 @@ export class TicketsService {
       parts: parts && { ...parts, fields: values },
       definitions,
     };
-    if (Object.keys(values).length === 0) return this.creates.write(item);
-    // Values are checked again in their own transaction, by the definitions as they are then (see fieldsAsCommitted).
-    const [ticket] = await this.insertAll([{ ...item, givenFields: parts!.fields }]);
-    return ticket;
+    // Values are checked again in the write's transaction, by the definitions as they are then (see fieldsAsCommitted);
+    // a value they refuse fails the batch, whose creates are then written each alone (BatchedWrites).
+    return this.creates.write(Object.keys(values).length === 0 ? item : { ...item, givenFields: parts!.fields });
   }
 
   private insertAll(pending: NewTicket[]): Promise<TicketResponse[]> {
     return this.database.transaction(async (transaction) => {
-      for (const item of pending) {
-        if (item.givenFields === undefined) continue;
-        const committed = await this.fieldsAsCommitted(transaction, item.givenFields, 'create', {}, 'ticketV2Request');
-        Object.assign(item, { definitions: committed.definitions, parts: { ...item.parts!, fields: committed.values } });
+      const given = pending.filter((item) => item.givenFields !== undefined);
+      const definitions = given.length > 0 ? await this.fields.definitionsForWrite(transaction) : [];
+      for (const item of given) {
+        const checked = applyFieldValues(definitions, item.givenFields, 'create', {});
+        if (!checked.values) throw invalidFields('ticketV2Request', checked.problems);
+        Object.assign(item, { definitions, parts: { ...item.parts!, fields: checked.values } });
       }
       const tickets = await this.tickets.insertAll(transaction, pending);
       await this.tickets.insertWords(transaction.later, tickets);

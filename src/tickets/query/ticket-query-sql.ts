@@ -63,9 +63,9 @@ export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visi
   const sets = ticketSets(query.filters);
   const start = plan.start === undefined ? undefined : setSource(sets[plan.start], 'start');
   const search = visible || start ? searchConditions(query.filters.search) : searchSql(query.filters.search, 'page');
-  // Started from a set, the others are looked up by its ids, before its tickets are read.
-  const probed = start ? 'start.ticket_id' : 'tickets.id';
-  const conditions = [
+  // The other sets are looked up by the id read first: a starting set's, or, walking a field's values, the value's
+  // ticket; a condition on that table alone is checked before the ticket's row is read.
+  const conditionsOn = (probed: string): Condition[] => [
     ...search.conditions,
     ...filterConditions(query.filters),
     ...sets.filter((_set, i) => i !== plan.start).map((set) => probeSet(probed, set)),
@@ -78,7 +78,15 @@ export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visi
   const from = source ? `${source.sql} STRAIGHT_JOIN tickets ON tickets.id = ${source.id}` : `tickets${indexHint(query)}`;
   const examined = plan.walk && query.page ? ` ROWS EXAMINED ${WALK_ROWS_MAX}` : '';
   if (query.byFieldColumn)
-    return byFieldSql(query, query.byFieldColumn, columns, conditions, source && { from, params: source.params }, examined);
+    return byFieldSql(
+      query,
+      query.byFieldColumn,
+      columns,
+      conditionsOn,
+      source && { from, params: source.params, id: source.id },
+      examined,
+    );
+  const conditions = conditionsOn(start ? 'start.ticket_id' : 'tickets.id');
   if (query.page?.after) conditions.push(afterCondition(query.sort, query.page.after as Array<number | string>));
   const where = whereClause(conditions);
   const order = query.sort.map(({ field, descending }) => `${SORT_COLUMNS[field].column} ${descending ? 'DESC' : 'ASC'}`).join(', ');
@@ -86,9 +94,10 @@ export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visi
   // A page sorted by the SLA due time needs it for its cursor; the ticket's JSON never carries it (ticket-row.ts).
   const slaDue = query.sort.some((key) => key.field === 'slaDueAt') ? ', sla_due_at' : '';
   const params = [...(source?.params ?? []), ...where.params];
-  if ((visible || start) && query.page) {
+  if ((visible || start || plan.walk) && query.page) {
     // A requester's page (or a small filter's) is sorted as ids and sort keys, and only its rows are then read whole:
-    // sorting whole rows (a description is up to 2,000 characters) of thousands of tickets spills the sort to disk.
+    // sorting whole rows (a description is up to 2,000 characters) of thousands of tickets spills the sort to disk. A
+    // walk reads the ids from its index alone, each looked up in the sets, and only the page's rows whole.
     const page = `SELECT tickets.id AS page_id FROM ${from}${where.sql} ORDER BY ${order}${limit}`;
     return {
       sql: `SELECT ${columns}${slaDue} FROM (${page}) page STRAIGHT_JOIN tickets ON tickets.id = page.page_id ORDER BY ${order}`,
@@ -110,8 +119,8 @@ function byFieldSql(
   query: TicketQuery,
   { fieldId, column, index }: ResolvedFieldSort,
   columns: string,
-  conditions: Condition[],
-  started: { from: string; params: unknown[] } | undefined,
+  conditionsOn: (probed: string) => Condition[],
+  started: { from: string; params: unknown[]; id: string } | undefined,
   examined: string,
 ): ListStatement {
   const descending = query.byField?.descending ?? false;
@@ -121,7 +130,7 @@ function byFieldSql(
   const value = `s.${column}`;
   if (started || !query.page) {
     const where = whereClause([
-      ...conditions,
+      ...conditionsOn(started?.id === 'start.ticket_id' ? 'start.ticket_id' : 'tickets.id'),
       ...(after === undefined
         ? []
         : after[0] === null
@@ -147,10 +156,10 @@ function byFieldSql(
     const where = whereClause([
       { sql: 'NOT EXISTS (SELECT 1 FROM ticket_field_values s WHERE s.ticket_id = tickets.id AND s.field_id = ?)', params: [fieldId] },
       ...(afterId === undefined ? [] : [{ sql: `tickets.id ${beyond} ?`, params: [afterId] }]),
-      ...conditions,
+      ...conditionsOn('tickets.id'),
     ]);
     return {
-      sql: `SELECT ${columns}, NULL AS field_sort FROM tickets${where.sql} ORDER BY tickets.id ${direction} LIMIT ${count}`,
+      sql: `SELECT ${columns}, NULL AS field_sort FROM tickets${where.sql} ORDER BY tickets.id ${direction} LIMIT ${count}${examined}`,
       params: where.params,
     };
   };
@@ -160,7 +169,7 @@ function byFieldSql(
     ...(after
       ? [{ sql: `(${value} ${beyond} ? OR (${value} = ? AND s.ticket_id ${beyond} ?))`, params: [after[0], after[0], after[1]] }]
       : []),
-    ...conditions,
+    ...conditionsOn('s.ticket_id'),
   ]);
   return {
     sql:
