@@ -153,6 +153,19 @@ describe('Custom fields', () => {
     await testApp.http.post('/api/tickets').send(buildTicketRequest()).expect(201);
   });
 
+  it('gives each of creates written together its own outcome: a bad value refuses that one alone', async () => {
+    const answers = await Promise.all(
+      [5, 50, 5000, 500].map((cost) =>
+        testApp.http.post('/api/v2/tickets').send(buildTicketRequest({ fields: { category: 'network', cost } })),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 400, 201]);
+    expect(fieldsNamed(answers[2].body)).toEqual(['fields.cost']);
+    for (const answer of [answers[0], answers[1], answers[3]]) {
+      expect((await testApp.http.get(`/api/v2/tickets/${answer.body.id}`).expect(200)).body.fields).toEqual(answer.body.fields);
+    }
+  });
+
   it('filters both versions by any of a value, and numbers and dates by range, with the other filters', async () => {
     const tag = `cf-${randomBytes(3).toString('hex')}`;
     const a = await create({
