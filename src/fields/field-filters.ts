@@ -15,6 +15,8 @@ export interface ResolvedFieldFilter {
   column: string;
   op: FieldFilter['op'];
   values: Array<string | number>;
+  /** A text field's values may be longer than the 255 characters its index holds (text_sort): the whole value is compared too. */
+  long?: boolean;
 }
 
 /** A list sorted by a custom field (`sort=field.<key>`): the column of its values in order, and that column's index by field. */
@@ -101,7 +103,13 @@ export function resolveFieldFilters(
       problem(`must be of ${definition.options.join(', ')}`);
       continue;
     }
-    resolved.push({ fieldId: definition.id, column: FieldValuesRepository.column(definition), op: filter.op, values });
+    resolved.push({
+      fieldId: definition.id,
+      column: FieldValuesRepository.column(definition),
+      op: filter.op,
+      values,
+      ...(definition.type === 'text' && { long: true }),
+    });
   }
   return { resolved, problems };
 }

@@ -10,6 +10,12 @@ export interface TicketSet {
   table: 'ticket_tags' | 'ticket_field_values';
   where: string;
   params: unknown[];
+  /**
+   * The index a lookup of one ticket reads: one value's entries of a field by (field_id, text_sort, ticket_id) lie
+   * together, a few pages that stay in memory, where the primary key would be read at the ticket's own place in the
+   * table (a read from disk per ticket when the values outgrow the buffer pool).
+   */
+  lookup?: string;
 }
 
 /**
@@ -40,20 +46,23 @@ export function ticketSets(filters: TicketFilters): TicketSet[] {
   for (const [fieldId, conditions] of byField) {
     const where = ['field_id = ?'];
     const params: unknown[] = [fieldId];
-    for (const { column, op, values } of conditions) {
+    let lookup: string | undefined;
+    for (const { column, op, values, long } of conditions) {
       if (op !== 'in') {
         where.push(`${column} ${op === 'gte' ? '>=' : '<'} ?`);
         params.push(values[0]);
       } else if (column === 'text_value') {
-        // The index holds the first 255 characters (text_sort); the whole value is then compared on each of its rows.
-        where.push('text_sort IN (?) AND text_value IN (?)');
-        params.push([...new Set(values.map((value) => [...String(value)].slice(0, 255).join('')))], values);
+        // The index holds the first 255 characters (text_sort), all of an option's or a boolean's; a text's whole value
+        // is then compared on each of its rows.
+        where.push(long ? 'text_sort IN (?) AND text_value IN (?)' : 'text_sort IN (?)');
+        params.push([...new Set(values.map((value) => [...String(value)].slice(0, 255).join('')))], ...(long ? [values] : []));
+        lookup = 'idx_field_values_text_sort';
       } else {
         where.push(`${column} IN (?)`);
         params.push(values);
       }
     }
-    sets.push({ table: 'ticket_field_values', where: where.join(' AND '), params });
+    sets.push({ table: 'ticket_field_values', where: where.join(' AND '), params, ...(lookup && { lookup }) });
   }
   return sets;
 }
@@ -68,7 +77,11 @@ export function inSet(column: string, set: TicketSet): SqlStatement {
  * checks per row where a semi-join would first collect every ticket of the set.
  */
 export function probeSet(column: string, set: TicketSet): SqlStatement {
-  return { sql: `(SELECT 1 FROM ${set.table} WHERE ${set.where} AND ticket_id = ${column} LIMIT 1) IS NOT NULL`, params: set.params };
+  const index = set.lookup ? ` FORCE INDEX (${set.lookup})` : '';
+  return {
+    sql: `(SELECT 1 FROM ${set.table}${index} WHERE ${set.where} AND ticket_id = ${column} LIMIT 1) IS NOT NULL`,
+    params: set.params,
+  };
 }
 
 /**
