@@ -18,6 +18,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { PeopleModule } from './people/people.module.js';
 import { MailModule } from './mail/mail.module.js';
+import { LinksApiModule } from './links/links-api.module.js';
 
 @Module({
   imports: [
@@ -35,6 +36,7 @@ import { MailModule } from './mail/mail.module.js';
     PeopleModule,
     AttachmentsModule,
     MailModule,
+    LinksApiModule,
     ActuatorModule,
     ObservabilityModule,
   ],

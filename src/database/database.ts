@@ -50,6 +50,11 @@ export class Database implements OnModuleInit {
     return this.withinDeadline(() => this.send<T>(sql, values, options));
   }
 
+  /** Whether the server is MariaDB (known once the module has started), for syntax MySQL lacks such as `LIMIT … ROWS EXAMINED`. */
+  get isMariaDb(): boolean {
+    return this.server === 'MariaDB';
+  }
+
   /** The rows of one statement (see query). */
   rows<T>(sql: string, values: unknown[], options: { dateStrings?: boolean } = {}): Promise<T[]> {
     return this.query<T[]>(sql, values, options);

@@ -1,8 +1,10 @@
-/** What a history entry records: a ticket's create, one of its updates (PUT or PATCH), a comment added, an attachment added or deleted. */
+/** What a history entry records: a ticket's create, one of its updates (PUT or PATCH), a comment added, an attachment added or deleted, a link added or removed. */
 export enum HistoryAction {
   CREATED = 'CREATED',
   UPDATED = 'UPDATED',
   COMMENTED = 'COMMENTED',
   ATTACHED = 'ATTACHED',
   DETACHED = 'DETACHED',
+  LINKED = 'LINKED',
+  UNLINKED = 'UNLINKED',
 }

@@ -6,7 +6,9 @@ export type HistoryChange =
   | { action: HistoryAction.CREATED | HistoryAction.UPDATED; changes: TicketChanges }
   | { action: HistoryAction.COMMENTED; changes: { comment: { from: null; to: number } } }
   | { action: HistoryAction.ATTACHED; changes: { attachment: { from: null; to: number } } }
-  | { action: HistoryAction.DETACHED; changes: { attachment: { from: number; to: null } } };
+  | { action: HistoryAction.DETACHED; changes: { attachment: { from: number; to: null } } }
+  | { action: HistoryAction.LINKED; changes: { link: { from: null; to: object } } }
+  | { action: HistoryAction.UNLINKED; changes: { link: { from: object; to: null } } };
 
 /** What every entry holds besides its action and changes. */
 export interface HistoryEntryHeader {

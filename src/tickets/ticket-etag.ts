@@ -18,20 +18,24 @@ export function ticketEtag(ticket: Versioned): string {
 
 /**
  * The tag of a v2 body, which may change without a write to the ticket: with SLA on it carries the SLA summary (a
- * breach changes it), and its custom field values lose a field when the field is deleted (docs/api.md#custom-fields).
- * So its tag names them too (`-s` and the summary, `-f` and a hash of the values), or If-None-Match would answer 304 to
+ * breach changes it), its custom field values lose a field when the field is deleted (docs/api.md#custom-fields), and
+ * its link counts change with a link. So its tag names them too (`-s` and the summary, `-f` and a hash of the values and links), or If-None-Match would answer 304 to
  * a stale body. If-Match reads only the version part (see ifMatchSatisfied), so a tag from such a GET still guards a write.
  */
 export function ticketBodyEtag(
   ticket: Versioned,
-  parts: { sla?: { breached: boolean; nextBreachTime: Date | null }; fields?: Record<string, unknown> },
+  parts: { sla?: { breached: boolean; nextBreachTime: Date | null }; fields?: Record<string, unknown>; links?: Record<string, number> },
 ): string {
-  const { sla, fields } = parts;
+  const { sla, fields = {}, links = {} } = parts;
   const summary = sla ? `-s${sla.breached ? 1 : 0}${sla.nextBreachTime?.getTime().toString(36) ?? ''}` : '';
-  const values =
-    fields && Object.keys(fields).length > 0
-      ? `-f${createHash('sha256').update(JSON.stringify(fields)).digest('base64url').slice(0, 10).replace(/[-_]/g, '0')}`
-      : '';
+  const unwritten = Object.keys(fields).length > 0 || Object.keys(links).length > 0;
+  const values = unwritten
+    ? `-f${createHash('sha256')
+        .update(JSON.stringify([fields, links]))
+        .digest('base64url')
+        .slice(0, 10)
+        .replace(/[-_]/g, '0')}`
+    : '';
   return `"${ticket.id}-${ticket.updatedAt.getTime()}${summary}${values}"`;
 }
 

@@ -7,6 +7,7 @@ import { PAGE_LIMIT } from '../common/paging/page-limit.js';
 import type { QueryDialect } from '../common/paging/query-parameters.js';
 import { parseTicketQuery, SEARCH_MAX_LENGTH } from './query/ticket-query.js';
 import { SORT_FIELDS } from './query/ticket-sort.js';
+import { LINK_TYPES } from '../links/links.js';
 import { TicketPriority } from './ticket-priority.enum.js';
 import { TicketStatus } from './ticket-status.enum.js';
 
@@ -78,6 +79,19 @@ export const ApiTicketQueryParameters = (dialect: QueryDialect) =>
         schema: { type: 'string', example: 'vpn,site:berlin' },
       }),
     ),
+    ApiQuery({
+      name: 'linkedTo',
+      required: false,
+      description: 'Only tickets linked to this one (docs/api.md#links), by `linkType` when given; refused (403) for a requester token',
+      schema: { type: 'integer', minimum: 1, example: 42 },
+    }),
+    ApiQuery({
+      name: 'linkType',
+      required: false,
+      description:
+        'Only tickets with a link of this type as they see it (`caused-by` with linkedTo=42: the incidents 42 causes); refused (403) for a requester token',
+      schema: { type: 'string', enum: [...LINK_TYPES] },
+    }),
     ApiQuery({
       name: 'q',
       required: false,

@@ -16,7 +16,7 @@ import {
   ticketJsonBytes,
 } from './ticket-row.js';
 import type { TicketQuery } from './query/ticket-query.js';
-import { type ListPlan, type SqlStatement, ticketCountSql, ticketListSql } from './query/ticket-query-sql.js';
+import { type ListPlan, type SqlStatement, ticketCountSql, ticketListSql, walkable } from './query/ticket-query-sql.js';
 import {
   SET_COUNT_MAX,
   SET_START_MAX,
@@ -25,6 +25,7 @@ import {
   startingSet,
   type TicketSet,
   ticketSets,
+  WALK_ROWS_MAX,
 } from './query/vocabulary-sql.js';
 import { type PrefixWordCount, prefixWordCountSql } from './query/search-prefix-bound.js';
 import type { SearchTerm } from './query/ticket-search.js';
@@ -55,6 +56,9 @@ const INSERT_TICKET = `INSERT INTO tickets (title, description, status, priority
  * hot path (see bench/). Reads go through Database; writes run on the transaction the
  * service hands in. The list's SQL is built by query/ticket-query-sql.ts, the search index's by query/ticket-words.ts.
  */
+
+/** MariaDB's "Sort aborted": a sort stopped by LIMIT ROWS EXAMINED. */
+const ER_FILSORT_ABORT = 1028;
 @Injectable()
 export class TicketsRepository {
   private shortEscapes?: Promise<boolean>;
@@ -75,40 +79,63 @@ export class TicketsRepository {
   /** The tickets the query selects (of `visible` only, when given: a requester's): its page and one more when paged, so the caller knows whether more follow. */
   async list(query: TicketQuery, visible?: SqlStatement): Promise<ListedTicket[]> {
     const sets = ticketSets(query.filters);
-    const plan = visible || sets.length === 0 ? {} : await this.plan(sets, SET_START_MAX);
-    let rows = await this.listed(query, visible, plan);
-    // A walk that ended short of a full page either reached the end or stopped at WALK_ROWS_MAX: read from a set instead.
-    if (plan.walk && query.page && rows.length <= query.page.limit)
-      rows = await this.listed(query, visible, await this.plan(sets, SET_COUNT_MAX, true));
+    const plan = visible || sets.length === 0 ? {} : await this.plan(query, sets);
+    if (!plan.walk) return (await this.listed(query, visible, plan)).rows.map(listedTicketFromRow);
+    const walked = await this.listed(query, visible, plan).catch((error: unknown) => {
+      // A walk stopped by its bound while sorting (which walkable avoids) is one cut short too.
+      if ((error as { errno?: number }).errno === ER_FILSORT_ABORT) return { rows: [], cut: true };
+      throw error;
+    });
+    // A walk stopped at WALK_ROWS_MAX says so by a warning; it is read again from its smallest set.
+    const rows = walked.cut ? (await this.listed(query, visible, await this.plan(query, sets, true))).rows : walked.rows;
     return rows.map(listedTicketFromRow);
   }
 
-  private async listed(query: TicketQuery, visible: SqlStatement | undefined, plan: ListPlan): Promise<TicketTextRow[]> {
+  /** The list's rows; a walk's (plan.walk) also say whether its bound cut it short (any warning of its statements). */
+  private async listed(
+    query: TicketQuery,
+    visible: SqlStatement | undefined,
+    plan: ListPlan,
+  ): Promise<{ rows: TicketTextRow[]; cut: boolean }> {
     const listing = ticketListSql(query, TICKET_COLUMNS, visible, plan);
-    const rows = await this.database.rows<TicketTextRow>(listing.sql, listing.params, { dateStrings: true });
-    // After a walk that ended short, the tickets without a value wait for the read from a set (list).
-    if (listing.then && !plan.walk && query.page && rows.length <= query.page.limit) {
-      const rest = listing.then(rows.length);
-      rows.push(...(await this.database.rows<TicketTextRow>(rest.sql, rest.params, { dateStrings: true })));
-    }
-    return rows;
+    const read = async (statement: SqlStatement): Promise<{ rows: TicketTextRow[]; cut: boolean }> => {
+      if (!plan.walk)
+        return { rows: await this.database.rows<TicketTextRow>(statement.sql, statement.params, { dateStrings: true }), cut: false };
+      const [rows, [{ warnings }]] = await this.database.query<[TicketTextRow[], Array<{ warnings: number | string }>]>(
+        `${statement.sql}; SELECT @@warning_count AS warnings`,
+        statement.params,
+        { dateStrings: true },
+      );
+      return { rows, cut: Number(warnings) > 0 };
+    };
+    const first = await read(listing);
+    if (first.cut || !listing.then || !query.page || first.rows.length > query.page.limit) return first;
+    // Sorted by a field, the tickets without a value follow those with one while the page has room.
+    const rest = await read(listing.then(first.rows.length));
+    return { rows: [...first.rows, ...rest.rows], cut: rest.cut };
   }
 
   /**
-   * Where a list with tag or field filters starts (vocabulary-sql.ts): the tickets of its smallest set when that has at
-   * most `bound` entries, else a walk of the sort's index; `anyway`: the smallest set, however large.
+   * How a list with tag or field filters is read (vocabulary-sql.ts): from the tickets of its smallest set when that has
+   * at most SET_START_MAX entries; else led by the words of its search, or walked in its order when an index gives it
+   * (walkable); else (or `anyway`) from its smallest set, however large.
    */
-  private async plan(sets: readonly TicketSet[], bound: number, anyway = false): Promise<ListPlan> {
+  private async plan(query: TicketQuery, sets: readonly TicketSet[], anyway = false): Promise<ListPlan> {
+    const bound = anyway || (!walkable(query) && query.filters.search === undefined) || !query.page ? SET_COUNT_MAX : SET_START_MAX;
     const sizing = setSizesSql(sets, bound);
-    const start = startingSet(await this.database.rows<SetSize>(sizing.sql, sizing.params), anyway ? Infinity : bound);
-    return start === undefined ? { walk: true } : { start };
+    const sizes = await this.database.rows<SetSize>(sizing.sql, sizing.params);
+    const small = startingSet(sizes, SET_START_MAX);
+    if (small !== undefined) return { start: small };
+    if (!anyway && query.page && query.filters.search !== undefined) return {};
+    if (!anyway && query.page && walkable(query)) return { walk: true, ...(this.database.isMariaDb && { bound: WALK_ROWS_MAX }) };
+    return { start: startingSet(sizes, Infinity) };
   }
 
   /** Every ticket an unpaged query selects, as a stream of rows holding its JSON, and how to write each. */
   async stream(query: TicketQuery, visible?: SqlStatement): Promise<TicketJsonRows> {
     const json = ticketJsonBytes(await this.shortEscapesAlike());
     const sets = ticketSets(query.filters);
-    const plan = visible || sets.length === 0 ? {} : await this.plan(sets, SET_COUNT_MAX, true);
+    const plan = visible || sets.length === 0 ? {} : await this.plan(query, sets, true);
     const listing = ticketListSql(query, TICKET_JSON_COLUMN, visible, plan);
     return { rows: await this.database.stream(listing.sql, listing.params, { bytes: true, highWaterMark: 1024 }), json };
   }

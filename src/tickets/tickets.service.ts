@@ -39,6 +39,8 @@ import { assertTagCount, changedTags } from '../tags/tags.js';
 import { seenBy } from '../people/visibility.js';
 import { FieldsService, invalidFields } from '../fields/fields.service.js';
 import { resolveFieldFilters, resolveFieldSort } from '../fields/field-filters.js';
+import { LinksRepository } from '../links/links.repository.js';
+import { linkCounts } from '../links/links.js';
 import { FieldValuesRepository } from '../fields/field-values.repository.js';
 import type { StoredDefinition } from '../fields/field-definitions.repository.js';
 import { applyFieldValues, type FieldValue, type FieldValues, sameValue, type ValuesWrite } from '../fields/field-values.js';
@@ -79,7 +81,15 @@ export interface TicketPartsWrite {
  * The ticket as a v2 answer (and its stored replay) shows it to the writer: with its participants and tags, but no
  * tags for a requester (src/people/visibility.ts); as it is for v1 (no parts).
  */
-function withParts(ticket: TicketResponse, parts: CheckedParts | undefined, context: WriteContext): TicketResponse {
+/**
+ * A v2 write's answer: the ticket with its parts (`links` too when known: a new ticket has none, an update with an
+ * Idempotency-Key reads them, so that its replay answers them as well), as the writer may see it.
+ */
+function withParts(
+  ticket: TicketResponse,
+  parts: (CheckedParts & { links?: Record<string, number> }) | undefined,
+  context: WriteContext,
+): TicketResponse {
   return parts === undefined ? ticket : seenBy(context.viewer, { ...ticket, ...parts } as TicketResponse);
 }
 
@@ -96,9 +106,9 @@ function visibleTo(viewer: Viewer): SqlStatement | undefined {
 
 /** Tags and custom fields are the desk's: a requester, who never sees them, cannot find tickets by them either. */
 function assertViewerMayFilter(query: TicketQuery, viewer: Viewer): void {
-  const { tags, anyTags, fields } = query.filters;
-  if (isRequester(viewer) && (tags || anyTags || fields || query.byField))
-    throw requesterMayNot("filter or sort by tags or custom fields: they are the desk's");
+  const { tags, anyTags, fields, linkedTo, linkType } = query.filters;
+  if (isRequester(viewer) && (tags || anyTags || fields || query.byField || linkedTo !== undefined || linkType))
+    throw requesterMayNot("filter or sort by tags, custom fields or links: they are the desk's");
 }
 
 /** A create as its request hands it to the transaction that writes it, maybe with those of other requests. */
@@ -135,6 +145,7 @@ export class TicketsService {
     private readonly tags: TagsRepository,
     private readonly fields: FieldsService,
     private readonly fieldValues: FieldValuesRepository,
+    private readonly links: LinksRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
@@ -207,9 +218,14 @@ export class TicketsService {
         await this.hooks.ticketCreated(transaction.later, ticket, now);
         await context.recordWith?.(transaction, { ticketId: ticket.id });
         // Its event carries the ticket as every reader knows it; the answer (and its stored replay) the v2 body.
-        await this.idempotency.finishCreated(transaction, context.idempotency, withParts(ticket, parts, context), ticketEtag(ticket));
+        await this.idempotency.finishCreated(
+          transaction,
+          context.idempotency,
+          withParts(ticket, parts && { ...parts, links: {} }, context),
+          ticketEtag(ticket),
+        );
       }
-      return tickets.map((ticket, i) => withParts(ticket, pending[i].parts, pending[i].context));
+      return tickets.map((ticket, i) => withParts(ticket, pending[i].parts && { ...pending[i].parts!, links: {} }, pending[i].context));
     });
   }
 
@@ -355,7 +371,8 @@ export class TicketsService {
         ...(cc?.changed && { ccEmails: cc.changed }),
       });
       await context.recordWith?.(transaction, { ticketId: updated.id });
-      const answer = withParts(updated, cc && { ccEmails: cc.now, tags: tags.now, fields: fields.now }, context);
+      const links = cc && context.idempotency ? linkCounts(await this.links.of([updated.id], transaction), updated.id) : undefined;
+      const answer = withParts(updated, cc && { ccEmails: cc.now, tags: tags.now, fields: fields.now, ...(links && { links }) }, context);
       await this.idempotency.finishUpdated(transaction, context.idempotency, answer, ticketEtag(updated));
       return answer;
     });

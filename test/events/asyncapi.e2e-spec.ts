@@ -54,6 +54,8 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       'WEBHOOK_DISABLED',
       'ATTACHMENT_ADDED',
       'ATTACHMENT_DELETED',
+      'LINKED',
+      'UNLINKED',
     ]);
   });
 
@@ -82,7 +84,17 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       WEBHOOK_DISABLED_ROUTING_KEY,
       ['WEBHOOK_DISABLED'],
     ]);
-    for (const id of ['ticketDeleted', 'ticketCommentAdded', 'ticketSlaWarning', 'ticketSlaBreached', 'ticketWebhookDisabled']) {
+    expect([channel('ticketLinked').address(), names('ticketLinked')]).toEqual([TICKET_EVENT_ROUTING_KEYS.LINKED, ['LINKED']]);
+    expect([channel('ticketUnlinked').address(), names('ticketUnlinked')]).toEqual([TICKET_EVENT_ROUTING_KEYS.UNLINKED, ['UNLINKED']]);
+    for (const id of [
+      'ticketDeleted',
+      'ticketCommentAdded',
+      'ticketSlaWarning',
+      'ticketSlaBreached',
+      'ticketWebhookDisabled',
+      'ticketLinked',
+      'ticketUnlinked',
+    ]) {
       expect(channel(id).bindings().get('amqp')!.value()).toMatchObject({
         is: 'routingKey',
         exchange: { name: parseConfig({}).rabbitmq.exchange, type: 'topic' },
@@ -216,6 +228,8 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
         'WEBHOOK_DISABLED',
         'ATTACHMENT_ADDED',
         'ATTACHMENT_DELETED',
+        'LINKED',
+        'UNLINKED',
       ]);
     });
 

@@ -58,8 +58,8 @@ describe('Ticket workflow: TICKET_WORKFLOW=strict', () => {
    */
   async function expectNothingWritten(created: Json): Promise<void> {
     const path = `${V1}/${created.id}`;
-    // Read through v1, which shows neither a v2 body's participants, its tags, its custom fields nor its SLA summary.
-    const { ccEmails: _participants, tags: _tags, fields: _fields, ...v1Fields } = created;
+    // Read through v1, which shows neither a v2 body's participants, its tags, its custom fields, its links nor its SLA summary.
+    const { ccEmails: _participants, tags: _tags, fields: _fields, links: _links, ...v1Fields } = created;
     expect(await tickets.get(path)).toEqual(v1Fields);
     const marked = (await tickets.patch(path, { assignedTo: 'marker' }).expect(200)).body;
     await consumer.waitFor(() => consumer.typesFor(created.id).includes('UPDATED'));

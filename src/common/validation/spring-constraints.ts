@@ -123,3 +123,13 @@ export const IsIdList = (max: number) =>
     undefined,
     `Failed to convert value to required type 'java.util.List'; a list of at most ${max} distinct ids`,
   );
+
+/** The JSON value must be an id: a positive integer that a JSON number holds exactly (or absent/null, which NotNull judges). */
+export const IsId = () =>
+  springConstraint(
+    'typeMismatch',
+    { javaType: 'java.lang.Long', attributes: [] },
+    (value) => value === undefined || value === null || (Number.isSafeInteger(value) && (value as number) >= 1),
+    undefined,
+    "Failed to convert value to required type 'java.lang.Long'; a ticket id, a positive integer",
+  );

@@ -31,12 +31,13 @@ export class CustomFields1763900027000 implements MigrationInterface {
         PRIMARY KEY (id),
         UNIQUE INDEX uq_field_definitions_key (field_key)
       ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
+    const binary = await byteForByte(queryRunner);
     await queryRunner.query(`
       CREATE TABLE ticket_field_values (
         ticket_id bigint NOT NULL,
         field_id int NOT NULL,
         item smallint NOT NULL DEFAULT 0,
-        text_value varchar(1000) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL,
+        text_value varchar(1000) CHARACTER SET utf8mb4 COLLATE ${binary} NULL,
         number_value decimal(38,10) NULL,
         date_value date NULL,
         PRIMARY KEY (ticket_id, field_id, item),
@@ -52,4 +53,10 @@ export class CustomFields1763900027000 implements MigrationInterface {
     await queryRunner.query('DROP TABLE ticket_field_values');
     await queryRunner.query('DROP TABLE field_definitions');
   }
+}
+
+/** The collation that compares byte for byte, trailing spaces included: MariaDB's `utf8mb4_nopad_bin`, MySQL 8's `utf8mb4_0900_bin`. */
+async function byteForByte(queryRunner: QueryRunner): Promise<string> {
+  const [{ version }] = (await queryRunner.query('SELECT VERSION() AS version')) as Array<{ version: string }>;
+  return /mariadb/i.test(version) ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
 }

@@ -14,9 +14,10 @@ export class SortByFieldsAndRecency1763900028000 implements MigrationInterface {
   name = 'SortByFieldsAndRecency1763900028000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    const binary = await byteForByte(queryRunner);
     await queryRunner.query(`
       ALTER TABLE ticket_field_values
-        ADD COLUMN text_sort varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin AS (LEFT(text_value, 255)) VIRTUAL,
+        ADD COLUMN text_sort varchar(255) CHARACTER SET utf8mb4 COLLATE ${binary} AS (LEFT(text_value, 255)) VIRTUAL,
         ADD INDEX idx_field_values_text_sort (field_id, text_sort),
         DROP INDEX idx_field_values_text`);
     await queryRunner.query('ALTER TABLE tickets ADD INDEX idx_tickets_updated (updated_at)');
@@ -30,4 +31,10 @@ export class SortByFieldsAndRecency1763900028000 implements MigrationInterface {
         DROP INDEX idx_field_values_text_sort,
         DROP COLUMN text_sort`);
   }
+}
+
+/** The collation that compares byte for byte, trailing spaces included: MariaDB's `utf8mb4_nopad_bin`, MySQL 8's `utf8mb4_0900_bin`. */
+async function byteForByte(queryRunner: QueryRunner): Promise<string> {
+  const [{ version }] = (await queryRunner.query('SELECT VERSION() AS version')) as Array<{ version: string }>;
+  return /mariadb/i.test(version) ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
 }

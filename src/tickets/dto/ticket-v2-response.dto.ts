@@ -16,7 +16,7 @@ export class TicketSlaSummaryResponse {
   nextBreachTime: Date | null;
 }
 
-/** A ticket in v2: v1's fields, its participants, its tags, and its SLA summary when SLA is on (SLA_ENABLED=true). */
+/** A ticket in v2: v1's fields, its participants, its tags, custom fields and links, and its SLA summary when SLA is on (SLA_ENABLED=true). */
 export class TicketV2Response extends TicketResponse {
   @ApiProperty({ description: 'Participants, lower-cased, in the order given', type: [String], example: ['bob@example.com'] })
   ccEmails: string[];
@@ -34,6 +34,14 @@ export class TicketV2Response extends TicketResponse {
       "Custom field values by key (a field without a value is absent); shown to agents (a requester token's answers leave them out)",
   })
   fields?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    description: "The ticket's links counted by their type as this ticket sees them (docs/api.md#links), `{}` without any; shown to agents",
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 1 },
+    example: { causes: 3, 'relates-to': 1 },
+  })
+  links?: Record<string, number>;
 
   @ApiPropertyOptional({
     description: 'Only when SLA clocks are on (docs/sla.md); the ETag of a body with it also names the summary, which If-Match ignores',

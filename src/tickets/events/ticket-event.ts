@@ -5,7 +5,7 @@ import type { TicketResponse } from '../dto/ticket-response.dto.js';
 export type TicketEventType = 'CREATED' | 'UPDATED';
 
 /** Kinds added later; each has a routing key of its own that the v1 binding does not match (decision 26). */
-export type LaterTicketEventType = 'DELETED' | 'COMMENT_ADDED' | 'ATTACHMENT_ADDED' | 'ATTACHMENT_DELETED';
+export type LaterTicketEventType = 'DELETED' | 'COMMENT_ADDED' | 'ATTACHMENT_ADDED' | 'ATTACHMENT_DELETED' | 'LINKED' | 'UNLINKED';
 
 export type AnyTicketEventType = TicketEventType | LaterTicketEventType;
 
@@ -18,6 +18,8 @@ export const TICKET_EVENT_ROUTING_KEYS: Readonly<Record<LaterTicketEventType, st
   COMMENT_ADDED: 'ticket.comment.added',
   ATTACHMENT_ADDED: 'ticket.attachment.added',
   ATTACHMENT_DELETED: 'ticket.attachment.deleted',
+  LINKED: 'ticket.linked',
+  UNLINKED: 'ticket.unlinked',
 };
 
 interface EventEnvelope<T extends AnyTicketEventType> {
@@ -46,6 +48,15 @@ export interface CommentEvent extends EventEnvelope<'COMMENT_ADDED'> {
 /** An attachment added or deleted: its metadata as the API answers it, never its bytes. */
 export interface AttachmentEvent extends EventEnvelope<'ATTACHMENT_ADDED' | 'ATTACHMENT_DELETED'> {
   attachment: object;
+}
+
+/** A link added or removed, one event for each of its two tickets: the link as that ticket sees it (src/links/links.ts). */
+export interface LinkEvent extends EventEnvelope<'LINKED' | 'UNLINKED'> {
+  link: object;
+}
+
+export function linkEvent(eventType: 'LINKED' | 'UNLINKED', ticketId: number, link: object, occurredAt: Date): LinkEvent {
+  return { eventId: randomUUID(), eventType, occurredAt, ticketId, link };
 }
 
 export function ticketEvent(

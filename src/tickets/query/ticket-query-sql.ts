@@ -4,7 +4,8 @@ import type { TicketFilters, TicketQuery } from './ticket-query.js';
 import type { SearchTerm } from './ticket-search.js';
 import { SORT_COLUMNS, type SortField, type SortKey } from './ticket-sort.js';
 import type { ResolvedFieldSort } from '../../fields/field-filters.js';
-import { inSet, probeSet, setSource, ticketSets, WALK_ROWS_MAX } from './vocabulary-sql.js';
+import { inSet, probeSet, setSource, ticketSets } from './vocabulary-sql.js';
+import { type LinkType, typeSide } from '../../links/links.js';
 
 export interface SqlStatement {
   sql: string;
@@ -39,11 +40,13 @@ const QUEUE_INDEXES: ReadonlyArray<{ name: string; equal: ReadonlyArray<keyof Ti
 
 /**
  * How a list with tag or field filters is read: from the tickets of one of them (ticketSets' index), or by walking the
- * sort's index and looking each ticket up in them (`walk`), at most WALK_ROWS_MAX rows examined.
+ * sort's index and looking each ticket up in them (`walk`), at most `bound` rows examined.
  */
 export interface ListPlan {
   start?: number;
   walk?: boolean;
+  /** A walk's bound of rows examined (WALK_ROWS_MAX on MariaDB; MySQL has no such bound, its walks end at the deadline). */
+  bound?: number;
 }
 
 /** A list's statement; sorted by a custom field, maybe followed by the tickets without a value when its page has room. */
@@ -75,8 +78,9 @@ export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visi
     : start
       ? { ...start, id: 'start.ticket_id' }
       : search.words && { ...search.words, id: 'w0.ticket_id' };
-  const from = source ? `${source.sql} STRAIGHT_JOIN tickets ON tickets.id = ${source.id}` : `tickets${indexHint(query)}`;
-  const examined = plan.walk && query.page ? ` ROWS EXAMINED ${WALK_ROWS_MAX}` : '';
+  const hint = indexHint(query) || (plan.walk ? ' FORCE INDEX (PRIMARY)' : '');
+  const from = source ? `${source.sql} STRAIGHT_JOIN tickets ON tickets.id = ${source.id}` : `tickets${hint}`;
+  const examined = plan.walk && plan.bound && query.page ? ` ROWS EXAMINED ${plan.bound}` : '';
   if (query.byFieldColumn)
     return byFieldSql(
       query,
@@ -283,7 +287,32 @@ function filterConditions(filters: TicketFilters): Condition[] {
   time('updated_at', '<', filters.updatedBefore);
   time('sla_due_at', '<', filters.slaDueBefore);
   if (filters.slaBreached !== undefined) conditions.push({ sql: 'sla_breached = ?', params: [filters.slaBreached ? 1 : 0] });
+  if (filters.linkedTo !== undefined || filters.linkType !== undefined) conditions.push(linkCondition(filters.linkedTo, filters.linkType));
   return conditions;
+}
+
+/**
+ * Linked to a ticket, by a type as the listed ticket sees it, or both: the listed ticket is a link's `from` (its kind
+ * as named), its `to` (the inverse), or either (`relates-to`, or any type). A ticket's links are few: the semi-join
+ * reads them by (from_id, …) or (to_id, kind).
+ */
+function linkCondition(linkedTo: number | undefined, type: LinkType | undefined): Condition {
+  const side = type && typeSide(type);
+  const branches: Condition[] = [];
+  const other = (column: string) => (linkedTo === undefined ? { sql: '', params: [] } : { sql: ` AND ${column} = ?`, params: [linkedTo] });
+  const kind = side ? { sql: ' AND kind = ?', params: [side.kind] } : { sql: '', params: [] };
+  for (const listed of ['from', 'to'] as const) {
+    if (side && side.listedIs !== 'either' && side.listedIs !== listed) continue;
+    const otherEnd = other(listed === 'from' ? 'to_id' : 'from_id');
+    branches.push({
+      sql: `tickets.id IN (SELECT ${listed}_id FROM ticket_links WHERE TRUE${otherEnd.sql}${kind.sql})`,
+      params: [...otherEnd.params, ...kind.params],
+    });
+  }
+  return {
+    sql: branches.length > 1 ? `(${branches.map((b) => b.sql).join(' OR ')})` : branches[0].sql,
+    params: branches.flatMap((b) => b.params),
+  };
 }
 
 /**
@@ -347,4 +376,16 @@ function indexHint(query: TicketQuery): string {
       candidate.sort.join() === sortColumns.join(),
   );
   return index ? ` FORCE INDEX (${index.name})` : '';
+}
+
+/**
+ * Whether a list with tag or field filters can be walked in its order without sorting: a queue's index or, sorted by
+ * id alone, the primary key (which the walk then names), or a custom field's values; never with a search, whose words
+ * lead instead. A walk that had to sort would be stopped by its ROWS EXAMINED bound mid-sort, which MariaDB answers
+ * with an error rather than a short result.
+ */
+export function walkable(query: TicketQuery): boolean {
+  if (query.filters.search !== undefined) return false;
+  if (query.byField) return true;
+  return indexHint(query) !== '' || (query.sort.length === 1 && query.sort[0].field === 'id');
 }

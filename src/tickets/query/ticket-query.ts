@@ -12,6 +12,7 @@ import { type SearchTerm, searchTerms } from './ticket-search.js';
 import { DEFAULT_SORT, type FieldSortKey, parseSort, sortFields, type SortKey } from './ticket-sort.js';
 import { canonicalTags, TAG_RULE, TAGS_MAX } from '../../tags/tags.js';
 import type { FieldFilter, ResolvedFieldFilter, ResolvedFieldSort } from '../../fields/field-filters.js';
+import { LINK_TYPES, type LinkType } from '../../links/links.js';
 
 export interface TicketFilters {
   statuses: TicketStatus[];
@@ -36,6 +37,9 @@ export interface TicketFilters {
   fields?: FieldFilter[];
   /** The same, once checked by the definitions (TicketsService): what the statement compares. */
   fieldConditions?: ResolvedFieldFilter[];
+  /** Links (docs/api.md#links): linked to this ticket, and/or by a link of this type as the listed ticket sees it. */
+  linkedTo?: number;
+  linkType?: LinkType;
 }
 
 /** `field.<key>` and `field.<key>.gte` / `.lt`. */
@@ -80,6 +84,8 @@ export const QUERY_PARAMETERS = [
   'slaDueBefore',
   'tags',
   'anyTags',
+  'linkedTo',
+  'linkType',
   'sort',
   'limit',
   'cursor',
@@ -162,6 +168,31 @@ function readFilters(params: QueryParameters, sla: boolean): { filters: TicketFi
       params.problem(name, 'typeMismatch', 'java.lang.String', `Tags separated by commas, each of ${TAG_RULE}`, items.join(','));
     } else {
       filters[name] = tags;
+    }
+  }
+  const linkedTo = params.single('linkedTo');
+  if (linkedTo !== undefined) {
+    if (/^[1-9]\d{0,15}$/.test(linkedTo) && Number.isSafeInteger(Number(linkedTo))) filters.linkedTo = Number(linkedTo);
+    else
+      params.problem(
+        'linkedTo',
+        'typeMismatch',
+        'java.lang.Long',
+        "Failed to convert value to required type 'java.lang.Long'; a ticket id",
+        linkedTo,
+      );
+  }
+  const linkType = params.single('linkType');
+  if (linkType !== undefined) {
+    if ((LINK_TYPES as readonly string[]).includes(linkType)) filters.linkType = linkType as LinkType;
+    else {
+      params.problem(
+        'linkType',
+        'typeMismatch',
+        'LinkType',
+        `Failed to convert value to required type 'LinkType'; accepted values: [${LINK_TYPES.join(', ')}]`,
+        linkType,
+      );
     }
   }
   const fields = Object.keys(params.raw)

@@ -4,6 +4,8 @@ import { ParticipantsRepository } from '../../people/participants.repository.js'
 import { TagsRepository } from '../../tags/tags.repository.js';
 import { FieldsService } from '../../fields/fields.service.js';
 import { FieldValuesRepository } from '../../fields/field-values.repository.js';
+import { LinksRepository } from '../../links/links.repository.js';
+import { linkCounts } from '../../links/links.js';
 import { canonicalTags } from '../../tags/tags.js';
 import { TagsChangeRequest } from '../../tags/dto/tags-change-request.dto.js';
 import { TicketV2Patch, TicketV2Request } from '../dto/ticket-v2-request.dto.js';
@@ -61,6 +63,7 @@ export class TicketsV2Controller {
     private readonly tags: TagsRepository,
     private readonly fields: FieldsService,
     private readonly fieldValues: FieldValuesRepository,
+    private readonly links: LinksRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.sla = config.get('sla.enabled', { infer: true });
@@ -70,25 +73,26 @@ export class TicketsV2Controller {
    * The tickets as v2 shows them: with their participants and, to agents, their tags (each read only for the tickets
    * a write did not answer with them already), and their SLA summaries when SLA is on (no statement when off).
    */
-  private async v2Bodies<T extends { id: number; ccEmails?: string[]; tags?: string[]; fields?: Record<string, unknown> }>(
-    tickets: T[],
-    viewer: Viewer,
-  ): Promise<Array<T & Pick<TicketV2Response, 'ccEmails' | 'tags' | 'fields' | 'sla'>>> {
+  private async v2Bodies<
+    T extends { id: number; ccEmails?: string[]; tags?: string[]; fields?: Record<string, unknown>; links?: Record<string, number> },
+  >(tickets: T[], viewer: Viewer): Promise<Array<T & Pick<TicketV2Response, 'ccEmails' | 'tags' | 'fields' | 'links' | 'sla'>>> {
     const ids = tickets.map((ticket) => ticket.id);
     const agent = !isRequester(viewer);
-    const unknown = (part: 'ccEmails' | 'tags' | 'fields') =>
+    const unknown = (part: 'ccEmails' | 'tags' | 'fields' | 'links') =>
       tickets.filter((ticket) => ticket[part] === undefined).map((ticket) => ticket.id);
-    const [participants, tags, fields, summaries] = await Promise.all([
+    const [participants, tags, fields, links, summaries] = await Promise.all([
       this.participants.of(unknown('ccEmails')),
       agent ? this.tags.of(unknown('tags')) : undefined,
       agent ? this.fields.definitions().then((definitions) => this.fieldValues.of(unknown('fields'), definitions)) : undefined,
+      agent ? this.links.of(unknown('links')) : undefined,
       this.slaSummaries.summaries(ids),
     ]);
-    return tickets.map(({ tags: givenTags, fields: givenFields, ...ticket }) => ({
+    return tickets.map(({ tags: givenTags, fields: givenFields, links: givenLinks, ...ticket }) => ({
       ...(ticket as unknown as T),
       ccEmails: ticket.ccEmails ?? participants.get(ticket.id) ?? [],
       ...(tags && { tags: givenTags ?? tags.get(ticket.id) ?? [] }),
       ...(fields && { fields: givenFields ?? fields.get(ticket.id) ?? {} }),
+      ...(links && { links: givenLinks ?? linkCounts(links, ticket.id) }),
       ...(summaries && { sla: summaries.get(ticket.id) ?? { breached: false, nextBreachTime: null } }),
     }));
   }
