@@ -18,7 +18,7 @@ import { TicketsModule } from './tickets/tickets.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { PeopleModule } from './people/people.module.js';
 import { MailModule } from './mail/mail.module.js';
-import { LinksApiModule } from './links/links-api.module.js';
+import { LinksModule } from './links/links.module.js';
 
 @Module({
   imports: [
@@ -36,7 +36,7 @@ import { LinksApiModule } from './links/links-api.module.js';
     PeopleModule,
     AttachmentsModule,
     MailModule,
-    LinksApiModule,
+    LinksModule,
     ActuatorModule,
     ObservabilityModule,
   ],

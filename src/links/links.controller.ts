@@ -42,6 +42,12 @@ export class LinksController {
     return this.links.list(id, viewerOf(http));
   }
 
+  @Get('links/:linkId')
+  @linksApi.get()
+  get(@Param('id', IdPipe) id: string, @Param('linkId', IdPipe) linkId: string, @Req() http: Request): Promise<LinkResponse> {
+    return this.links.findOne(id, Number(linkId), viewerOf(http));
+  }
+
   @Delete('links/:linkId')
   @linksApi.remove()
   @HttpCode(204)

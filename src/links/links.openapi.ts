@@ -39,6 +39,16 @@ export const linksApi = {
       ApiProblemResponse(404, 'No such ticket'),
       unavailable(),
     ),
+  get: () =>
+    applyDecorators(
+      ApiOperation({ operationId: versionedOperationId('v2', 'getLink'), summary: "One of the ticket's links, as this ticket sees it" }),
+      ticket(),
+      ApiParam({ name: 'linkId', schema: { type: 'integer', minimum: 1 } }),
+      ApiOkResponse({ description: 'The link', type: LinkResponse }),
+      requester(),
+      ApiProblemResponse(404, 'No such ticket, or no such link of it'),
+      unavailable(),
+    ),
   remove: () =>
     applyDecorators(
       ApiOperation({

@@ -1,17 +1,16 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { Transaction } from '../database/transaction.js';
-import { HistoryAction } from '../tickets/history-action.js';
 import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
-import { linkEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
+import { recordLinkChange } from '../tickets/links/link-changes.js';
 import { assertTicketExists, ticketNotFound } from '../tickets/ticket-not-found.js';
 import { anonymousWrite, type WriteContext } from '../common/context/write-context.js';
 import { DESK, isRequester, type Viewer } from '../common/context/viewer.js';
 import { requesterMayNot } from '../people/requester-writes.js';
-import { HIERARCHIES, type LinkType, type LinkView, pathBetween, seenFrom, type StoredLink, storedAs } from './links.js';
-import { LinksRepository } from './links.repository.js';
+import { HIERARCHIES, type LinkType, type LinkView, pathBetween, seenFrom, type StoredLink, storedAs } from '../tickets/links/links.js';
+import { LinksRepository } from '../tickets/links/links.repository.js';
 
 /**
  * Links between tickets (docs/api.md#links): added and removed in one transaction that holds both tickets' row locks,
@@ -47,6 +46,13 @@ export class LinksService {
       if (await this.links.find(transaction, wanted)) {
         throw new ConflictException(`Ticket ${id} is already linked to ${request.ticketId} as ${request.type}`);
       }
+      // Two tickets that are each other's duplicate say nothing: one of them is the original.
+      if (
+        wanted.kind === 'duplicate-of' &&
+        (await this.links.exists(transaction, { fromId: wanted.toId, toId: wanted.fromId, kind: wanted.kind }))
+      ) {
+        throw new ConflictException(`Ticket ${wanted.toId} is already a duplicate of ${wanted.fromId}`);
+      }
       const now = new Date();
       const link = await this.links.insert(transaction, { ...wanted, createdAt: now, createdBy: context.actor });
       await this.recordBoth(transaction, link, 'LINKED', now, context.actor);
@@ -74,6 +80,15 @@ export class LinksService {
     });
   }
 
+  /** One of the ticket's links, as it sees it. */
+  async findOne(id: string, linkId: number, viewer: Viewer = DESK): Promise<LinkView> {
+    if (isRequester(viewer)) throw requesterMayNot("read a ticket's links: they are the desk's");
+    const link = await this.links.ofTicket(this.database, Number(id), linkId);
+    if (link) return seenFrom(link, Number(id));
+    await assertTicketExists(this.database, id);
+    throw linkNotFound(id, linkId);
+  }
+
   /** The ticket's links, oldest first, each as it sees them. */
   async list(id: string, viewer: Viewer = DESK): Promise<{ items: LinkView[] }> {
     if (isRequester(viewer)) throw requesterMayNot("read a ticket's links: they are the desk's");
@@ -90,16 +105,8 @@ export class LinksService {
 
   /** Each ticket's history entry and event, the link as that ticket sees it. */
   private async recordBoth(transaction: Transaction, link: StoredLink, eventType: 'LINKED' | 'UNLINKED', now: Date, actor: string | null) {
-    for (const ticketId of [link.fromId, link.toId]) {
-      const view = seenFrom(link, ticketId);
-      await this.history.record(
-        transaction.later,
-        eventType === 'LINKED'
-          ? { ticketId, occurredAt: now, actor, action: HistoryAction.LINKED, changes: { link: { from: null, to: view } } }
-          : { ticketId, occurredAt: now, actor, action: HistoryAction.UNLINKED, changes: { link: { from: view, to: null } } },
-      );
-      await this.outbox.record(transaction.later, linkEvent(eventType, ticketId, view, now), routingKeyOf(eventType));
-    }
+    const record = { history: this.history, outbox: this.outbox, writes: transaction.later };
+    for (const ticketId of [link.fromId, link.toId]) await recordLinkChange(record, link, ticketId, eventType, now, actor);
   }
 }
 

@@ -7,7 +7,7 @@ import { PAGE_LIMIT } from '../common/paging/page-limit.js';
 import type { QueryDialect } from '../common/paging/query-parameters.js';
 import { parseTicketQuery, SEARCH_MAX_LENGTH } from './query/ticket-query.js';
 import { SORT_FIELDS } from './query/ticket-sort.js';
-import { LINK_TYPES } from '../links/links.js';
+import { LINK_TYPES } from './links/links.js';
 import { TicketPriority } from './ticket-priority.enum.js';
 import { TicketStatus } from './ticket-status.enum.js';
 

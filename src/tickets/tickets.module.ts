@@ -3,7 +3,7 @@ import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PeopleModule } from '../people/people.module.js';
 import { TagsModule } from '../tags/tags.module.js';
 import { FieldsModule } from '../fields/fields.module.js';
-import { LinksModule } from '../links/links.module.js';
+import { LinksRepository } from './links/links.repository.js';
 import { TicketGate } from './ticket-gate.guard.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
@@ -15,9 +15,16 @@ import { TicketsService } from './tickets.service.js';
 import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
 
 @Module({
-  imports: [DiscoveryModule, OutboxModule, IdempotencyModule, PeopleModule, TagsModule, FieldsModule, LinksModule],
+  imports: [DiscoveryModule, OutboxModule, IdempotencyModule, PeopleModule, TagsModule, FieldsModule],
   controllers: [TicketsController, TicketsV2Controller],
-  providers: [TicketsService, TicketsRepository, TicketHistoryRepository, TicketWriteHooks, { provide: APP_GUARD, useClass: TicketGate }],
-  exports: [TicketWriteHooks, TicketsService, PeopleModule],
+  providers: [
+    TicketsService,
+    TicketsRepository,
+    TicketHistoryRepository,
+    TicketWriteHooks,
+    LinksRepository,
+    { provide: APP_GUARD, useClass: TicketGate },
+  ],
+  exports: [TicketWriteHooks, TicketsService, PeopleModule, LinksRepository],
 })
 export class TicketsModule {}

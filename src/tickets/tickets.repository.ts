@@ -99,7 +99,7 @@ export class TicketsRepository {
   ): Promise<{ rows: TicketTextRow[]; cut: boolean }> {
     const listing = ticketListSql(query, TICKET_COLUMNS, visible, plan);
     const read = async (statement: SqlStatement): Promise<{ rows: TicketTextRow[]; cut: boolean }> => {
-      if (!plan.walk)
+      if (!plan.bound)
         return { rows: await this.database.rows<TicketTextRow>(statement.sql, statement.params, { dateStrings: true }), cut: false };
       const [rows, [{ warnings }]] = await this.database.query<[TicketTextRow[], Array<{ warnings: number | string }>]>(
         `${statement.sql}; SELECT @@warning_count AS warnings`,

@@ -39,8 +39,9 @@ import { assertTagCount, changedTags } from '../tags/tags.js';
 import { seenBy } from '../people/visibility.js';
 import { FieldsService, invalidFields } from '../fields/fields.service.js';
 import { resolveFieldFilters, resolveFieldSort } from '../fields/field-filters.js';
-import { LinksRepository } from '../links/links.repository.js';
-import { linkCounts } from '../links/links.js';
+import { LinksRepository } from './links/links.repository.js';
+import { linkCounts } from './links/links.js';
+import { recordLinkChange } from './links/link-changes.js';
 import { FieldValuesRepository } from '../fields/field-values.repository.js';
 import type { StoredDefinition } from '../fields/field-definitions.repository.js';
 import { applyFieldValues, type FieldValue, type FieldValues, sameValue, type ValuesWrite } from '../fields/field-values.js';
@@ -394,9 +395,17 @@ export class TicketsService {
       assertIfMatch(ifMatch, last);
       const tags = (await this.tags.of([last.id], transaction)).get(last.id) ?? [];
       const fields = (await this.fieldValues.of([last.id], definitions, transaction)).get(last.id) ?? {};
+      // Its links go with it (by foreign key): each ticket at their other end records an UNLINKED, under its row lock.
+      const links = await this.links.of([last.id], transaction);
+      const others = [...new Set(links.map((link) => (link.fromId === last.id ? link.toId : link.fromId)))];
+      if (others.length > 0) await this.links.lockTickets(transaction, others);
       await this.tickets.delete(transaction.later, id);
       await this.hooks.ticketDeleted(transaction, id);
       await this.outbox.record(transaction.later, ticketEvent('DELETED', last, { tags, fields }, now), routingKeyOf('DELETED'));
+      const record = { history: this.history, outbox: this.outbox, writes: transaction.later };
+      for (const link of links) {
+        await recordLinkChange(record, link, link.fromId === last.id ? link.toId : link.fromId, 'UNLINKED', now, null);
+      }
     });
   }
 

@@ -67,11 +67,22 @@ describe('Links between tickets', () => {
     await link(c, 'causes', a).expect(201);
     await link(c, 'relates-to', a).expect(201);
     await problem(link(a, 'relates-to', c), 409);
+    // Two tickets are never each other's duplicate.
+    await link(b, 'duplicate-of', c).expect(201);
+    await problem(link(c, 'duplicate-of', b), 409);
+    await problem(link(b, 'duplicated-by', c), 409);
     expect(await linksOf(a)).toEqual([
       ['parent-of', b],
       ['caused-by', c],
       ['relates-to', c],
     ]);
+    // Each link has its own address, from either of its tickets, and none from another ticket.
+    const [first] = (await testApp.http.get(`/api/v2/tickets/${a}/links`).expect(200)).body.items;
+    expect((await testApp.http.get(`/api/v2/tickets/${b}/links/${first.id}`).expect(200)).body).toMatchObject({
+      type: 'child-of',
+      ticketId: a,
+    });
+    await problem(testApp.http.get(`/api/v2/tickets/${c}/links/${first.id}`), 404);
   });
 
   it('lets only one of two concurrent links that together would close a cycle be added', async () => {
@@ -148,9 +159,20 @@ describe('Links between tickets', () => {
     await problem(testApp.http.get('/api/v2/tickets?linkedTo=abc'), 400);
     await problem(testApp.http.get('/api/v2/tickets?linkType=sibling-of'), 400);
 
+    // A page's bodies each count their own links.
+    const page = (await testApp.http.get(`/api/v2/tickets?linkedTo=${problemTicket}&limit=10`).expect(200)).body.items as Json[];
+    expect(page.map((ticket) => ticket.links)).toEqual([{ 'caused-by': 1 }, { 'caused-by': 1 }, { 'caused-by': 1 }, { 'relates-to': 1 }]);
+
     await testApp.http.delete(`/api/v2/tickets/${incidents[1]}`).expect(204);
     expect(await ids(`linkedTo=${problemTicket}&linkType=caused-by`)).toEqual([incidents[0], incidents[2]]);
     expect((await testApp.http.get(`/api/v2/tickets/${problemTicket}`).expect(200)).body.links).toEqual({ causes: 2, 'relates-to': 1 });
+    // The ticket at the other end of a deleted ticket's link records that it went.
+    const last = ((await testApp.http.get(`/api/v2/tickets/${problemTicket}/history`).expect(200)).body.items as Json[]).at(-1)!;
+    expect([last.action, last.changes.link.from]).toEqual([
+      'UNLINKED',
+      expect.objectContaining({ type: 'causes', ticketId: incidents[1] }),
+    ]);
+    await consumer.waitFor(() => consumer.typesFor(problemTicket).includes('UNLINKED'));
   });
 
   it("resolves a problem's incidents together, each by its own change and comment, and says what became of each", async () => {

@@ -204,7 +204,7 @@ describe('SLA clocks off (the default)', () => {
       .expect(200);
     expect(v1.body.map((t: Json) => t.id)).toEqual([ticket.id]);
     const accepted =
-      'status, priority, requesterEmail, assignedTo, createdAfter, createdBefore, updatedAfter, updatedBefore, q, tags, anyTags, sort, limit, cursor, total';
+      'status, priority, requesterEmail, assignedTo, createdAfter, createdBefore, updatedAfter, updatedBefore, q, tags, anyTags, linkedTo, linkType, sort, limit, cursor, total';
     for (const name of ['slaBreached', 'slaDueBefore']) {
       const v2 = await testApp.http.get(`/api/v2/tickets?${name}=x`).expect(400);
       expect(JSON.stringify(v2.body)).toContain(accepted);

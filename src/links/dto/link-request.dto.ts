@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEnumMember, IsId, NotNull } from '../../common/validation/spring-constraints.js';
-import { LINK_TYPES } from '../links.js';
+import { LINK_TYPES } from '../../tickets/links/links.js';
 
 const TYPES = Object.fromEntries(LINK_TYPES.map((type) => [type, type]));
 

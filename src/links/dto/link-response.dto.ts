@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { LINK_TYPES, type LinkType } from '../links.js';
+import { LINK_TYPES, type LinkType } from '../../tickets/links/links.js';
 
 /** A link as the ticket it is read from sees it. */
 export class LinkResponse {

@@ -40,6 +40,14 @@ export class ResolvedIncident {
     example: { status: 409, detail: 'Status transition from CLOSED to RESOLVED is not allowed' },
   })
   error?: { status: number; detail: string };
+
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: { status: { type: 'integer' }, detail: { type: 'string' } },
+    required: ['status', 'detail'],
+    description: 'The ticket moved, but its comment could not be added: why',
+  })
+  commentError?: { status: number; detail: string };
 }
 
 export class ResolveLinkedResponse {

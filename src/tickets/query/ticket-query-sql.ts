@@ -5,7 +5,7 @@ import type { SearchTerm } from './ticket-search.js';
 import { SORT_COLUMNS, type SortField, type SortKey } from './ticket-sort.js';
 import type { ResolvedFieldSort } from '../../fields/field-filters.js';
 import { inSet, probeSet, setSource, ticketSets } from './vocabulary-sql.js';
-import { type LinkType, typeSide } from '../../links/links.js';
+import { type LinkType, typeSide } from '../links/links.js';
 
 export interface SqlStatement {
   sql: string;
@@ -293,26 +293,30 @@ function filterConditions(filters: TicketFilters): Condition[] {
 
 /**
  * Linked to a ticket, by a type as the listed ticket sees it, or both: the listed ticket is a link's `from` (its kind
- * as named), its `to` (the inverse), or either (`relates-to`, or any type). A ticket's links are few: the semi-join
- * reads them by (from_id, …) or (to_id, kind).
+ * as named), its `to` (the inverse), or either (`relates-to`, or any type). A ticket's links are few: they are read
+ * first, by (from_id, …) or (to_id, kind), and their tickets joined.
  */
 function linkCondition(linkedTo: number | undefined, type: LinkType | undefined): Condition {
   const side = type && typeSide(type);
-  const branches: Condition[] = [];
-  const other = (column: string) => (linkedTo === undefined ? { sql: '', params: [] } : { sql: ` AND ${column} = ?`, params: [linkedTo] });
   const kind = side ? { sql: ' AND kind = ?', params: [side.kind] } : { sql: '', params: [] };
-  for (const listed of ['from', 'to'] as const) {
-    if (side && side.listedIs !== 'either' && side.listedIs !== listed) continue;
-    const otherEnd = other(listed === 'from' ? 'to_id' : 'from_id');
-    branches.push({
-      sql: `tickets.id IN (SELECT ${listed}_id FROM ticket_links WHERE TRUE${otherEnd.sql}${kind.sql})`,
-      params: [...otherEnd.params, ...kind.params],
-    });
+  if (linkedTo !== undefined && (!side || side.listedIs === 'either')) {
+    // Either side: the other end of each link of `linkedTo` (by the unique key's from_id and by (to_id, kind)), in one
+    // subquery, which stays a semi-join (one in each branch of an OR would not).
+    return {
+      sql: `tickets.id IN (SELECT IF(from_id = ?, to_id, from_id) FROM ticket_links WHERE (from_id = ? OR to_id = ?)${kind.sql})`,
+      params: [linkedTo, linkedTo, linkedTo, ...kind.params],
+    };
   }
-  return {
-    sql: branches.length > 1 ? `(${branches.map((b) => b.sql).join(' OR ')})` : branches[0].sql,
-    params: branches.flatMap((b) => b.params),
-  };
+  const branches = (['from', 'to'] as const)
+    .filter((listed) => !side || side.listedIs === 'either' || side.listedIs === listed)
+    .map((listed) => {
+      const other =
+        linkedTo === undefined
+          ? { sql: '', params: [] }
+          : { sql: ` AND ${listed === 'from' ? 'to_id' : 'from_id'} = ?`, params: [linkedTo] };
+      return { sql: `SELECT ${listed}_id FROM ticket_links WHERE TRUE${other.sql}${kind.sql}`, params: [...other.params, ...kind.params] };
+    });
+  return { sql: `tickets.id IN (${branches.map((b) => b.sql).join(' UNION ')})`, params: branches.flatMap((b) => b.params) };
 }
 
 /**

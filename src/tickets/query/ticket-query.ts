@@ -12,7 +12,7 @@ import { type SearchTerm, searchTerms } from './ticket-search.js';
 import { DEFAULT_SORT, type FieldSortKey, parseSort, sortFields, type SortKey } from './ticket-sort.js';
 import { canonicalTags, TAG_RULE, TAGS_MAX } from '../../tags/tags.js';
 import type { FieldFilter, ResolvedFieldFilter, ResolvedFieldSort } from '../../fields/field-filters.js';
-import { LINK_TYPES, type LinkType } from '../../links/links.js';
+import { LINK_TYPES, type LinkType } from '../links/links.js';
 
 export interface TicketFilters {
   statuses: TicketStatus[];
@@ -261,7 +261,7 @@ function readSort(params: QueryParameters, text: string, sla: boolean): { keys: 
   for (const problem of problems) {
     const message =
       problem.kind === 'unknown'
-        ? `Unknown sort field; accepted: ${sortFields(sla).join(', ')} or field.<key>, each optionally prefixed with - for descending order`
+        ? `Unknown sort field; accepted: ${sortFields(sla).join(', ')}, each optionally prefixed with - for descending order; or a custom field alone, field.<key>`
         : problem.kind === 'repeated'
           ? `The sort field ${problem.field} is given more than once`
           : `A custom field sorts alone (its ties by id): sort=${problem.field} or sort=-${problem.field}`;

@@ -1,6 +1,11 @@
 import type { ResolvedFieldFilter } from '../../fields/field-filters.js';
-import type { SqlStatement } from './ticket-query-sql.js';
 import type { TicketFilters } from './ticket-query.js';
+
+/** A statement and its parameters (ticket-query-sql.ts's SqlStatement, which imports this file). */
+interface SqlStatement {
+  sql: string;
+  params: unknown[];
+}
 
 /**
  * The tickets one tag or custom field filter selects: a range of one index of `ticket_tags` (primary key (tag,

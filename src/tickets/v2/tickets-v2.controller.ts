@@ -4,8 +4,8 @@ import { ParticipantsRepository } from '../../people/participants.repository.js'
 import { TagsRepository } from '../../tags/tags.repository.js';
 import { FieldsService } from '../../fields/fields.service.js';
 import { FieldValuesRepository } from '../../fields/field-values.repository.js';
-import { LinksRepository } from '../../links/links.repository.js';
-import { linkCounts } from '../../links/links.js';
+import { LinksRepository } from '../links/links.repository.js';
+import { linkCounts } from '../links/links.js';
 import { canonicalTags } from '../../tags/tags.js';
 import { TagsChangeRequest } from '../../tags/dto/tags-change-request.dto.js';
 import { TicketV2Patch, TicketV2Request } from '../dto/ticket-v2-request.dto.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../database/database.js';
-import type { Queryable } from '../database/statement-batch.js';
+import { Database } from '../../database/database.js';
+import type { Queryable } from '../../database/statement-batch.js';
 import type { LinkKind, StoredLink } from './links.js';
 
 interface LinkRow {
@@ -28,7 +28,7 @@ const linkOf = (row: LinkRow): StoredLink => ({
 export class LinksRepository {
   constructor(private readonly database: Database) {}
 
-  /** Locks both tickets' rows, the smaller id first (so two writes of one pair never wait for each other): the ids found. */
+  /** Locks the tickets' rows in id order (so two writes locking the same tickets wait in turn, never in a deadlock): the ids found. */
   async lockTickets(transaction: Queryable, ids: readonly number[]): Promise<Set<number>> {
     const rows = (await transaction.query('SELECT id FROM tickets WHERE id IN (?) ORDER BY id FOR UPDATE', [ids])) as Array<{ id: string }>;
     return new Set(rows.map((row) => Number(row.id)));
@@ -81,6 +81,11 @@ export class LinksRepository {
       ticketId,
     ])) as LinkRow[];
     return row && linkOf(row);
+  }
+
+  /** Whether a link of the kind runs from `fromId` to `toId` (the reverse of a wanted one, say). */
+  async exists(manager: Queryable, link: Pick<StoredLink, 'fromId' | 'toId' | 'kind'>): Promise<boolean> {
+    return (await this.find(manager, link)) !== undefined;
   }
 
   async delete(transaction: Queryable, id: number): Promise<void> {

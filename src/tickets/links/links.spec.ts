@@ -65,5 +65,7 @@ describe('links', () => {
       'relates-to': 1,
     });
     expect(linkCounts([], 1)).toEqual({});
+    // A page's links hold other tickets' too: only the ticket's own count.
+    expect(linkCounts([at(2, 3, 'causes'), at(1, 2, 'relates-to')], 3)).toEqual({ 'caused-by': 1 });
   });
 });

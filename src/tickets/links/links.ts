@@ -92,10 +92,11 @@ export function pathBetween(edges: ReadonlyArray<{ fromId: number; toId: number 
   return undefined;
 }
 
-/** A ticket's links counted by the type from its side, for its v2 body: `{ "causes": 3 }`, `{}` without any. */
+/** A ticket's links (among `links`, which may hold other tickets' too) counted by the type from its side, for its v2 body: `{ "causes": 3 }`, `{}` without any. */
 export function linkCounts(links: readonly StoredLink[], ticketId: number): Partial<Record<LinkType, number>> {
   const counts: Partial<Record<LinkType, number>> = {};
   for (const link of links) {
+    if (link.fromId !== ticketId && link.toId !== ticketId) continue;
     const { type } = seenFrom(link, ticketId);
     counts[type] = (counts[type] ?? 0) + 1;
   }
