@@ -37,7 +37,8 @@ const enumFilter = (dialect: QueryDialect, name: string, values: Record<string, 
         explode: true,
       });
 
-export const ApiTicketQueryParameters = (dialect: QueryDialect) =>
+/** The list's filters, and with `paging` its sort and page parameters. */
+export const ApiTicketQueryParameters = (dialect: QueryDialect, paging = true) =>
   applyDecorators(
     enumFilter(dialect, 'status', TicketStatus, 'TicketStatus', 'status'),
     enumFilter(dialect, 'priority', TicketPriority, 'TicketPriority', 'priority'),
@@ -101,48 +102,52 @@ export const ApiTicketQueryParameters = (dialect: QueryDialect) =>
         'Words shorter than 3 characters and stop words such as "the" are ignored; no other operators',
       schema: { type: 'string', maxLength: SEARCH_MAX_LENGTH, example: 'vpn disconnects' },
     }),
-    ApiQuery({
-      name: 'sort',
-      required: false,
-      description:
-        `Comma-separated fields of ${SORT_FIELDS.join(', ')}, each optionally prefixed with - for descending. Priority sorts by ` +
-        'severity (LOW < MEDIUM < HIGH < CRITICAL), status by workflow (OPEN < IN_PROGRESS < WAITING_ON_CUSTOMER < RESOLVED < CLOSED); ' +
-        'slaDueAt by the next SLA breach time, tickets without a running clock last (first with -slaDueAt); ' +
-        'ties are broken by id, in the direction of the last field. Or a custom field alone, field.<key>: by its value, ' +
-        'ties by id, tickets without a value last in both directions. Default: id',
-      schema: {
-        type: 'string',
-        pattern: `^(-?(${SORT_FIELDS.join('|')})(,-?(${SORT_FIELDS.join('|')}))*|-?field\\.[a-z][a-z0-9_]{0,63})$`,
-        example: '-updatedAt',
-      },
-    }),
-    ApiQuery({
-      name: 'limit',
-      required: false,
-      description:
-        dialect === 'v1'
-          ? 'Turns paging on: at most this many tickets, with a Link header to the next page and X-Total-Count'
-          : `Tickets per page (default ${PAGE_LIMIT.v2Default})`,
-      schema: {
-        type: 'integer',
-        minimum: PAGE_LIMIT.min,
-        maximum: PAGE_LIMIT.max,
-        ...(dialect === 'v2' && { default: PAGE_LIMIT.v2Default }),
-      },
-    }),
-    ApiQuery({
-      name: 'cursor',
-      required: false,
-      description:
-        'Where the page starts: the cursor of the Link header (or nextCursor) of the previous page, with the same filters and sort',
-      type: String,
-    }),
-    ApiQuery({
-      name: 'total',
-      required: false,
-      description: 'false skips counting the matches (no X-Total-Count; `total` null), which makes a page of a long list cheaper',
-      schema: { type: 'boolean', default: true },
-    }),
+    ...(paging
+      ? [
+          ApiQuery({
+            name: 'sort',
+            required: false,
+            description:
+              `Comma-separated fields of ${SORT_FIELDS.join(', ')}, each optionally prefixed with - for descending. Priority sorts by ` +
+              'severity (LOW < MEDIUM < HIGH < CRITICAL), status by workflow (OPEN < IN_PROGRESS < WAITING_ON_CUSTOMER < RESOLVED < CLOSED); ' +
+              'slaDueAt by the next SLA breach time, tickets without a running clock last (first with -slaDueAt); ' +
+              'ties are broken by id, in the direction of the last field. Or a custom field alone, field.<key>: by its value, ' +
+              'ties by id, tickets without a value last in both directions. Default: id',
+            schema: {
+              type: 'string',
+              pattern: `^(-?(${SORT_FIELDS.join('|')})(,-?(${SORT_FIELDS.join('|')}))*|-?field\\.[a-z][a-z0-9_]{0,63})$`,
+              example: '-updatedAt',
+            },
+          }),
+          ApiQuery({
+            name: 'limit',
+            required: false,
+            description:
+              dialect === 'v1'
+                ? 'Turns paging on: at most this many tickets, with a Link header to the next page and X-Total-Count'
+                : `Tickets per page (default ${PAGE_LIMIT.v2Default})`,
+            schema: {
+              type: 'integer',
+              minimum: PAGE_LIMIT.min,
+              maximum: PAGE_LIMIT.max,
+              ...(dialect === 'v2' && { default: PAGE_LIMIT.v2Default }),
+            },
+          }),
+          ApiQuery({
+            name: 'cursor',
+            required: false,
+            description:
+              'Where the page starts: the cursor of the Link header (or nextCursor) of the previous page, with the same filters and sort',
+            type: String,
+          }),
+          ApiQuery({
+            name: 'total',
+            required: false,
+            description: 'false skips counting the matches (no X-Total-Count; `total` null), which makes a page of a long list cheaper',
+            schema: { type: 'boolean', default: true },
+          }),
+        ]
+      : []),
   );
 
 function queryErrors(raw: Record<string, unknown>, dialect: QueryDialect) {

@@ -39,6 +39,8 @@ import { assertTagCount, changedTags } from '../tags/tags.js';
 import { seenBy } from '../people/visibility.js';
 import { FieldsService, invalidFields } from '../fields/fields.service.js';
 import { resolveFieldFilters, resolveFieldSort } from '../fields/field-filters.js';
+import { type GroupKey, groupByProblem, groupSql } from './stats/ticket-stats.js';
+import type { TicketStatsResponse } from './stats/ticket-stats.dto.js';
 import { LinksRepository } from './links/links.repository.js';
 import { linkCounts } from './links/links.js';
 import { recordLinkChange } from './links/link-changes.js';
@@ -262,6 +264,47 @@ export class TicketsService {
     const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
     if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
     return this.tickets.stream(query, visibleTo(viewer));
+  }
+
+  /**
+   * The tickets the query's filters match, counted by `keys` (GET /api/v2/tickets/stats): the counts and the total read
+   * side by side, as a page and its total are. The desk's numbers: a requester may not ask.
+   */
+  async stats(listed: TicketQuery, keys: GroupKey[], viewer: Viewer = DESK): Promise<TicketStatsResponse> {
+    if (isRequester(viewer)) throw requesterMayNot("count tickets: the numbers are the desk's");
+    const query = await this.withFieldConditions(listed);
+    const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
+    if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
+    const fields = new Map<string, { fieldId: number; column: string; type: string }>();
+    const definitions = keys.some((key) => key.kind === 'field') ? await this.fields.definitions() : [];
+    for (const key of keys) {
+      if (key.kind !== 'field') continue;
+      const definition = definitions.find((candidate) => candidate.key === key.key);
+      if (!definition || definition.type === 'number' || definition.type === 'date') {
+        throw groupByProblem(
+          key.name,
+          definition
+            ? `A ${definition.type} field is counted by its ranges (field.${key.key}.gte, .lt), not grouped`
+            : 'Unknown custom field',
+        );
+      }
+      fields.set(key.key, { fieldId: definition.id, column: FieldValuesRepository.column(definition), type: definition.type });
+    }
+    const [rows, total] = await Promise.all([this.tickets.countGroups(query, groupSql(keys, fields)), this.tickets.count(query)]);
+    const value = (key: GroupKey, raw: unknown) =>
+      raw === null || raw === undefined
+        ? null
+        : key.kind === 'field' && fields.get(key.key)!.type === 'boolean'
+          ? raw === 'true'
+          : String(raw);
+    return {
+      groupBy: keys.map((key) => key.name),
+      total,
+      groups: rows.map((row) => ({
+        key: Object.fromEntries(keys.map((key, i) => [key.name, value(key, row[`g${i}`])])),
+        count: Number(row.count),
+      })),
+    };
   }
 
   /** The query with its custom field filters and sort checked by the definitions (400 naming each bad one). */

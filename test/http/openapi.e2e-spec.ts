@@ -188,6 +188,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         '/api/v2/organizations/{id}',
         '/api/v2/tags',
         V2_COLLECTION,
+        `${V2_COLLECTION}/stats`,
         V2_ONE,
         `${V2_ONE}/attachments`,
         `${V2_ONE}/attachments/{attachmentId}`,

@@ -184,6 +184,18 @@ function byFieldSql(
   };
 }
 
+/** The tickets a query's filters match, as `FROM … WHERE …` for a statement that reads them all (the stats' counts). */
+export function matchingTicketsSql(query: TicketQuery): { from: SqlStatement; where: SqlStatement } {
+  const search = searchSql(query.filters.search, 'count');
+  const where = whereClause([
+    ...search.conditions,
+    ...filterConditions(query.filters),
+    ...ticketSets(query.filters).map((set) => inSet('tickets.id', set)),
+  ]);
+  const from = search.words ? `${search.words.sql} STRAIGHT_JOIN tickets ON tickets.id = w0.ticket_id` : 'tickets';
+  return { from: { sql: from, params: search.words?.params ?? [] }, where };
+}
+
 /**
  * How many tickets match the filters, whatever the page. A search by words alone is counted in the word index
  * without reading a ticket (every word row has its ticket, by foreign key).

@@ -40,6 +40,9 @@ import { type TicketPage, TicketsService } from '../tickets.service.js';
 import { ticketsApi } from '../tickets.openapi.js';
 import { writeContext } from '../../common/context/write-context.js';
 import { ticketBodyEtag, withEtag } from '../ticket-etag.js';
+import { PAGE_PARAMETERS, parseGroupBy, statsProblem } from '../stats/ticket-stats.js';
+import { ticketStatsApi } from '../stats/ticket-stats.openapi.js';
+import type { TicketStatsResponse } from '../stats/ticket-stats.dto.js';
 import { TICKET_SLA_SUMMARIES, type TicketSlaSummaries } from '../ticket-sla-summaries.js';
 import type { TicketV2Response } from '../dto/ticket-v2-response.dto.js';
 
@@ -126,6 +129,17 @@ export class TicketsV2Controller {
     const page = await this.tickets.list(parseTicketQuery(request.query, 'v2', this.sla), viewer);
     setPageHeaders(response, COLLECTION, request.originalUrl, page);
     return { ...page, items: await this.v2Bodies(page.items, viewer) };
+  }
+
+  // Before `:id`, which would take `stats` for an id.
+  @Get('stats')
+  @ticketStatsApi()
+  stats(@Req() request: Request): Promise<TicketStatsResponse> {
+    const { groupBy, ...filters } = request.query;
+    const paging = PAGE_PARAMETERS.find((name) => name in filters);
+    if (paging) throw statsProblem(paging, 'A count takes the filters of the list, not its sort or page', String(filters[paging]));
+    const keys = parseGroupBy(typeof groupBy === 'string' ? groupBy : undefined);
+    return this.tickets.stats(parseTicketQuery(filters, 'v2', this.sla), keys, viewerOf(request));
   }
 
   @Get(':id')

@@ -1,0 +1,91 @@
+import { ValidationFailedException } from '../../common/errors/validation-failed.exception.js';
+import { springFieldError } from '../../common/errors/spring-field-error.js';
+import type { ResolvedFieldFilter } from '../../fields/field-filters.js';
+
+/** What tickets are counted by (`groupBy`): one of their columns, a tag, the domain of the requester's address, or a field's value. */
+export type GroupKey =
+  { kind: 'status' | 'priority' | 'assignedTo' | 'requesterDomain' | 'tag'; name: string } | { kind: 'field'; name: string; key: string };
+
+export const GROUP_KEYS_MAX = 2;
+const COLUMNS = ['status', 'priority', 'assignedTo', 'requesterDomain', 'tag'] as const;
+const FIELD = /^field\.([a-z][a-z0-9_]{0,63})$/;
+
+/** The list parameters a count has no use for: it counts every match, in no order. */
+export const PAGE_PARAMETERS = ['sort', 'limit', 'cursor', 'total'] as const;
+
+/** `groupBy=status,tag`: one or two keys, each once (400 naming `groupBy` otherwise). */
+export function parseGroupBy(text: string | undefined): GroupKey[] {
+  const names = (text ?? '').split(',').map((name) => name.trim());
+  const keys: GroupKey[] = [];
+  for (const name of names) {
+    const field = FIELD.exec(name);
+    if ((COLUMNS as readonly string[]).includes(name)) keys.push({ kind: name as (typeof COLUMNS)[number], name });
+    else if (field) keys.push({ kind: 'field', name, key: field[1] });
+    else
+      throw groupByProblem(text, `Group by ${GROUP_KEYS_MAX === 2 ? 'one or two' : GROUP_KEYS_MAX} of ${COLUMNS.join(', ')}, field.<key>`);
+  }
+  if (keys.length > GROUP_KEYS_MAX) throw groupByProblem(text, `At most ${GROUP_KEYS_MAX} group keys`);
+  if (new Set(names).size !== names.length) throw groupByProblem(text, 'A group key is given more than once');
+  return keys;
+}
+
+export function groupByProblem(text: string | undefined, message: string): ValidationFailedException {
+  return statsProblem('groupBy', message, text ?? null);
+}
+
+/** A 400 naming a parameter of the stats. */
+export function statsProblem(parameter: string, message: string, rejected: string | null): ValidationFailedException {
+  return new ValidationFailedException('statsQuery', [
+    springFieldError('statsQuery', parameter, 'typeMismatch', 'java.lang.String', [], message, rejected),
+  ]);
+}
+
+/**
+ * The column or join each key reads, as `g<i>`: a ticket is counted once per tag it carries (and once, as `null`,
+ * without any), once per item of a multi_enum; a field's value is a text, option or boolean (numbers and dates are
+ * ranges, which `field.<key>.gte`/`.lt` count).
+ */
+export interface GroupSql {
+  selects: string;
+  joins: string;
+  params: unknown[];
+  groups: string;
+}
+
+export function groupSql(
+  keys: readonly GroupKey[],
+  fields: ReadonlyMap<string, Pick<ResolvedFieldFilter, 'fieldId' | 'column'>>,
+): GroupSql {
+  const selects: string[] = [];
+  const joins: string[] = [];
+  const params: unknown[] = [];
+  keys.forEach((key, i) => {
+    const alias = `g${i}`;
+    switch (key.kind) {
+      case 'status':
+        selects.push(`tickets.status AS ${alias}`);
+        break;
+      case 'priority':
+        selects.push(`tickets.priority AS ${alias}`);
+        break;
+      case 'assignedTo':
+        selects.push(`tickets.assigned_to AS ${alias}`);
+        break;
+      case 'requesterDomain':
+        selects.push(`LOWER(SUBSTRING_INDEX(tickets.requester_email, '@', -1)) AS ${alias}`);
+        break;
+      case 'tag':
+        joins.push(` LEFT JOIN ticket_tags t${i} ON t${i}.ticket_id = tickets.id`);
+        selects.push(`t${i}.tag AS ${alias}`);
+        break;
+      case 'field': {
+        const field = fields.get(key.key)!;
+        joins.push(` LEFT JOIN ticket_field_values f${i} ON f${i}.ticket_id = tickets.id AND f${i}.field_id = ?`);
+        params.push(field.fieldId);
+        selects.push(`f${i}.${field.column} AS ${alias}`);
+        break;
+      }
+    }
+  });
+  return { selects: selects.join(', '), joins: joins.join(''), params, groups: keys.map((_key, i) => `g${i}`).join(', ') };
+}
