@@ -118,7 +118,7 @@ describe('Ticket stats', () => {
     const tokens = useTestIssuer(env);
     const secured = useTestApp({ env });
 
-    it('counts for an agent and refuses a requester: the numbers are the desk's', async () => {
+    it("counts for an agent and refuses a requester: the numbers are the desk's", async () => {
       const token = async (claims: Json) => ({ Authorization: `Bearer ${await tokens.issuer.token({ claims })}` });
       const agent = await token({ scope: 'tickets.read' });
       const requester = await token({ scope: 'tickets.requester', email: 'req@example.com', sub: 'req@example.com' });
