@@ -17,7 +17,7 @@ import {
 } from './ticket-row.js';
 import type { TicketQuery } from './query/ticket-query.js';
 import { type ListPlan, matchingTicketsSql, type SqlStatement, ticketCountSql, ticketListSql, walkable } from './query/ticket-query-sql.js';
-import type { GroupSql } from './stats/ticket-stats.js';
+import { type GroupSql, STATS_GROUPS_MAX } from './stats/ticket-stats.js';
 import {
   SET_COUNT_MAX,
   SET_START_MAX,
@@ -153,11 +153,12 @@ export class TicketsRepository {
     return this.shortEscapes;
   }
 
-  /** How many of the tickets the query's filters match fall in each group (ticket-stats.ts), the largest first. */
+  /** How many of the tickets the query's filters match fall in each group (ticket-stats.ts), the largest first, one more than STATS_GROUPS_MAX at most. */
   async countGroups(query: TicketQuery, groups: GroupSql): Promise<Array<Record<string, unknown> & { count: number | string }>> {
     const { from, where } = matchingTicketsSql(query);
     return this.database.rows(
-      `SELECT ${groups.selects}, COUNT(*) AS count FROM ${from.sql}${groups.joins}${where.sql} GROUP BY ${groups.groups} ORDER BY count DESC, ${groups.groups}`,
+      `SELECT ${groups.selects}, COUNT(*) AS count FROM ${from.sql}${groups.joins}${where.sql} GROUP BY ${groups.groups}` +
+        ` ORDER BY count DESC, ${groups.groups} LIMIT ${STATS_GROUPS_MAX + 1}`,
       [...from.params, ...groups.params, ...where.params],
     );
   }

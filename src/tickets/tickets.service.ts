@@ -39,7 +39,7 @@ import { assertTagCount, changedTags } from '../tags/tags.js';
 import { seenBy } from '../people/visibility.js';
 import { FieldsService, invalidFields } from '../fields/fields.service.js';
 import { resolveFieldFilters, resolveFieldSort } from '../fields/field-filters.js';
-import { type GroupKey, groupByProblem, groupSql } from './stats/ticket-stats.js';
+import { type GroupKey, groupByProblem, groupSql, STATS_GROUPS_MAX } from './stats/ticket-stats.js';
 import type { TicketStatsResponse } from './stats/ticket-stats.dto.js';
 import { LinksRepository } from './links/links.repository.js';
 import { linkCounts } from './links/links.js';
@@ -300,7 +300,8 @@ export class TicketsService {
     return {
       groupBy: keys.map((key) => key.name),
       total,
-      groups: rows.map((row) => ({
+      truncated: rows.length > STATS_GROUPS_MAX,
+      groups: rows.slice(0, STATS_GROUPS_MAX).map((row) => ({
         key: Object.fromEntries(keys.map((key, i) => [key.name, value(key, row[`g${i}`])])),
         count: Number(row.count),
       })),

@@ -65,6 +65,7 @@ describe('Ticket stats', () => {
     );
     const body = await stats(`groupBy=status,priority&${only}`);
     expect(body.total).toBe(tickets.length);
+    expect(body.truncated).toBe(false);
     expect(body.groupBy).toEqual(['status', 'priority']);
     expect(body.groups.reduce((sum: number, group: Json) => sum + group.count, 0)).toBe(tickets.length);
     const counts = body.groups.map((group: Json) => group.count);
@@ -105,6 +106,7 @@ describe('Ticket stats', () => {
       'groupBy=status&limit=5',
       'groupBy=status&nope=1',
       'groupBy=status&status=DONE',
+      'groupBy=status&groupBy=priority',
     ]) {
       expect([query, (await testApp.http.get(`/api/v2/tickets/stats?${query}`)).status]).toEqual([query, 400]);
     }
@@ -124,6 +126,8 @@ describe('Ticket stats', () => {
       const requester = await token({ scope: 'tickets.requester', email: 'req@example.com', sub: 'req@example.com' });
       expect((await secured.http.get('/api/v2/tickets/stats?groupBy=status').set(agent).expect(200)).body.total).toBeGreaterThan(0);
       expectProblem(asHttpResponse(await secured.http.get('/api/v2/tickets/stats?groupBy=status').set(requester)), 403);
+      // Whatever it asks: malformed parameters are no answer of theirs either.
+      expectProblem(asHttpResponse(await secured.http.get('/api/v2/tickets/stats?groupBy=nope&sort=id').set(requester)), 403);
     });
   });
 });

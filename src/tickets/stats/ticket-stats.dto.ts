@@ -21,6 +21,9 @@ export class TicketStatsResponse {
   @ApiProperty({ description: "How many tickets match the filters: the list's total for the same filters", example: 40 })
   total: number;
 
+  @ApiProperty({ description: 'Whether there are more groups than the 1,000 largest the answer holds', example: false })
+  truncated: boolean;
+
   @ApiProperty({ type: [TicketStatsGroup], description: 'The largest first; a ticket is in one group per tag or multi_enum item it has' })
   groups: TicketStatsGroup[];
 }

@@ -13,7 +13,8 @@ export const ticketStatsApi = () =>
       summary: 'The tickets the filters match, counted by one or two keys',
       description:
         "Every filter of the list; `total` is the list's total for the same filters, and each group's count that of the list filtered " +
-        'by its key too (docs/api.md#numbers-a-desk-reports-on). Refused (403) for a requester token.',
+        'by its values too where the list can filter by them (docs/api.md#numbers-a-desk-reports-on); the 1,000 largest groups. ' +
+        'Refused (403) for a requester token.',
     }),
     ApiQuery({
       name: 'groupBy',

@@ -7,14 +7,18 @@ export type GroupKey =
   { kind: 'status' | 'priority' | 'assignedTo' | 'requesterDomain' | 'tag'; name: string } | { kind: 'field'; name: string; key: string };
 
 export const GROUP_KEYS_MAX = 2;
+/** The groups an answer holds at most, the largest: a free text's values could otherwise be as many as the tickets. */
+export const STATS_GROUPS_MAX = 1000;
 const COLUMNS = ['status', 'priority', 'assignedTo', 'requesterDomain', 'tag'] as const;
 const FIELD = /^field\.([a-z][a-z0-9_]{0,63})$/;
 
 /** The list parameters a count has no use for: it counts every match, in no order. */
 export const PAGE_PARAMETERS = ['sort', 'limit', 'cursor', 'total'] as const;
 
-/** `groupBy=status,tag`: one or two keys, each once (400 naming `groupBy` otherwise). */
-export function parseGroupBy(text: string | undefined): GroupKey[] {
+/** `groupBy=status,tag`: one or two keys, each once, given once (400 naming `groupBy` otherwise). */
+export function parseGroupBy(given: unknown): GroupKey[] {
+  if (Array.isArray(given)) throw statsProblem('groupBy', 'Give groupBy once, its keys separated by commas', given.join(','));
+  const text = typeof given === 'string' ? given : undefined;
   const names = (text ?? '').split(',').map((name) => name.trim());
   const keys: GroupKey[] = [];
   for (const name of names) {

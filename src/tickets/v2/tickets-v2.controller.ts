@@ -1,4 +1,5 @@
 import { isRequester, type Viewer, viewerOf } from '../../common/context/viewer.js';
+import { requesterMayNot } from '../../people/requester-writes.js';
 import { canonicalCcEmails } from '../../people/cc-emails.js';
 import { ParticipantsRepository } from '../../people/participants.repository.js';
 import { TagsRepository } from '../../tags/tags.repository.js';
@@ -135,11 +136,14 @@ export class TicketsV2Controller {
   @Get('stats')
   @ticketStatsApi()
   stats(@Req() request: Request): Promise<TicketStatsResponse> {
+    const viewer = viewerOf(request);
+    // Before the parameters are read: a requester learns nothing of them either.
+    if (isRequester(viewer)) throw requesterMayNot("count tickets: the numbers are the desk's");
     const { groupBy, ...filters } = request.query;
     const paging = PAGE_PARAMETERS.find((name) => name in filters);
     if (paging) throw statsProblem(paging, 'A count takes the filters of the list, not its sort or page', String(filters[paging]));
-    const keys = parseGroupBy(typeof groupBy === 'string' ? groupBy : undefined);
-    return this.tickets.stats(parseTicketQuery(filters, 'v2', this.sla), keys, viewerOf(request));
+    const keys = parseGroupBy(groupBy);
+    return this.tickets.stats(parseTicketQuery(filters, 'v2', this.sla), keys, viewer);
   }
 
   @Get(':id')
