@@ -49,7 +49,7 @@ export class LinksService {
       // Two tickets that are each other's duplicate say nothing: one of them is the original.
       if (
         wanted.kind === 'duplicate-of' &&
-        (await this.links.exists(transaction, { fromId: wanted.toId, toId: wanted.fromId, kind: wanted.kind }))
+        (await this.links.find(transaction, { fromId: wanted.toId, toId: wanted.fromId, kind: wanted.kind }))
       ) {
         throw new ConflictException(`Ticket ${wanted.toId} is already a duplicate of ${wanted.fromId}`);
       }

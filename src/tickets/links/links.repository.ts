@@ -83,11 +83,6 @@ export class LinksRepository {
     return row && linkOf(row);
   }
 
-  /** Whether a link of the kind runs from `fromId` to `toId` (the reverse of a wanted one, say). */
-  async exists(manager: Queryable, link: Pick<StoredLink, 'fromId' | 'toId' | 'kind'>): Promise<boolean> {
-    return (await this.find(manager, link)) !== undefined;
-  }
-
   async delete(transaction: Queryable, id: number): Promise<void> {
     await transaction.query('DELETE FROM ticket_links WHERE id = ?', [id]);
   }

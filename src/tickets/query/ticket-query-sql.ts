@@ -227,9 +227,8 @@ export function ticketCountSql(query: TicketQuery, visible?: SqlStatement): SqlS
     ]);
     return { sql: `SELECT COUNT(DISTINCT w0.ticket_id) AS total FROM ticket_words w0${where.sql}`, params: where.params };
   }
-  const where = whereClause([...search.conditions, ...filters]);
-  const from = search.words ? `${search.words.sql} STRAIGHT_JOIN tickets ON tickets.id = w0.ticket_id` : 'tickets';
-  return { sql: `SELECT COUNT(*) AS total FROM ${from}${where.sql}`, params: [...(search.words?.params ?? []), ...where.params] };
+  const { from, where } = matchingTicketsSql(query);
+  return { sql: `SELECT COUNT(*) AS total FROM ${from.sql}${where.sql}`, params: [...from.params, ...where.params] };
 }
 
 /**
