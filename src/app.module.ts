@@ -19,6 +19,7 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { PeopleModule } from './people/people.module.js';
 import { MailModule } from './mail/mail.module.js';
 import { LinksModule } from './links/links.module.js';
+import { MergesModule } from './merges/merges.module.js';
 
 @Module({
   imports: [
@@ -37,6 +38,7 @@ import { LinksModule } from './links/links.module.js';
     AttachmentsModule,
     MailModule,
     LinksModule,
+    MergesModule,
     ActuatorModule,
     ObservabilityModule,
   ],

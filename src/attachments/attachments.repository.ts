@@ -1,5 +1,6 @@
 import { Database } from '../database/database.js';
 import { DESK, type Viewer } from '../common/context/viewer.js';
+import { inMergedView } from '../tickets/merges/merges.repository.js';
 import { hiddenFrom } from '../people/visibility.js';
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '../database/statement-batch.js';
@@ -89,7 +90,7 @@ export class AttachmentsRepository {
 
   async page(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<AttachmentResponse[]> {
     const range = keysetSql(page);
-    const where = `ticket_id = ?${hiddenFrom(viewer, 'attachments')}`;
+    const where = `${inMergedView('ticket_id')}${hiddenFrom(viewer, 'attachments')}`;
     const rows: AttachmentRow[] = await this.database.query(`SELECT ${COLUMNS} FROM ticket_attachments WHERE ${where}${range.sql}`, [
       ticketId,
       ...range.params,
@@ -97,7 +98,10 @@ export class AttachmentsRepository {
     return rows.map((row) => responseOf(fromRow(row)));
   }
 
-  /** `lock`: in the caller's transaction, locked until it ends (a delete). */
+  /**
+   * `lock`: in the caller's transaction, locked until it ends (a delete), and the ticket's own only; otherwise one of the
+   * ticket's or of a ticket merged into it.
+   */
   async findOne(
     db: Queryable | undefined,
     ticketId: string,
@@ -106,7 +110,7 @@ export class AttachmentsRepository {
     viewer: Viewer = DESK,
   ): Promise<StoredAttachment | undefined> {
     const [row] = (await (db ?? this.database).query(
-      `SELECT ${COLUMNS} FROM ticket_attachments WHERE ticket_id = ? AND id = ?${hiddenFrom(viewer, 'attachments')}${lock ? ' FOR UPDATE' : ''}`,
+      `SELECT ${COLUMNS} FROM ticket_attachments WHERE ${lock ? 'ticket_id = ?' : inMergedView('ticket_id')} AND id = ?${hiddenFrom(viewer, 'attachments')}${lock ? ' FOR UPDATE' : ''}`,
       [ticketId, id],
     )) as AttachmentRow[];
     return row && fromRow(row);

@@ -7,6 +7,10 @@ import type { CommentVisibility } from './comment-visibility.enum.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
 import { DESK, type Viewer } from '../common/context/viewer.js';
 import { hiddenFrom } from '../people/visibility.js';
+import { inMergedView } from '../tickets/merges/merges.repository.js';
+
+/** A ticket's comments are its own and those of the tickets merged into it (each with its own ticketId). */
+const OF_TICKET = inMergedView('ticket_id');
 
 interface CommentRow {
   id: string | number;
@@ -38,10 +42,10 @@ export class CommentsRepository {
     return Number(insertId);
   }
 
-  /** The ticket's comments of the page's id range (one more than its limit, see keysetSql). */
+  /** The ticket's comments (those merged into it too) of the page's id range (one more than its limit, see keysetSql). */
   async page(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<CommentResponse[]> {
     const range = keysetSql(page);
-    const where = `ticket_id = ?${hiddenFrom(viewer, 'comments')}`;
+    const where = `${OF_TICKET}${hiddenFrom(viewer, 'comments')}`;
     const rows: CommentRow[] = await this.database.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ${where}${range.sql}`, [
       ticketId,
       ...range.params,
@@ -56,13 +60,13 @@ export class CommentsRepository {
     const attachments =
       '(SELECT GROUP_CONCAT(attachment_id ORDER BY attachment_id) FROM comment_attachments WHERE comment_id = ticket_comments.id)';
     return this.database.stream(
-      `SELECT ${COMMENT_COLUMNS}, ${attachments} AS attachment_ids FROM ticket_comments WHERE ticket_id = ?${hiddenFrom(viewer, 'comments')}${range.sql}`,
+      `SELECT ${COMMENT_COLUMNS}, ${attachments} AS attachment_ids FROM ticket_comments WHERE ${OF_TICKET}${hiddenFrom(viewer, 'comments')}${range.sql}`,
       [ticketId, ...range.params],
     );
   }
 
   async findOne(ticketId: string, commentId: string, viewer: Viewer = DESK): Promise<CommentResponse | undefined> {
-    const where = `ticket_id = ? AND id = ?${hiddenFrom(viewer, 'comments')}`;
+    const where = `${OF_TICKET} AND id = ?${hiddenFrom(viewer, 'comments')}`;
     const [row]: CommentRow[] = await this.database.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ${where}`, [
       ticketId,
       commentId,

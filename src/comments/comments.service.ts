@@ -11,11 +11,12 @@ import { assertTicketExists } from '../tickets/ticket-not-found.js';
 import { anonymousWrite, type WriteContext } from '../common/context/write-context.js';
 import { CommentVisibility } from './comment-visibility.enum.js';
 import { TicketWriteHooks } from '../tickets/ticket-write-hooks.js';
-import { CommentsRepository } from './comments.repository.js';
+import { type CommentFields, CommentsRepository } from './comments.repository.js';
 import { AttachmentsRepository } from '../attachments/attachments.repository.js';
 import type { CommentRequest } from './dto/comment-request.dto.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
 import type { Queryable } from '../database/statement-batch.js';
+import type { Transaction } from '../database/transaction.js';
 import { DESK, isRequester, type Viewer } from '../common/context/viewer.js';
 import { TicketAccessRepository } from '../people/ticket-access.repository.js';
 import { assertPublicComment, requesterMayNot } from '../people/requester-writes.js';
@@ -54,31 +55,48 @@ export class CommentsService {
         throw requesterMayNot('comment on a ticket their organization shares for reading only');
       }
       const attachmentIds = await this.namedAttachments(transaction, ticketId, request.attachmentIds ?? [], requester && context.actor);
-      const id = await this.comments.insert(transaction, ticketId, fields, now);
-      await this.hooks.commentAdded(transaction, ticketId, { ...fields, byRequester: requester !== undefined }, now);
-      await this.attachments.linkToComment(transaction.later, id, attachmentIds);
-      // A comment that names no attachment answers exactly as before attachments existed.
-      const comment: CommentResponse = {
-        id,
-        ticketId: Number(ticketId),
-        ...fields,
-        createdAt: now,
-        ...(attachmentIds.length > 0 && { attachmentIds }),
-      };
-      await this.history.record(transaction.later, {
-        ticketId: comment.ticketId,
-        occurredAt: now,
-        actor: context.actor,
-        action: HistoryAction.COMMENTED,
-        changes: { comment: { from: null, to: comment.id } },
-      });
-      const causedBy = context.causedBy && { causedBy: context.causedBy };
-      const event = commentAddedEvent(comment.ticketId, comment, now);
-      await this.outbox.record(transaction.later, event, routingKeyOf('COMMENT_ADDED'), undefined, causedBy || undefined);
+      const comment = await this.record(transaction, ticketId, fields, now, context, attachmentIds);
       await context.recordWith?.(transaction, { ticketId: comment.ticketId, commentId: comment.id });
       await this.idempotency.finishCreated(transaction, context.idempotency, comment, null);
       return comment;
     });
+    return comment;
+  }
+
+  /**
+   * In the caller's transaction, which holds the ticket's row lock: the comment, its hooks, its COMMENTED history entry
+   * and its COMMENT_ADDED event (a merge's note is written so, in the merge's transaction).
+   */
+  async record(
+    transaction: Transaction,
+    ticketId: string,
+    fields: CommentFields,
+    now: Date,
+    context: WriteContext,
+    attachmentIds: number[] = [],
+  ): Promise<CommentResponse> {
+    const id = await this.comments.insert(transaction, ticketId, fields, now);
+    const byRequester = context.viewer !== undefined && isRequester(context.viewer);
+    await this.hooks.commentAdded(transaction, ticketId, { ...fields, byRequester }, now);
+    await this.attachments.linkToComment(transaction.later, id, attachmentIds);
+    // A comment that names no attachment answers exactly as before attachments existed.
+    const comment: CommentResponse = {
+      id,
+      ticketId: Number(ticketId),
+      ...fields,
+      createdAt: now,
+      ...(attachmentIds.length > 0 && { attachmentIds }),
+    };
+    await this.history.record(transaction.later, {
+      ticketId: comment.ticketId,
+      occurredAt: now,
+      actor: context.actor,
+      action: HistoryAction.COMMENTED,
+      changes: { comment: { from: null, to: comment.id } },
+    });
+    const causedBy = context.causedBy && { causedBy: context.causedBy };
+    const event = commentAddedEvent(comment.ticketId, comment, now);
+    await this.outbox.record(transaction.later, event, routingKeyOf('COMMENT_ADDED'), undefined, causedBy || undefined);
     return comment;
   }
 

@@ -16,7 +16,7 @@ describe('parseConfig', () => {
         queueArguments: {},
       },
       outbox: { partitions: 8, pollIntervalMs: 500, leaseTtlMs: 10_000 },
-      tickets: { workflow: 'open' },
+      tickets: { workflow: 'open', unmergeWindowMs: 30 * 86_400_000 },
       management: { probesEnabled: false, readinessInclude: ['readinessState', 'db'], exposure: ['health', 'info'] },
     });
   });

@@ -25,6 +25,7 @@ import { TicketTags1763900026000 } from './migrations/1763900026000-TicketTags.j
 import { CustomFields1763900027000 } from './migrations/1763900027000-CustomFields.js';
 import { SortByFieldsAndRecency1763900028000 } from './migrations/1763900028000-SortByFieldsAndRecency.js';
 import { TicketLinks1763900029000 } from './migrations/1763900029000-TicketLinks.js';
+import { TicketMerges1763900030000 } from './migrations/1763900030000-TicketMerges.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -70,6 +71,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       CustomFields1763900027000,
       SortByFieldsAndRecency1763900028000,
       TicketLinks1763900029000,
+      TicketMerges1763900030000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; there is no other way they run.

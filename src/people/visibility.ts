@@ -59,7 +59,7 @@ const publicAttachment = (id: string) =>
  * What of a ticket they see a requester reads (conditions on the rows of each sub-resource's table): never an internal
  * comment; an attachment only once a public comment names it (and no internal one does: an attachment is uploaded
  * before the comment that names it, so until then it may be an internal note's); no history entry of anything else,
- * nor of a deleted attachment, nor of links (the desk's).
+ * nor of a deleted attachment, nor of links or merges (the desk's).
  */
 export const REQUESTER_SEES = {
   comments: "ticket_comments.visibility = 'PUBLIC'",
@@ -67,7 +67,7 @@ export const REQUESTER_SEES = {
   history:
     "NOT (ticket_history.action = 'COMMENTED' AND EXISTS (SELECT 1 FROM ticket_comments c" +
     " WHERE c.id = CAST(JSON_VALUE(ticket_history.changes, '$.comment.to') AS UNSIGNED) AND c.visibility = 'INTERNAL'))" +
-    " AND ticket_history.action NOT IN ('DETACHED', 'LINKED', 'UNLINKED')" +
+    " AND ticket_history.action NOT IN ('DETACHED', 'LINKED', 'UNLINKED', 'MERGED', 'UNMERGED')" +
     ` AND (ticket_history.action <> 'ATTACHED' OR (${publicAttachment("CAST(JSON_VALUE(ticket_history.changes, '$.attachment.to') AS UNSIGNED)")}))`,
 } as const;
 
@@ -87,7 +87,7 @@ export function visibleChanges(viewer: RequesterViewer): SqlFragment {
     sql:
       `change_log.ticket_id IN (${tickets.sql})` +
       " AND NOT (change_log.event_type = 'COMMENT_ADDED' AND JSON_VALUE(change_log.payload, '$.comment.visibility') = 'INTERNAL')" +
-      " AND change_log.event_type NOT IN ('ATTACHMENT_DELETED', 'LINKED', 'UNLINKED')" +
+      " AND change_log.event_type NOT IN ('ATTACHMENT_DELETED', 'LINKED', 'UNLINKED', 'MERGED', 'UNMERGED')" +
       ` AND (change_log.event_type <> 'ATTACHMENT_ADDED' OR (${publicAttachment("CAST(JSON_VALUE(change_log.payload, '$.attachment.id') AS UNSIGNED)")}))`,
     params: tickets.params,
   };

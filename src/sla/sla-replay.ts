@@ -92,7 +92,15 @@ function next(state: CurrentTicket, write: HistoryWrite): CurrentTicket {
 }
 
 function valuesOf(write: HistoryWrite, side: 'from' | 'to'): Partial<CurrentTicket> {
-  if (write.action !== HistoryAction.CREATED && write.action !== HistoryAction.UPDATED) return {};
+  // A merge closes its sources and an unmerge reopens them: status changes like an update's.
+  const { action } = write;
+  if (
+    action !== HistoryAction.CREATED &&
+    action !== HistoryAction.UPDATED &&
+    action !== HistoryAction.MERGED &&
+    action !== HistoryAction.UNMERGED
+  )
+    return {};
   const values: Partial<CurrentTicket> = {};
   const status = write.changes.status?.[side];
   const priority = write.changes.priority?.[side];

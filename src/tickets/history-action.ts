@@ -1,4 +1,4 @@
-/** What a history entry records: a ticket's create, one of its updates (PUT or PATCH), a comment added, an attachment added or deleted, a link added or removed. */
+/** What a history entry records: a ticket's create, one of its updates (PUT or PATCH), a comment added, an attachment added or deleted, a link added or removed, a merge or its undoing. */
 export enum HistoryAction {
   CREATED = 'CREATED',
   UPDATED = 'UPDATED',
@@ -7,4 +7,6 @@ export enum HistoryAction {
   DETACHED = 'DETACHED',
   LINKED = 'LINKED',
   UNLINKED = 'UNLINKED',
+  MERGED = 'MERGED',
+  UNMERGED = 'UNMERGED',
 }

@@ -8,7 +8,17 @@ export type HistoryChange =
   | { action: HistoryAction.ATTACHED; changes: { attachment: { from: null; to: number } } }
   | { action: HistoryAction.DETACHED; changes: { attachment: { from: number; to: null } } }
   | { action: HistoryAction.LINKED; changes: { link: { from: null; to: object } } }
-  | { action: HistoryAction.UNLINKED; changes: { link: { from: object; to: null } } };
+  | { action: HistoryAction.UNLINKED; changes: { link: { from: object; to: null } } }
+  // A source's entry: its status (and resolution time) as the merge closed it or the unmerge restored it, and its target.
+  // The target's: the sources merged into it or taken out again, and the participants it gained or lost.
+  | {
+      action: HistoryAction.MERGED | HistoryAction.UNMERGED;
+      changes: TicketChanges & {
+        mergedInto?: { from: number | null; to: number | null };
+        sources?: { from: number[] | null; to: number[] | null };
+        ccEmails?: { from: string[]; to: string[] };
+      };
+    };
 
 /** What every entry holds besides its action and changes. */
 export interface HistoryEntryHeader {

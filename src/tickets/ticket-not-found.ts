@@ -1,6 +1,7 @@
-import { NotFoundException } from '@nestjs/common';
+import { ConflictException, NotFoundException } from '@nestjs/common';
 import type { Queryable } from '../database/statement-batch.js';
 import { ticketExists } from './tickets.repository.js';
+import { mergedInto } from './merges/merges.repository.js';
 
 /** The one message for an unknown ticket, on the ticket and on its sub-resources alike (decision 1). */
 export function ticketNotFound(id: string | number): NotFoundException {
@@ -9,8 +10,16 @@ export function ticketNotFound(id: string | number): NotFoundException {
 
 /**
  * Throws 404 unless the ticket exists. With `lock`, the ticket's row stays locked until the caller's transaction
- * ends, which orders a sub-resource's write (a comment) with the ticket's own updates and with its delete.
+ * ends, which orders a sub-resource's write (a comment) with the ticket's own updates and with its delete; and, as that
+ * is a write, a merged ticket refuses it (409 naming its target).
  */
 export async function assertTicketExists(db: Queryable, id: string, lock = false): Promise<void> {
   if (!(await ticketExists(db, id, lock))) throw ticketNotFound(id);
+  if (lock) await assertNotMerged(db, id);
+}
+
+/** A merged ticket takes no write (docs/api.md#merge): 409 naming the ticket it was merged into. Under its row lock. */
+export async function assertNotMerged(db: Queryable, id: string | number): Promise<void> {
+  const target = await mergedInto(db, Number(id));
+  if (target !== undefined) throw new ConflictException(`Ticket ${id} is merged into ticket ${target}: write to ticket ${target} instead`);
 }

@@ -3,6 +3,7 @@ import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PeopleModule } from '../people/people.module.js';
 import { TagsModule } from '../tags/tags.module.js';
 import { FieldsModule } from '../fields/fields.module.js';
+import { MergesRepository } from './merges/merges.repository.js';
 import { LinksRepository } from './links/links.repository.js';
 import { TicketGate } from './ticket-gate.guard.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
@@ -23,8 +24,9 @@ import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
     TicketHistoryRepository,
     TicketWriteHooks,
     LinksRepository,
+    MergesRepository,
     { provide: APP_GUARD, useClass: TicketGate },
   ],
-  exports: [TicketWriteHooks, TicketsService, PeopleModule, LinksRepository],
+  exports: [TicketWriteHooks, TicketsService, TicketsRepository, PeopleModule, LinksRepository, MergesRepository],
 })
 export class TicketsModule {}

@@ -201,6 +201,14 @@ export class TicketsRepository {
     return row && ticketFromRow(row);
   }
 
+  /** Locks the tickets' rows in id order (two writes locking some of the same tickets wait in turn, never in a deadlock) and reads them. */
+  async findAllForUpdate(transaction: Queryable, ids: readonly number[]): Promise<TicketResponse[]> {
+    const rows = (await transaction.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id IN (?) ORDER BY id FOR UPDATE`, [
+      ids,
+    ])) as TicketRow[];
+    return rows.map(ticketFromRow);
+  }
+
   async update(manager: Queryable, id: string, updated: TicketResponse): Promise<void> {
     await manager.query(
       `UPDATE tickets SET title = ?, description = ?, status = ?, priority = ?, requester_email = ?, assigned_to = ?,

@@ -14,7 +14,8 @@ import { routingKeyOf, ticketEvent } from './events/ticket-event.js';
 import type { ListedTicket } from './ticket-row.js';
 import { assertIfMatch, ticketEtag } from './ticket-etag.js';
 import { newTicket, patchTicket, replaceTicket, type TicketState } from './ticket.rules.js';
-import { ticketNotFound } from './ticket-not-found.js';
+import { assertNotMerged, ticketNotFound } from './ticket-not-found.js';
+import { TicketStatus } from './ticket-status.enum.js';
 import { allowedStatuses, assertTransition } from './ticket-workflow.js';
 import { type NewTicketRow, type TicketJsonRows, TicketsRepository } from './tickets.repository.js';
 import { anonymousWrite, type WriteContext } from '../common/context/write-context.js';
@@ -398,6 +399,8 @@ export class TicketsService {
       // judges each move from the status the previous one committed, and the ticket's events are recorded
       // in the order the updates commit.
       const current = await this.findForUpdate(transaction, id);
+      // Only a closed ticket can be a merged one: the others pay no look.
+      if (current.status === TicketStatus.CLOSED) await assertNotMerged(transaction, id);
       await authorize?.(transaction, current);
       assertIfMatch(ifMatch, current);
       const updated = apply(current, now);

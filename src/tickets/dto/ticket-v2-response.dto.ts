@@ -44,6 +44,14 @@ export class TicketV2Response extends TicketResponse {
   links?: Record<string, number>;
 
   @ApiPropertyOptional({
+    description:
+      'The ticket this one was merged into (docs/api.md#merge), present only on a merged ticket: it is CLOSED and takes no write; ' +
+      'its conversation goes on there',
+    example: 7,
+  })
+  mergedInto?: number;
+
+  @ApiPropertyOptional({
     description: 'Only when SLA clocks are on (docs/sla.md); the ETag of a body with it also names the summary, which If-Match ignores',
     type: TicketSlaSummaryResponse,
   })

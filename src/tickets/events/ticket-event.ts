@@ -5,7 +5,8 @@ import type { TicketResponse } from '../dto/ticket-response.dto.js';
 export type TicketEventType = 'CREATED' | 'UPDATED';
 
 /** Kinds added later; each has a routing key of its own that the v1 binding does not match (decision 26). */
-export type LaterTicketEventType = 'DELETED' | 'COMMENT_ADDED' | 'ATTACHMENT_ADDED' | 'ATTACHMENT_DELETED' | 'LINKED' | 'UNLINKED';
+export type LaterTicketEventType =
+  'DELETED' | 'COMMENT_ADDED' | 'ATTACHMENT_ADDED' | 'ATTACHMENT_DELETED' | 'LINKED' | 'UNLINKED' | 'MERGED' | 'UNMERGED';
 
 export type AnyTicketEventType = TicketEventType | LaterTicketEventType;
 
@@ -20,6 +21,8 @@ export const TICKET_EVENT_ROUTING_KEYS: Readonly<Record<LaterTicketEventType, st
   ATTACHMENT_DELETED: 'ticket.attachment.deleted',
   LINKED: 'ticket.linked',
   UNLINKED: 'ticket.unlinked',
+  MERGED: 'ticket.merged',
+  UNMERGED: 'ticket.unmerged',
 };
 
 interface EventEnvelope<T extends AnyTicketEventType> {
@@ -53,6 +56,15 @@ export interface AttachmentEvent extends EventEnvelope<'ATTACHMENT_ADDED' | 'ATT
 /** A link added or removed, one event for each of its two tickets: the link as that ticket sees it (src/links/links.ts). */
 export interface LinkEvent extends EventEnvelope<'LINKED' | 'UNLINKED'> {
   link: object;
+}
+
+/** A merge or its undoing, one event for the target and one for each source: which tickets were merged into which. */
+export interface MergeEvent extends EventEnvelope<'MERGED' | 'UNMERGED'> {
+  merge: { targetId: number; sourceIds: number[] };
+}
+
+export function mergeEvent(eventType: 'MERGED' | 'UNMERGED', ticketId: number, merge: MergeEvent['merge'], occurredAt: Date): MergeEvent {
+  return { eventId: randomUUID(), eventType, occurredAt, ticketId, merge };
 }
 
 export function linkEvent(eventType: 'LINKED' | 'UNLINKED', ticketId: number, link: object, occurredAt: Date): LinkEvent {

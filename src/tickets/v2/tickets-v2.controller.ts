@@ -7,6 +7,8 @@ import { FieldsService } from '../../fields/fields.service.js';
 import { FieldValuesRepository } from '../../fields/field-values.repository.js';
 import { LinksRepository } from '../links/links.repository.js';
 import { linkCounts } from '../links/links.js';
+import { MergesRepository } from '../merges/merges.repository.js';
+import { TicketStatus } from '../ticket-status.enum.js';
 import { canonicalTags } from '../../tags/tags.js';
 import { TagsChangeRequest } from '../../tags/dto/tags-change-request.dto.js';
 import { TicketV2Patch, TicketV2Request } from '../dto/ticket-v2-request.dto.js';
@@ -68,6 +70,7 @@ export class TicketsV2Controller {
     private readonly fields: FieldsService,
     private readonly fieldValues: FieldValuesRepository,
     private readonly links: LinksRepository,
+    private readonly merges: MergesRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.sla = config.get('sla.enabled', { infer: true });
@@ -79,17 +82,23 @@ export class TicketsV2Controller {
    */
   private async v2Bodies<
     T extends { id: number; ccEmails?: string[]; tags?: string[]; fields?: Record<string, unknown>; links?: Record<string, number> },
-  >(tickets: T[], viewer: Viewer): Promise<Array<T & Pick<TicketV2Response, 'ccEmails' | 'tags' | 'fields' | 'links' | 'sla'>>> {
+  >(
+    tickets: T[],
+    viewer: Viewer,
+  ): Promise<Array<T & Pick<TicketV2Response, 'ccEmails' | 'tags' | 'fields' | 'links' | 'sla' | 'mergedInto'>>> {
     const ids = tickets.map((ticket) => ticket.id);
     const agent = !isRequester(viewer);
     const unknown = (part: 'ccEmails' | 'tags' | 'fields' | 'links') =>
       tickets.filter((ticket) => ticket[part] === undefined).map((ticket) => ticket.id);
-    const [participants, tags, fields, links, summaries] = await Promise.all([
+    // Only a closed ticket can be a merged one: the others pay no look.
+    const closed = tickets.filter((ticket) => (ticket as { status?: string }).status === TicketStatus.CLOSED).map((ticket) => ticket.id);
+    const [participants, tags, fields, links, summaries, merged] = await Promise.all([
       this.participants.of(unknown('ccEmails')),
       agent ? this.tags.of(unknown('tags')) : undefined,
       agent ? this.fields.definitions().then((definitions) => this.fieldValues.of(unknown('fields'), definitions)) : undefined,
       agent ? this.links.of(unknown('links')) : undefined,
       this.slaSummaries.summaries(ids),
+      this.merges.targetsOf(closed),
     ]);
     return tickets.map(({ tags: givenTags, fields: givenFields, links: givenLinks, ...ticket }) => ({
       ...(ticket as unknown as T),
@@ -98,6 +107,7 @@ export class TicketsV2Controller {
       ...(fields && { fields: givenFields ?? fields.get(ticket.id) ?? {} }),
       ...(links && { links: givenLinks ?? linkCounts(links, ticket.id) }),
       ...(summaries && { sla: summaries.get(ticket.id) ?? { breached: false, nextBreachTime: null } }),
+      ...(merged.has(ticket.id) && { mergedInto: merged.get(ticket.id) }),
     }));
   }
 
