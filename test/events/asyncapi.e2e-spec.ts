@@ -56,6 +56,8 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       'ATTACHMENT_DELETED',
       'LINKED',
       'UNLINKED',
+      'MERGED',
+      'UNMERGED',
     ]);
   });
 
@@ -86,6 +88,8 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
     ]);
     expect([channel('ticketLinked').address(), names('ticketLinked')]).toEqual([TICKET_EVENT_ROUTING_KEYS.LINKED, ['LINKED']]);
     expect([channel('ticketUnlinked').address(), names('ticketUnlinked')]).toEqual([TICKET_EVENT_ROUTING_KEYS.UNLINKED, ['UNLINKED']]);
+    expect([channel('ticketMerged').address(), names('ticketMerged')]).toEqual([TICKET_EVENT_ROUTING_KEYS.MERGED, ['MERGED']]);
+    expect([channel('ticketUnmerged').address(), names('ticketUnmerged')]).toEqual([TICKET_EVENT_ROUTING_KEYS.UNMERGED, ['UNMERGED']]);
     for (const id of [
       'ticketDeleted',
       'ticketCommentAdded',
@@ -94,6 +98,8 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       'ticketWebhookDisabled',
       'ticketLinked',
       'ticketUnlinked',
+      'ticketMerged',
+      'ticketUnmerged',
     ]) {
       expect(channel(id).bindings().get('amqp')!.value()).toMatchObject({
         is: 'routingKey',
@@ -230,6 +236,8 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
         'ATTACHMENT_DELETED',
         'LINKED',
         'UNLINKED',
+        'MERGED',
+        'UNMERGED',
       ]);
     });
 

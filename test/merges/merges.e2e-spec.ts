@@ -9,6 +9,7 @@ import { buildTicketRequest } from '../support/ticket-factory.js';
 import { uploadRaw } from '../support/attachment-uploads.js';
 import { newMessageId, newSender, rawMail } from '../support/raw-mail.js';
 import { waitUntil } from '../support/waits.js';
+import { slaPolicyEnv } from '../support/sla-policy.js';
 
 type Json = Record<string, any>;
 
@@ -361,6 +362,46 @@ describe('Merging tickets', () => {
     expect([reply.body.outcome, reply.body.ticketId]).toEqual(['commented', target]);
     const comments = (await get(`/api/v2/tickets/${target}/comments?limit=100`)).items as Json[];
     expect(comments.at(-1)).toMatchObject({ ticketId: target, body: 'Still jams.', author: sender, visibility: 'PUBLIC' });
+  });
+
+  describe('with SLA clocks on', () => {
+    const sla = useTestApp({ env: slaPolicyEnv({ HIGH: { firstResponse: 'PT1H', resolution: 'PT8H' } }) });
+
+    it('stops a source’s clocks without a breach, keeps the target’s running, and an unmerge starts the source’s next cycle', async () => {
+      const open = async () =>
+        (
+          await sla.http
+            .post('/api/v2/tickets')
+            .send(buildTicketRequest({ priority: 'HIGH' }))
+            .expect(201)
+        ).body.id;
+      const [target, source] = [await open(), await open()];
+      const clocks = async (id: number) =>
+        ((await sla.http.get(`/api/v2/tickets/${id}/sla`).expect(200)).body.metrics as Json[]).map((metric) => [
+          metric.name,
+          metric.ongoingCycle ? 'running' : 'stopped',
+          metric.completedCycles.map((cycle: Json) => cycle.breached),
+        ]);
+      await sla.http
+        .post(`/api/v2/tickets/${target}/merge`)
+        .send({ sources: [source] })
+        .expect(200);
+      expect(await clocks(source)).toEqual([
+        ['firstResponse', 'stopped', [false]],
+        ['resolution', 'stopped', [false]],
+      ]);
+      expect(await clocks(target)).toEqual([
+        ['firstResponse', 'running', []],
+        ['resolution', 'running', []],
+      ]);
+      const summary = (await sla.http.get(`/api/v2/tickets/${source}`).expect(200)).body.sla;
+      expect(summary).toEqual({ breached: false, nextBreachTime: null });
+      await sla.http.post(`/api/v2/tickets/${target}/unmerge`).send({ source }).expect(200);
+      expect((await clocks(source)).map(([name, state]) => [name, state])).toEqual([
+        ['firstResponse', 'stopped'],
+        ['resolution', 'running'],
+      ]);
+    });
   });
 
   describe('with tokens', () => {
