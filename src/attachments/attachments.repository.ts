@@ -1,6 +1,6 @@
 import { Database } from '../database/database.js';
 import { DESK, type Viewer } from '../common/context/viewer.js';
-import { inMergedView } from '../tickets/merges/merges.repository.js';
+import { mergedView } from '../tickets/merges/merges.repository.js';
 import { hiddenFrom } from '../people/visibility.js';
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '../database/statement-batch.js';
@@ -90,9 +90,9 @@ export class AttachmentsRepository {
 
   async page(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<AttachmentResponse[]> {
     const range = keysetSql(page);
-    const where = `${inMergedView('ticket_id')}${hiddenFrom(viewer, 'attachments')}`;
+    const where = `ticket_id IN (?)${hiddenFrom(viewer, 'attachments')}`;
     const rows: AttachmentRow[] = await this.database.query(`SELECT ${COLUMNS} FROM ticket_attachments WHERE ${where}${range.sql}`, [
-      ticketId,
+      await mergedView(this.database, ticketId),
       ...range.params,
     ]);
     return rows.map((row) => responseOf(fromRow(row)));
@@ -109,9 +109,11 @@ export class AttachmentsRepository {
     lock = false,
     viewer: Viewer = DESK,
   ): Promise<StoredAttachment | undefined> {
-    const [row] = (await (db ?? this.database).query(
-      `SELECT ${COLUMNS} FROM ticket_attachments WHERE ${lock ? 'ticket_id = ?' : inMergedView('ticket_id')} AND id = ?${hiddenFrom(viewer, 'attachments')}${lock ? ' FOR UPDATE' : ''}`,
-      [ticketId, id],
+    const manager = db ?? this.database;
+    const tickets = lock ? [ticketId] : await mergedView(manager, ticketId);
+    const [row] = (await manager.query(
+      `SELECT ${COLUMNS} FROM ticket_attachments WHERE ticket_id IN (?) AND id = ?${hiddenFrom(viewer, 'attachments')}${lock ? ' FOR UPDATE' : ''}`,
+      [tickets, id],
     )) as AttachmentRow[];
     return row && fromRow(row);
   }

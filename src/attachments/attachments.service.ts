@@ -15,7 +15,7 @@ import { OutboxWriter } from '../outbox/outbox.writer.js';
 import { attachmentEvent, routingKeyOf } from '../tickets/events/ticket-event.js';
 import { HistoryAction } from '../tickets/history-action.js';
 import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
-import { assertTicketExists } from '../tickets/ticket-not-found.js';
+import { assertNotMerged, assertTicketExists } from '../tickets/ticket-not-found.js';
 import { TicketWriteHook } from '../tickets/ticket-write-hooks.js';
 import { cleanFilename } from './attachment-filename.js';
 import { Gate } from './gate.js';
@@ -54,9 +54,13 @@ export class AttachmentsService implements TicketWriteHook {
     return this.config.maxFileSize;
   }
 
-  /** Before a byte of the body is read: 404 for an unknown ticket, 409 for one that has no room for another attachment. */
+  /**
+   * Before a byte of the body is read: 404 for an unknown ticket, 409 for a merged one or one that has no room for another
+   * attachment (both are checked again when the upload is recorded).
+   */
   async assertCanAdd(ticketId: string, viewer: Viewer = DESK): Promise<void> {
     await assertTicketExists(this.database, ticketId);
+    await assertNotMerged(this.database, ticketId);
     if (isRequester(viewer) && !(await this.access.allows(viewer, ticketId, 'comment'))) {
       throw requesterMayNot('attach files to a ticket their organization shares for reading only');
     }

@@ -7,10 +7,7 @@ import type { CommentVisibility } from './comment-visibility.enum.js';
 import type { CommentResponse } from './dto/comment-response.dto.js';
 import { DESK, type Viewer } from '../common/context/viewer.js';
 import { hiddenFrom } from '../people/visibility.js';
-import { inMergedView } from '../tickets/merges/merges.repository.js';
-
-/** A ticket's comments are its own and those of the tickets merged into it (each with its own ticketId). */
-const OF_TICKET = inMergedView('ticket_id');
+import { mergedView } from '../tickets/merges/merges.repository.js';
 
 interface CommentRow {
   id: string | number;
@@ -45,30 +42,30 @@ export class CommentsRepository {
   /** The ticket's comments (those merged into it too) of the page's id range (one more than its limit, see keysetSql). */
   async page(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<CommentResponse[]> {
     const range = keysetSql(page);
-    const where = `${OF_TICKET}${hiddenFrom(viewer, 'comments')}`;
+    const where = `ticket_id IN (?)${hiddenFrom(viewer, 'comments')}`;
     const rows: CommentRow[] = await this.database.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ${where}${range.sql}`, [
-      ticketId,
+      await mergedView(this.database, ticketId),
       ...range.params,
     ]);
     return rows.map(commentFromRow);
   }
 
   /** Every comment of the ticket (an unpaged `page`), oldest first, as a stream of rows (commentJson writes each). */
-  stream(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<Readable> {
+  async stream(ticketId: string, page: KeysetPageRequest, viewer: Viewer = DESK): Promise<Readable> {
     const range = keysetSql(page);
     // A streamed row carries its comment's attachments itself: there is no page to look them up for afterwards.
     const attachments =
       '(SELECT GROUP_CONCAT(attachment_id ORDER BY attachment_id) FROM comment_attachments WHERE comment_id = ticket_comments.id)';
     return this.database.stream(
-      `SELECT ${COMMENT_COLUMNS}, ${attachments} AS attachment_ids FROM ticket_comments WHERE ${OF_TICKET}${hiddenFrom(viewer, 'comments')}${range.sql}`,
-      [ticketId, ...range.params],
+      `SELECT ${COMMENT_COLUMNS}, ${attachments} AS attachment_ids FROM ticket_comments WHERE ticket_id IN (?)${hiddenFrom(viewer, 'comments')}${range.sql}`,
+      [await mergedView(this.database, ticketId), ...range.params],
     );
   }
 
   async findOne(ticketId: string, commentId: string, viewer: Viewer = DESK): Promise<CommentResponse | undefined> {
-    const where = `${OF_TICKET} AND id = ?${hiddenFrom(viewer, 'comments')}`;
+    const where = `ticket_id IN (?) AND id = ?${hiddenFrom(viewer, 'comments')}`;
     const [row]: CommentRow[] = await this.database.query(`SELECT ${COMMENT_COLUMNS} FROM ticket_comments WHERE ${where}`, [
-      ticketId,
+      await mergedView(this.database, ticketId),
       commentId,
     ]);
     return row && commentFromRow(row);

@@ -25,7 +25,7 @@ import { LinksRepository } from '../tickets/links/links.repository.js';
 import { mergeNote, participantsAfterUnmerge, participantsGained, type TicketPeople, unmergeable } from '../tickets/merges/merges.js';
 import { MergesRepository, type StoredMerge } from '../tickets/merges/merges.repository.js';
 import { ticketChanges } from '../tickets/ticket-changes.js';
-import { assertIfMatch, ticketEtag } from '../tickets/ticket-etag.js';
+import { assertIfMatch } from '../tickets/ticket-etag.js';
 import { TicketHistoryRepository } from '../tickets/ticket-history.repository.js';
 import { ticketNotFound } from '../tickets/ticket-not-found.js';
 import { TicketStatus } from '../tickets/ticket-status.enum.js';
@@ -167,7 +167,14 @@ export class MergesService {
       });
       await this.outbox.record(transaction.later, mergeEvent('MERGED', targetId, { targetId, sourceIds }, now), routingKeyOf('MERGED'));
       const answer: MergeResponse = { targetId, sourceIds, commentId: note.id, mergedAt: now };
-      await this.idempotency.finishUpdated(transaction, context.idempotency, answer, ticketEtag(updated));
+      if (context.idempotency) {
+        await this.idempotency.finish(transaction, context.idempotency, {
+          status: 200,
+          body: JSON.stringify(answer),
+          location: null,
+          etag: null,
+        });
+      }
       return answer;
     });
   }
@@ -181,6 +188,11 @@ export class MergesService {
       const [target, source] = [locked.get(targetId)!, locked.get(sourceId)!];
       const merge = await this.merges.find(transaction, sourceId);
       if (merge?.targetId !== targetId) throw new ConflictException(`Ticket ${sourceId} is not merged into ticket ${targetId}`);
+      // The target takes no write while merged itself: its own merge is undone first.
+      const targetOf = (await this.merges.targetsOf([targetId], transaction)).get(targetId);
+      if (targetOf !== undefined) {
+        throw new ConflictException(`Ticket ${targetId} is merged into ticket ${targetOf}: unmerge it from ticket ${targetOf} first`);
+      }
       const now = new Date();
       if (!unmergeable(merge.mergedAt, now, this.unmergeWindowMs)) {
         throw new ConflictException(
@@ -211,12 +223,10 @@ export class MergesService {
       );
       await this.merges.delete(transaction, sourceId);
       const others = await this.merges.into(transaction, targetId, sourceId);
-      const before = (await this.participants.of([targetId], transaction)).get(targetId) ?? [];
-      const after = participantsAfterUnmerge(
-        before,
-        merge.participantsAdded,
-        others.map((other) => other.people),
-      );
+      const participants = await this.participants.of([targetId, ...others.map((other) => other.sourceId)], transaction);
+      const before = participants.get(targetId) ?? [];
+      const stillMerged = others.map((other) => ({ requester: other.requester, participants: participants.get(other.sourceId) ?? [] }));
+      const after = participantsAfterUnmerge(before, merge.participantsAdded, stillMerged);
       if (after.participants.length < before.length) await this.participants.replace(transaction, targetId, after.participants);
       for (const [i, addresses] of after.handedOver) {
         await this.merges.setParticipantsAdded(transaction, others[i].sourceId, [...others[i].participantsAdded, ...addresses]);
@@ -274,8 +284,8 @@ export class MergesService {
   }
 
   /**
-   * One ticket's row as the merge leaves it, under its lock: its hooks (SLA clocks stop when it closes and start again
-   * when it reopens), its history entry, and its UPDATED event, which the v1 binding receives as it does every update.
+   * One ticket's row as the merge leaves it, under its lock: its hooks (a source's SLA clocks pause while it is merged),
+   * its history entry, and its UPDATED event, which the v1 binding receives as it does every update.
    */
   private async write(
     transaction: Transaction,
@@ -287,7 +297,9 @@ export class MergesService {
     entry: HistoryChange & { action: HistoryAction.MERGED | HistoryAction.UNMERGED },
   ): Promise<void> {
     await this.tickets.update(transaction.later, String(after.id), after);
-    await this.hooks.ticketUpdated(transaction, before, after, now);
+    if (entry.changes.mergedInto?.to) await this.hooks.ticketMerged(transaction, after, now);
+    else if (entry.changes.mergedInto) await this.hooks.ticketUnmerged(transaction, after, now);
+    else await this.hooks.ticketUpdated(transaction, before, after, now);
     await this.history.record(transaction.later, { ticketId: after.id, occurredAt: now, actor: context.actor, ...entry });
     const ticketParts = { tags: parts.tags.get(after.id) ?? [], fields: parts.fields.get(after.id) ?? {} };
     await this.outbox.record(transaction.later, ticketEvent('UPDATED', after, ticketParts, now), routingKeyOf('UPDATED'));

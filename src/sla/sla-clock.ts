@@ -102,6 +102,25 @@ export function clocksAfterUpdate(
   return changed;
 }
 
+/**
+ * A ticket merged into another (docs/api.md#merge): its clocks not completed pause, whatever its status, so that it never
+ * breaches while merged and an unmerge finds them with the time they had. A merge is neither an answer nor a resolution.
+ */
+export function clocksAfterMerge(policy: SlaPolicy, latest: readonly SlaClock[], now: number): SlaClock[] {
+  return latest.filter((clock) => isRunning(clock)).map((clock) => halt(clock, now, calendarsOf(policy)));
+}
+
+/** A ticket unmerged: its clocks not completed go on as its restored status has them (firstResponse while OPEN). */
+export function clocksAfterUnmerge(policy: SlaPolicy, latest: readonly SlaClock[], after: SlaTicketState, now: number): SlaClock[] {
+  return latest
+    .filter((clock) => !isStopped(clock) && !isRunning(clock))
+    .flatMap((clock) => {
+      if (clock.metric === 'resolution') return [applyStatus(policy, clock, after.status, now)];
+      return after.status === 'OPEN' ? [resumed(policy, clock, now)] : [stop(clock, now, calendarsOf(policy))];
+    })
+    .filter((clock) => !latest.includes(clock));
+}
+
 /** firstResponse after a public comment by someone other than the requester: completed, if it was not. */
 export function clocksAfterResponse(latest: readonly SlaClock[], policy: SlaPolicy, now: number): SlaClock[] {
   return latest
@@ -132,7 +151,11 @@ function applyStatus(policy: SlaPolicy, clock: SlaClock, status: string, now: nu
   const calendars = calendarsOf(policy);
   if (DONE.has(status)) return stop(clock, now, calendars);
   if (status === 'WAITING_ON_CUSTOMER') return isRunning(clock) ? halt(clock, now, calendars) : clock;
-  return isRunning(clock) ? clock : timed(policy, { ...clock, runningSince: now }, now);
+  return isRunning(clock) ? clock : resumed(policy, clock, now);
+}
+
+function resumed(policy: SlaPolicy, clock: SlaClock, now: number): SlaClock {
+  return timed(policy, { ...clock, runningSince: now }, now);
 }
 
 /**

@@ -36,6 +36,29 @@ describe('replayClocks', () => {
     expect(nextDue).toBeNull();
   });
 
+  it('pauses both clocks from the time the ticket was merged, and resumes them with their time when it was unmerged', () => {
+    const merged: HistoryWrite = {
+      at: T + H,
+      action: HistoryAction.MERGED,
+      changes: { status: { from: 'OPEN', to: 'CLOSED' }, mergedInto: { from: null, to: 7 } },
+    };
+    const whileMerged = replayClocks(policy, opened, { status: 'CLOSED', priority: 'LOW', requesterEmail }, [merged], noComments);
+    for (const metric of ['firstResponse', 'resolution']) {
+      expect(of(whileMerged.changed, metric)).toMatchObject({ runningSince: null, stoppedAt: null, elapsedMs: H, breachDueAt: null });
+    }
+    expect(whileMerged.nextDue).toBeNull();
+    const unmerged: HistoryWrite = {
+      at: T + 20 * H,
+      action: HistoryAction.UNMERGED,
+      changes: { status: { from: 'CLOSED', to: 'OPEN' }, mergedInto: { from: 7, to: null } },
+    };
+    const after = replayClocks(policy, opened, { status: 'OPEN', priority: 'LOW', requesterEmail }, [merged, unmerged], noComments);
+    // Eight hours of first response, one spent before the merge: due seven hours after the unmerge.
+    expect(of(after.changed, 'firstResponse')).toMatchObject({ runningSince: T + 20 * H, elapsedMs: H, breachAt: T + 27 * H });
+    expect(of(after.changed, 'resolution')).toMatchObject({ runningSince: T + 20 * H, elapsedMs: H, breachAt: T + 29 * H });
+    expect(after.nextDue).toBe(T + 27 * H);
+  });
+
   it('keeps a breach that came while the clock still ran, so it is sent', () => {
     const writes = [update(T + 11 * H, { status: { from: 'OPEN', to: 'RESOLVED' } })];
     const { changed } = replayClocks(policy, opened, { status: 'RESOLVED', priority: 'LOW', requesterEmail }, writes, noComments);

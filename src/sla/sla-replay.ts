@@ -3,7 +3,9 @@ import { HistoryAction } from '../tickets/history-action.js';
 import type { HistoryChange } from '../tickets/history-entry.js';
 import type { AddedComment } from '../tickets/ticket-write-hooks.js';
 import {
+  clocksAfterMerge,
   clocksAfterResponse,
+  clocksAfterUnmerge,
   clocksAfterUpdate,
   clocksOfNewTicket,
   nextBreachTime,
@@ -68,6 +70,17 @@ export function replayClocks(
       continue;
     }
     const after = next(state, write);
+    // A merged ticket's clocks pause and an unmerged one's go on (its status change is the merge's, not an update's).
+    if ((write.action === HistoryAction.MERGED || write.action === HistoryAction.UNMERGED) && write.changes.mergedInto) {
+      const clocks = [...byMetric.values()];
+      apply(
+        write.action === HistoryAction.MERGED
+          ? clocksAfterMerge(policy, clocks, write.at)
+          : clocksAfterUnmerge(policy, clocks, after, write.at),
+      );
+      state = after;
+      continue;
+    }
     if (after.status !== state.status || after.priority !== state.priority)
       apply(clocksAfterUpdate(policy, [...byMetric.values()], state, after, write.at));
     state = after;

@@ -6,7 +6,15 @@ import type { TicketSlaSummaries, TicketSlaSummary } from '../tickets/ticket-sla
 import { type AddedComment, TicketWriteHook } from '../tickets/ticket-write-hooks.js';
 import { ticketNotFound } from '../tickets/ticket-not-found.js';
 import type { SlaResponse } from './dto/sla-response.dto.js';
-import { clocksAfterResponse, clocksAfterUpdate, clocksOfNewTicket, nextBreachTime, type SlaClock } from './sla-clock.js';
+import {
+  clocksAfterMerge,
+  clocksAfterResponse,
+  clocksAfterUnmerge,
+  clocksAfterUpdate,
+  clocksOfNewTicket,
+  nextBreachTime,
+  type SlaClock,
+} from './sla-clock.js';
 import { isResponse } from './sla-replay.js';
 import { NEVER_DUE, SlaRepository } from './sla.repository.js';
 import { slaView } from './sla-view.js';
@@ -57,6 +65,20 @@ export class SlaService implements TicketWriteHook, TicketSlaSummaries, OnApplic
     if (!latest) return this.repository.markSynced(transaction.later, after.id, now);
     const changed = clocksAfterUpdate(this.policy, latest.clocks, before, after, now.getTime());
     await this.save(transaction, after.id, latest.clocks, changed, now);
+  }
+
+  async ticketMerged(transaction: Transaction, ticket: TicketResponse, now: Date): Promise<void> {
+    if (!this.policy) return;
+    const latest = await this.repository.latestOf(transaction, ticket.id);
+    if (!latest) return this.repository.markSynced(transaction.later, ticket.id, now);
+    await this.save(transaction, ticket.id, latest.clocks, clocksAfterMerge(this.policy, latest.clocks, now.getTime()), now);
+  }
+
+  async ticketUnmerged(transaction: Transaction, ticket: TicketResponse, now: Date): Promise<void> {
+    if (!this.policy) return;
+    const latest = await this.repository.latestOf(transaction, ticket.id);
+    if (!latest) return this.repository.markSynced(transaction.later, ticket.id, now);
+    await this.save(transaction, ticket.id, latest.clocks, clocksAfterUnmerge(this.policy, latest.clocks, ticket, now.getTime()), now);
   }
 
   async commentAdded(transaction: Transaction, ticketId: string, comment: AddedComment, now: Date): Promise<void> {

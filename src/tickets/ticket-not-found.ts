@@ -1,7 +1,7 @@
 import { ConflictException, NotFoundException } from '@nestjs/common';
 import type { Queryable } from '../database/statement-batch.js';
 import { ticketExists } from './tickets.repository.js';
-import { mergedInto } from './merges/merges.repository.js';
+import { finalMergeTarget, mergedInto } from './merges/merges.repository.js';
 
 /** The one message for an unknown ticket, on the ticket and on its sub-resources alike (decision 1). */
 export function ticketNotFound(id: string | number): NotFoundException {
@@ -20,6 +20,8 @@ export async function assertTicketExists(db: Queryable, id: string, lock = false
 
 /** A merged ticket takes no write (docs/api.md#merge): 409 naming the ticket it was merged into. Under its row lock. */
 export async function assertNotMerged(db: Queryable, id: string | number): Promise<void> {
-  const target = await mergedInto(db, Number(id));
-  if (target !== undefined) throw new ConflictException(`Ticket ${id} is merged into ticket ${target}: write to ticket ${target} instead`);
+  if ((await mergedInto(db, Number(id))) === undefined) return;
+  // Where its conversation goes on: the end of the chain, when its target was merged in turn.
+  const target = await finalMergeTarget(db, Number(id));
+  throw new ConflictException(`Ticket ${id} is merged into ticket ${target}: write to ticket ${target} instead`);
 }

@@ -20,6 +20,9 @@ export interface TicketWriteHook {
   ticketCreated?(writes: TransactionWrites, ticket: TicketResponse, now: Date): Promise<void>;
   /** While the update holds the ticket's row lock. */
   ticketUpdated?(transaction: Transaction, before: TicketResponse, after: TicketResponse, now: Date): Promise<void>;
+  /** A ticket merged into another, or unmerged (`ticket` as the unmerge restored it), while the merge holds its row lock. */
+  ticketMerged?(transaction: Transaction, ticket: TicketResponse, now: Date): Promise<void>;
+  ticketUnmerged?(transaction: Transaction, ticket: TicketResponse, now: Date): Promise<void>;
   /** While the comment's write holds the ticket's row lock. */
   commentAdded?(transaction: Transaction, ticketId: string, comment: AddedComment, now: Date): Promise<void>;
   /** Once the ticket's row is deleted in the transaction (its rows with a foreign key to it go with it). */
@@ -51,6 +54,14 @@ export class TicketWriteHooks implements OnModuleInit {
 
   async ticketUpdated(transaction: Transaction, before: TicketResponse, after: TicketResponse, now: Date): Promise<void> {
     for (const hook of this.hooks) await hook.ticketUpdated?.(transaction, before, after, now);
+  }
+
+  async ticketMerged(transaction: Transaction, ticket: TicketResponse, now: Date): Promise<void> {
+    for (const hook of this.hooks) await hook.ticketMerged?.(transaction, ticket, now);
+  }
+
+  async ticketUnmerged(transaction: Transaction, ticket: TicketResponse, now: Date): Promise<void> {
+    for (const hook of this.hooks) await hook.ticketUnmerged?.(transaction, ticket, now);
   }
 
   async commentAdded(transaction: Transaction, ticketId: string, comment: AddedComment, now: Date): Promise<void> {

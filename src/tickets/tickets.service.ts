@@ -1,5 +1,5 @@
 import { Database } from '../database/database.js';
-import { Injectable } from '@nestjs/common';
+import { ConflictException, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HistoryAction } from './history-action.js';
 import { TicketHistoryRepository } from './ticket-history.repository.js';
@@ -43,6 +43,7 @@ import { resolveFieldFilters, resolveFieldSort } from '../fields/field-filters.j
 import { type GroupKey, groupByProblem, groupSql, STATS_GROUPS_MAX } from './stats/ticket-stats.js';
 import type { TicketStatsResponse } from './stats/ticket-stats.dto.js';
 import { LinksRepository } from './links/links.repository.js';
+import { MergesRepository } from './merges/merges.repository.js';
 import { linkCounts } from './links/links.js';
 import { recordLinkChange } from './links/link-changes.js';
 import { FieldValuesRepository } from '../fields/field-values.repository.js';
@@ -150,6 +151,7 @@ export class TicketsService {
     private readonly fields: FieldsService,
     private readonly fieldValues: FieldValuesRepository,
     private readonly links: LinksRepository,
+    private readonly merges: MergesRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.workflow = config.get('tickets', { infer: true }).workflow;
@@ -332,9 +334,11 @@ export class TicketsService {
   }
 
   /** The ticket's status and the statuses an update may move it to under the configured workflow. */
+  /** A merged ticket may move nowhere (it takes no write). */
   async transitions(id: string): Promise<TicketTransitionsResponse> {
     const { status } = await this.findOne(id);
-    return { status, allowed: allowedStatuses(this.workflow, status) };
+    const merged = status === TicketStatus.CLOSED && (await this.merges.targetsOf([Number(id)])).size > 0;
+    return { status, allowed: merged ? [] : allowedStatuses(this.workflow, status) };
   }
 
   /** With `ifMatch`, the update only happens while the ticket is still the version the client names (412 otherwise). */
@@ -440,6 +444,11 @@ export class TicketsService {
     await this.database.transaction(async (transaction) => {
       const last = await this.findForUpdate(transaction, id);
       assertIfMatch(ifMatch, last);
+      // What was merged into it would be left closed and pointing nowhere: its merges are undone first.
+      const merged = await this.merges.sourcesOf(transaction, last.id);
+      if (merged.length > 0) {
+        throw new ConflictException(`Ticket ${id} has tickets merged into it (${merged.join(', ')}): unmerge them before deleting it`);
+      }
       const tags = (await this.tags.of([last.id], transaction)).get(last.id) ?? [];
       const fields = (await this.fieldValues.of([last.id], definitions, transaction)).get(last.id) ?? {};
       // Its links go with it (by foreign key): each ticket at their other end records an UNLINKED, under its row lock.

@@ -133,6 +133,40 @@ describe('Notifications by email: the conversation threads in the requester’s 
     expect(listed).toHaveLength(7);
   });
 
+  it('a merge tells each source’s people where their conversation went, never its internal note; their reply to it lands on the target', async () => {
+    const [requester, targetRequester] = [newSender(), newSender()];
+    const first = newMessageId();
+    const { ticketId: source } = await receive(handle.http, { from: requester, messageId: first, subject: 'VPN down' });
+    const target = (await createTicket(handle.http, { requesterEmail: targetRequester, title: 'VPN outage' }, '/api/v2/tickets')).body
+      .id as number;
+    await receiver.waitFor(requester);
+    await receiver.waitFor(targetRequester);
+    await handle.http
+      .post(`/api/v2/tickets/${target}/merge`)
+      .send({ sources: [source], comment: 'Known outage, ops paged' })
+      .expect(200);
+    const [, merged] = await receiver.waitFor(requester, 2);
+    expect(merged.parsed.subject).toBe(`[#${source}] VPN down`);
+    expect(merged.parsed.inReplyTo).toBe(`<${first}>`);
+    expect(merged.parsed.text).toBe(
+      `Ticket #${source} (VPN down) was merged into ticket #${target}, where the conversation goes on. A reply to this message is added there.`,
+    );
+    const reply = await receive(handle.http, {
+      from: requester,
+      subject: `Re: [#${source}] VPN down`,
+      inReplyTo: merged.messageId,
+      text: 'Thanks',
+    });
+    expect(reply).toEqual({ outcome: 'commented', ticketId: target, reason: null });
+    // The target's requester hears of the new participant's comment, and never of the merge or its note.
+    const toTarget = await receiver.waitFor(targetRequester, 2);
+    expect(toTarget.map((mail) => mail.parsed.text ?? '')).toEqual([
+      expect.stringContaining('opened ticket'),
+      expect.stringContaining('Thanks'),
+    ]);
+    expect(receiver.received.some((mail) => mail.raw.includes('ops paged'))).toBe(false);
+  });
+
   it('an auto-responder answering the desk gets nothing back: no ticket, no comment, no mail', async () => {
     const requester = newSender();
     const { ticketId } = await receive(handle.http, { from: requester });

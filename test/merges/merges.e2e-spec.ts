@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventConsumer } from '../support/event-consumer.js';
+import type { Connection } from 'mysql2/promise';
 import { connectToDatabase } from '../support/database.js';
+import { ServiceProcess } from '../support/service-process.js';
 import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
 import { useTestApp } from '../support/test-app.js';
@@ -151,9 +153,13 @@ describe('Merging tickets', () => {
     ]);
 
     // Undone, every ticket reads as before: status, resolution time, participants, links, comments and files.
-    await unmerge(target, open).expect(200);
-    expect((await get(`/api/v2/tickets/${target}`)).ccEmails).toEqual([sourceRequester]);
+    // The target may not be deleted while tickets are merged into it; nothing moves while one may not move.
+    expect((await get(`/api/v2/tickets/${open}/transitions`)).allowed).toEqual([]);
+    await problem(testApp.http.delete(`/api/v2/tickets/${target}`), 409);
+    // Undone one by one (the one still merged names participants of its own), every ticket reads as before.
     await unmerge(target, resolved).expect(200);
+    expect((await get(`/api/v2/tickets/${target}`)).ccEmails).toEqual([cc]);
+    await unmerge(target, open).expect(200);
     await problem(unmerge(target, resolved), 409);
     const after = await Promise.all([target, resolved, open].map((id) => readPaths(id, answer.body.commentId)));
     expect(after).toEqual(before);
@@ -268,11 +274,44 @@ describe('Merging tickets', () => {
     await merge(third, { sources: [second] }).expect(200);
     const bodies = ((await get(`/api/v2/tickets/${third}/comments?limit=100`)).items as Json[]).map((item) => item.body);
     expect(bodies.filter((body) => !body.startsWith('Merged'))).toEqual(['first', 'second']);
+    // A write to the first names where its conversation goes on: the end of the chain.
+    const refused = await problem(comment(first, 'late'), 409);
+    expect(refused.detail).toBe(`Ticket ${first} is merged into ticket ${third}: write to ticket ${third} instead`);
+    // The second takes no write, not even an unmerge's, while it is merged itself.
+    await problem(unmerge(second, first), 409);
     await unmerge(third, second).expect(200);
     expect(((await get(`/api/v2/tickets/${third}/comments?limit=100`)).items as Json[]).map((item) => item.body)).toEqual([
       expect.stringMatching(/^Merged #/),
     ]);
     expect((await get(`/api/v2/tickets/${first}`)).mergedInto).toBe(second);
+  });
+
+  it('pages the target’s comments and files with the sources’ in id order, by cursor', async () => {
+    const [target, source] = [await create(), await create()];
+    const written: number[] = [];
+    for (let i = 0; i < 6; i++) written.push((await comment(i % 2 ? source : target, `c${i}`).expect(201)).body.id);
+    await merge(target, { sources: [source] }).expect(200);
+    const seen: number[] = [];
+    let next: string | undefined = `/api/v2/tickets/${target}/comments?limit=2`;
+    while (next) {
+      const page: { body: Json } = await testApp.http.get(next).expect(200);
+      seen.push(...(page.body.items as Json[]).map((item) => item.id));
+      next = page.body.nextCursor
+        ? `/api/v2/tickets/${target}/comments?limit=2&cursor=${encodeURIComponent(page.body.nextCursor)}`
+        : undefined;
+    }
+    expect(seen.slice(0, 6)).toEqual(written);
+    expect(seen).toHaveLength(7);
+  });
+
+  it('lets a merged source be deleted, taking its comments with it', async () => {
+    const [target, source] = [await create(), await create()];
+    await comment(source, 'gone with it').expect(201);
+    await merge(target, { sources: [source] }).expect(200);
+    await testApp.http.delete(`/api/v2/tickets/${source}`).expect(204);
+    const bodies = ((await get(`/api/v2/tickets/${target}/comments?limit=100`)).items as Json[]).map((item) => item.body);
+    expect(bodies).toEqual([expect.stringMatching(/^Merged #/)]);
+    await testApp.http.delete(`/api/v2/tickets/${target}`).expect(204);
   });
 
   it('lets one of a merge and an update of a source win, the other failing cleanly', async () => {
@@ -364,10 +403,56 @@ describe('Merging tickets', () => {
     expect(comments.at(-1)).toMatchObject({ ticketId: target, body: 'Still jams.', author: sender, visibility: 'PUBLIC' });
   });
 
-  describe('with SLA clocks on', () => {
-    const sla = useTestApp({ env: slaPolicyEnv({ HIGH: { firstResponse: 'PT1H', resolution: 'PT8H' } }) });
+  it('a replica killed in the middle of a 20-source merge leaves nothing of it; the merge then runs whole on another', async () => {
+    const target = await create();
+    const sources: number[] = [];
+    for (let i = 0; i < 20; i++) sources.push(await create());
+    const changesOf = async (db: Connection) =>
+      ((await db.query('SELECT COUNT(*) AS n FROM change_log WHERE ticket_id IN (?)', [[target, ...sources]])) as any)[0][0].n as number;
+    const db = await connectToDatabase();
+    const replica = await ServiceProcess.start();
+    try {
+      const before = await changesOf(db);
+      // Hold the gap the merge's own rows go into: the merge waits there, with every source closed and linked in its transaction.
+      await db.query('START TRANSACTION');
+      await db.query('SELECT * FROM ticket_merges WHERE source_id = ? FOR UPDATE', [sources[0]]);
+      const merging = fetch(`${replica.url}/api/v2/tickets/${target}/merge`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ sources }),
+      }).then(
+        (response) => response.status,
+        () => 'no answer',
+      );
+      const waiting = async () =>
+        (
+          (await db.query(
+            "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE info LIKE '%INSERT INTO ticket_merges%' AND id <> CONNECTION_ID()",
+          )) as any
+        )[0][0].n > 0;
+      await waitUntil(waiting, 20_000, 'the merge waiting to record its rows');
+      replica.kill('SIGKILL');
+      expect(await merging).toBe('no answer');
+      await waitUntil(async () => !(await waiting()), 20_000, 'the killed replica’s connection gone');
+      await db.query('ROLLBACK');
+      for (const source of sources) {
+        const body = await get(`/api/v2/tickets/${source}`);
+        expect([source, body.status, body.mergedInto, body.links]).toEqual([source, 'OPEN', undefined, {}]);
+      }
+      expect(await changesOf(db)).toBe(before);
+      await merge(target, { sources }).expect(200);
+      expect(await changesOf(db)).toBe(before + 2 * 20 + 20 * 2 + 1 + 2);
+    } finally {
+      await db.query('ROLLBACK').catch(() => undefined);
+      await db.end();
+      await replica.stop();
+    }
+  });
 
-    it('stops a source’s clocks without a breach, keeps the target’s running, and an unmerge starts the source’s next cycle', async () => {
+  describe('with SLA clocks on', () => {
+    const sla = useTestApp({ env: slaPolicyEnv({ HIGH: { firstResponse: 'PT3S', resolution: 'PT8H' } }) });
+
+    it('pauses a source’s clocks while merged, never breaching, keeps the target’s running, and an unmerge resumes them', async () => {
       const open = async () =>
         (
           await sla.http
@@ -379,28 +464,31 @@ describe('Merging tickets', () => {
       const clocks = async (id: number) =>
         ((await sla.http.get(`/api/v2/tickets/${id}/sla`).expect(200)).body.metrics as Json[]).map((metric) => [
           metric.name,
-          metric.ongoingCycle ? 'running' : 'stopped',
-          metric.completedCycles.map((cycle: Json) => cycle.breached),
+          metric.ongoingCycle ? (metric.ongoingCycle.paused ? 'paused' : 'running') : 'completed',
+          metric.ongoingCycle?.breached ?? null,
         ]);
       await sla.http
         .post(`/api/v2/tickets/${target}/merge`)
         .send({ sources: [source] })
         .expect(200);
+      // Past the 3 s first response goal: the merged source has not breached; the target has.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
       expect(await clocks(source)).toEqual([
-        ['firstResponse', 'stopped', [false]],
-        ['resolution', 'stopped', [false]],
+        ['firstResponse', 'paused', false],
+        ['resolution', 'paused', false],
       ]);
       expect(await clocks(target)).toEqual([
-        ['firstResponse', 'running', []],
-        ['resolution', 'running', []],
+        ['firstResponse', 'running', true],
+        ['resolution', 'running', false],
       ]);
-      const summary = (await sla.http.get(`/api/v2/tickets/${source}`).expect(200)).body.sla;
-      expect(summary).toEqual({ breached: false, nextBreachTime: null });
+      expect((await sla.http.get(`/api/v2/tickets/${source}`).expect(200)).body.sla).toEqual({ breached: false, nextBreachTime: null });
+      // Unmerged, its clocks go on with the time they had: the first response is still owed, and breaches 3 s on.
       await sla.http.post(`/api/v2/tickets/${target}/unmerge`).send({ source }).expect(200);
-      expect((await clocks(source)).map(([name, state]) => [name, state])).toEqual([
-        ['firstResponse', 'stopped'],
-        ['resolution', 'running'],
+      expect(await clocks(source)).toEqual([
+        ['firstResponse', 'running', false],
+        ['resolution', 'running', false],
       ]);
+      await waitUntil(async () => (await clocks(source))[0][2] === true, 10_000, 'the unmerged source’s first response breached');
     });
   });
 
@@ -409,19 +497,28 @@ describe('Merging tickets', () => {
     const tokens = useTestIssuer(env);
     const secured = useTestApp({ env });
 
-    it('never lets a requester merge or unmerge; the source’s requester follows it to the target, never seeing the desk’s note', async () => {
+    it('never lets a requester merge or unmerge; the source’s requester follows it to the target, never seeing anything internal', async () => {
+      const since = new Date(Date.now() - 1000).toISOString();
       const token = async (claims: Json) => ({ Authorization: `Bearer ${await tokens.issuer.token({ claims })}` });
       const agent = await token({ scope: 'tickets.read tickets.write' });
       const email = address();
       const requester = await token({ scope: 'tickets.requester', email, sub: email });
-      const own = (
-        await secured.http
-          .post('/api/v2/tickets')
+      const open = async (body: Json) => (await secured.http.post('/api/v2/tickets').set(agent).send(body).expect(201)).body.id as number;
+      const own = await open(buildTicketRequest({ requesterEmail: email }));
+      const other = await open(buildTicketRequest());
+      const target = await open(buildTicketRequest());
+      // The other source holds the desk's notes: an internal comment, and a file only an internal comment names.
+      const file = (
+        await uploadRaw(secured.http, `/api/v2/tickets/${other}/attachments`, Buffer.from('secret'), 'notes.txt', 'text/plain')
           .set(agent)
-          .send(buildTicketRequest({ requesterEmail: email }))
           .expect(201)
       ).body.id;
-      const target = (await secured.http.post('/api/v2/tickets').set(agent).send(buildTicketRequest()).expect(201)).body.id;
+      for (const [body, visibility, attachmentIds] of [
+        ['Vendor contract number 4711', 'INTERNAL', [file]],
+        ['We are on it', 'PUBLIC', []],
+      ] as const) {
+        await secured.http.post(`/api/v2/tickets/${other}/comments`).set(agent).send({ body, visibility, attachmentIds }).expect(201);
+      }
       await problem(
         secured.http
           .post(`/api/v2/tickets/${target}/merge`)
@@ -432,15 +529,35 @@ describe('Merging tickets', () => {
       await secured.http
         .post(`/api/v2/tickets/${target}/merge`)
         .set(agent)
-        .send({ sources: [own] })
+        .send({ sources: [own, other], comment: 'Same outage' })
         .expect(200);
       await problem(secured.http.post(`/api/v2/tickets/${target}/unmerge`).set(requester).send({ source: own }), 403);
       expect((await secured.http.get(`/api/v2/tickets/${own}`).set(requester).expect(200)).body.mergedInto).toBe(target);
-      // The merge made them a participant of the target: they read it, without its internal note.
-      expect((await secured.http.get(`/api/v2/tickets/${target}`).set(requester).expect(200)).body.ccEmails).toEqual([email]);
-      expect((await secured.http.get(`/api/v2/tickets/${target}/comments`).set(requester).expect(200)).body.items).toEqual([]);
-      const history = (await secured.http.get(`/api/v2/tickets/${own}/history`).set(requester).expect(200)).body.items as Json[];
-      expect(history.map((entry) => entry.action)).toEqual(['CREATED']);
+      // The merge made them a participant of the target: they read it and the sources' public comments, nothing internal.
+      expect((await secured.http.get(`/api/v2/tickets/${target}`).set(requester).expect(200)).body.ccEmails).toContain(email);
+      const comments = (await secured.http.get(`/api/v2/tickets/${target}/comments`).set(requester).expect(200)).body.items as Json[];
+      expect(comments.map((item) => item.body)).toEqual(['We are on it']);
+      expect((await secured.http.get(`/api/v2/tickets/${target}/attachments`).set(requester).expect(200)).body.items).toEqual([]);
+      await problem(secured.http.get(`/api/v2/tickets/${target}/attachments/${file}`).set(requester), 404);
+      for (const id of [own, target]) {
+        const history = (await secured.http.get(`/api/v2/tickets/${id}/history`).set(requester).expect(200)).body.items as Json[];
+        expect(history.map((entry) => entry.action)).not.toContain('MERGED');
+      }
+      // Their feed: the status change of their own ticket, never a merge's events nor its note.
+      const changes = async (who: Json) =>
+        ((await secured.http.get(`/api/v2/changes?since=${since}&limit=1000`).set(who).expect(200)).body.items as Json[]).filter((item) =>
+          [own, other, target].includes(item.ticketId),
+        );
+      await waitUntil(
+        async () => (await changes(agent)).some((item) => item.eventType === 'MERGED' && item.ticketId === target),
+        20_000,
+        'the merge in the feed',
+      );
+      const seen = await changes(requester);
+      expect(seen.map((item) => item.eventType)).not.toContain('MERGED');
+      expect(JSON.stringify(seen)).not.toContain('Same outage');
+      expect(JSON.stringify(seen)).not.toContain('4711');
+      expect(seen.some((item) => item.ticketId === own && item.eventType === 'UPDATED')).toBe(true);
     });
   });
 });

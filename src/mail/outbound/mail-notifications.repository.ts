@@ -61,7 +61,7 @@ interface WriteResult {
 const INSERT_BYTES = 4 * 1024 * 1024;
 
 /** Kinds of change that may be mailed (src/mail/outbound/notification-rules.ts decides which are). */
-const MAILED_KINDS = ['CREATED', 'UPDATED', 'COMMENT_ADDED'];
+const MAILED_KINDS = ['CREATED', 'UPDATED', 'COMMENT_ADDED', 'MERGED'];
 
 /**
  * `mail_notifier` (the notifier's cursor in the change log) and `mail_notifications` (each mail to send, claimed

@@ -26,6 +26,7 @@ interface Planned {
   kind: NotificationKind;
   ticket: TicketResponse;
   comment?: { body: string; author: string | null };
+  merge?: { targetId: number };
   recipients: string[];
 }
 
@@ -136,7 +137,7 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
       if (!ticket) return [];
       const people = { requester: ticket.requesterEmail.trim().toLowerCase(), participants: participants.get(ticket.id) ?? [] };
       const recipients = recipientsOf(kind, logged, people, (address) => isDeskAddress(address, this.desk));
-      return recipients.length === 0 ? [] : [{ change, kind, ticket, comment: event.comment, recipients }];
+      return recipients.length === 0 ? [] : [{ change, kind, ticket, comment: event.comment, merge: event.merge, recipients }];
     });
   }
 
@@ -168,6 +169,7 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
       'ticket.description': ticket.description,
       'comment.body': plan.comment?.body ?? '',
       'comment.author': plan.comment?.author || 'IT Support',
+      'merge.target': plan.merge ? String(plan.merge.targetId) : '',
     });
     const replyTo = this.config.replySecret ? replyAddress(this.desk[0], this.config.replySecret, ticket.id) : this.config.from.address;
     return plan.recipients.map((recipient) => {

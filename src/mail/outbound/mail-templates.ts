@@ -11,6 +11,8 @@ export interface TemplateValues {
   /** The new comment's text (commented only; empty otherwise). */
   'comment.body': string;
   'comment.author': string;
+  /** The ticket it was merged into (merged only; empty otherwise). */
+  'merge.target': string;
 }
 
 const NAMES: ReadonlyArray<keyof TemplateValues> = [
@@ -20,6 +22,7 @@ const NAMES: ReadonlyArray<keyof TemplateValues> = [
   'ticket.description',
   'comment.body',
   'comment.author',
+  'merge.target',
 ];
 const PLACEHOLDER = /\{\{\s*([a-z.]+)\s*\}\}/g;
 
@@ -42,6 +45,11 @@ const DEFAULTS: Record<NotificationKind, { text: string; html: string }> = {
     html:
       '<p>Ticket <b>#{{ticket.id}}</b> ({{ticket.title}}) is resolved. If it is not, reply to this message and it opens again.</p>' +
       FOOTER_HTML,
+  },
+  // No footer: a reply goes on the ticket it was merged into, which the mail names.
+  merged: {
+    text: 'Ticket #{{ticket.id}} ({{ticket.title}}) was merged into ticket #{{merge.target}}, where the conversation goes on. A reply to this message is added there.',
+    html: '<p>Ticket <b>#{{ticket.id}}</b> ({{ticket.title}}) was merged into ticket <b>#{{merge.target}}</b>, where the conversation goes on. A reply to this message is added there.</p>',
   },
   closed: {
     text: 'Ticket #{{ticket.id}} ({{ticket.title}}) is closed. A reply to this message opens a new ticket.',

@@ -1,13 +1,18 @@
 import type { ChangeContext } from '../../outbox/outbox.writer.js';
 
-/** Why a mail goes out: the ticket was opened, has a new public comment, or was resolved or closed. */
-export type NotificationKind = 'created' | 'commented' | 'resolved' | 'closed';
+/** Why a mail goes out: the ticket was opened, has a new public comment, was resolved or closed, or was merged into another. */
+export type NotificationKind = 'created' | 'commented' | 'resolved' | 'closed' | 'merged';
 
 /** A change of the log as the notifier reads it: its event's JSON and its context. */
 export interface LoggedChange {
   eventType: string;
   /** The event, parsed. */
-  event: { ticket?: { status?: string }; comment?: { visibility?: string; author?: string | null } };
+  event: {
+    ticketId?: number;
+    ticket?: { status?: string };
+    comment?: { visibility?: string; author?: string | null };
+    merge?: { targetId: number };
+  };
   context: ChangeContext;
 }
 
@@ -19,7 +24,8 @@ export interface TicketPeople {
 
 /**
  * What a change is mailed as, if it is: the ticket's opening (an acknowledgement, with the ticket's number), a new
- * public comment, or a move to RESOLVED or CLOSED. Internal comments and every other change are never mailed.
+ * public comment, a move to RESOLVED or CLOSED, or its merge into another ticket (a source's MERGED; a merge's own
+ * close is no move the requester is told of as a close). Internal comments and every other change are never mailed.
  */
 export function notificationKind(change: LoggedChange): NotificationKind | null {
   switch (change.eventType) {
@@ -32,6 +38,8 @@ export function notificationKind(change: LoggedChange): NotificationKind | null 
       if (change.context.statusFrom === undefined || change.context.statusFrom === status) return null;
       return status === 'RESOLVED' ? 'resolved' : status === 'CLOSED' ? 'closed' : null;
     }
+    case 'MERGED':
+      return change.event.merge && change.event.ticketId !== change.event.merge.targetId ? 'merged' : null;
     default:
       return null;
   }

@@ -28,6 +28,11 @@ const changes: fc.Arbitrary<LoggedChange> = fc.oneof(
     context: fc.record({ causedBy: fc.option(address, { nil: undefined }) }, { requiredKeys: [] }),
   }),
   fc.record({
+    eventType: fc.constant('MERGED'),
+    event: fc.record({ ticketId: fc.constantFrom(7, 12), merge: fc.constant({ targetId: 7 }) }),
+    context: fc.constant({}),
+  }),
+  fc.record({
     eventType: fc.constantFrom('DELETED', 'ATTACHMENT_ADDED', 'SLA_BREACHED'),
     event: fc.constant({}),
     context: fc.constant({}),
@@ -36,12 +41,14 @@ const changes: fc.Arbitrary<LoggedChange> = fc.oneof(
 const isDesk = (candidate: string) => candidate.endsWith('@desk.example');
 
 describe('who is mailed about a change', () => {
-  it('never an internal comment, never another kind of change, a status change only into RESOLVED or CLOSED', () => {
+  it('never an internal comment, never another kind of change, a status change only into RESOLVED or CLOSED, a merge only to its sources', () => {
     fc.assert(
       fc.property(changes, (change) => {
         const kind = notificationKind(change);
         if (change.eventType === 'COMMENT_ADDED' && change.event.comment?.visibility === 'INTERNAL') expect(kind).toBeNull();
-        if (!['CREATED', 'UPDATED', 'COMMENT_ADDED'].includes(change.eventType)) expect(kind).toBeNull();
+        if (!['CREATED', 'UPDATED', 'COMMENT_ADDED', 'MERGED'].includes(change.eventType)) expect(kind).toBeNull();
+        // A merge is mailed to the people of each source, never to the target's.
+        if (change.eventType === 'MERGED') expect(kind).toBe(change.event.ticketId === change.event.merge!.targetId ? null : 'merged');
         if (change.eventType === 'UPDATED' && kind !== null) {
           expect(change.context.statusFrom).not.toBe(change.event.ticket!.status);
           expect(kind).toBe(change.event.ticket!.status === 'RESOLVED' ? 'resolved' : 'closed');
@@ -82,6 +89,7 @@ describe('templates', () => {
           'ticket.description': '',
           'comment.body': body,
           'comment.author': 'agent',
+          'merge.target': '',
         });
         expect(text).toContain(body);
         const values = html.replace(/<\/?(?:p|div|hr|br|b|blockquote)(?: [^>]*)?>/g, '');

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database.js';
 import type { Queryable } from '../../database/statement-batch.js';
-import type { TicketPeople } from './merges.js';
 
 /** A source merged into a target, with what an unmerge restores (migration TicketMerges). */
 export interface StoredMerge {
@@ -40,21 +39,36 @@ const mergeOf = (row: MergeRow): StoredMerge => ({
 });
 
 /**
- * A condition on `column` (a ticket id) that holds for the ticket and for every ticket merged into it, at any depth (a
- * ticket merged into a source that was merged in turn); one parameter, the ticket's id. Merges never form a cycle (a
- * target is never a merged ticket), so the walk ends.
+ * The ticket and every ticket merged into it, at any depth (a ticket merged into a source that was merged in turn), in
+ * id order: whose comments and attachments the ticket lists. Merges never form a cycle (a target is never a merged
+ * ticket), so the walk ends. Read first, so that the list's own statement names its tickets (`ticket_id IN (…)`, one id
+ * for a ticket never merged, which reads its index range in order as before).
  */
-export function inMergedView(column: string): string {
-  return (
-    `${column} IN (WITH RECURSIVE merged_view (id) AS (SELECT CAST(? AS UNSIGNED)` +
-    ' UNION SELECT m.source_id FROM merged_view v JOIN ticket_merges m ON m.target_id = v.id) SELECT id FROM merged_view)'
-  );
+export async function mergedView(manager: Queryable, id: number | string): Promise<number[]> {
+  const rows = (await manager.query(
+    `WITH RECURSIVE merged_view (id) AS (SELECT CAST(? AS UNSIGNED)
+       UNION SELECT m.source_id FROM merged_view v JOIN ticket_merges m ON m.target_id = v.id)
+     SELECT id FROM merged_view ORDER BY id`,
+    [id],
+  )) as Array<{ id: string | number }>;
+  return rows.map((row) => Number(row.id));
 }
 
 /** The ticket this one is merged into, if it is. */
 export async function mergedInto(manager: Queryable, id: number): Promise<number | undefined> {
   const [row] = (await manager.query('SELECT target_id FROM ticket_merges WHERE source_id = ?', [id])) as MergeRow[];
   return row && Number(row.target_id);
+}
+
+/** The end of the ticket's chain of merges: the ticket its conversation goes on in (itself when it is not merged). */
+export async function finalMergeTarget(manager: Queryable, id: number): Promise<number> {
+  const [row] = (await manager.query(
+    `WITH RECURSIVE chain (id, depth) AS (SELECT CAST(? AS UNSIGNED), 0
+       UNION SELECT m.target_id, c.depth + 1 FROM chain c JOIN ticket_merges m ON m.source_id = c.id)
+     SELECT id FROM chain ORDER BY depth DESC LIMIT 1`,
+    [id],
+  )) as Array<{ id: string | number }>;
+  return row ? Number(row.id) : id;
 }
 
 /** `ticket_merges`: each source merged into its target, until it is unmerged. */
@@ -70,14 +84,8 @@ export class MergesRepository {
   }
 
   /** The ticket a merged ticket's writes go to: the end of its chain of merges (itself when it is not merged). */
-  async finalTarget(id: number, manager: Queryable = this.database): Promise<number> {
-    const [row] = (await manager.query(
-      `WITH RECURSIVE chain (id, depth) AS (SELECT CAST(? AS UNSIGNED), 0
-         UNION SELECT m.target_id, c.depth + 1 FROM chain c JOIN ticket_merges m ON m.source_id = c.id)
-       SELECT id FROM chain ORDER BY depth DESC LIMIT 1`,
-      [id],
-    )) as Array<{ id: string | number }>;
-    return row ? Number(row.id) : id;
+  finalTarget(id: number, manager: Queryable = this.database): Promise<number> {
+    return finalMergeTarget(manager, id);
   }
 
   async find(manager: Queryable, sourceId: number): Promise<StoredMerge | undefined> {
@@ -85,19 +93,22 @@ export class MergesRepository {
     return row && mergeOf(row);
   }
 
-  /** The merges into the target, but for `except`, with each source's people (requester and participants, canonical). */
-  async into(manager: Queryable, targetId: number, except: number): Promise<Array<StoredMerge & { people: TicketPeople }>> {
+  /** The merges into the target, but for `except`, with each source's requester (canonical). */
+  async into(manager: Queryable, targetId: number, except: number): Promise<Array<StoredMerge & { requester: string }>> {
     const rows = (await manager.query(
-      `SELECT m.*, t.requester_key,
-         (SELECT JSON_ARRAYAGG(p.email) FROM ticket_participants p WHERE p.ticket_id = m.source_id) AS participants
-       FROM ticket_merges m JOIN tickets t ON t.id = m.source_id
+      `SELECT m.*, t.requester_key FROM ticket_merges m JOIN tickets t ON t.id = m.source_id
        WHERE m.target_id = ? AND m.source_id <> ? ORDER BY m.source_id`,
       [targetId, except],
-    )) as Array<MergeRow & { requester_key: string; participants: string | null }>;
-    return rows.map((row) => ({
-      ...mergeOf(row),
-      people: { requester: row.requester_key, participants: row.participants ? (JSON.parse(row.participants) as string[]) : [] },
-    }));
+    )) as Array<MergeRow & { requester_key: string }>;
+    return rows.map((row) => ({ ...mergeOf(row), requester: row.requester_key }));
+  }
+
+  /** The tickets merged into this one (directly), by id. */
+  async sourcesOf(manager: Queryable, targetId: number): Promise<number[]> {
+    const rows = (await manager.query('SELECT source_id FROM ticket_merges WHERE target_id = ? ORDER BY source_id', [
+      targetId,
+    ])) as MergeRow[];
+    return rows.map((row) => Number(row.source_id));
   }
 
   async insert(transaction: Queryable, merges: readonly StoredMerge[]): Promise<void> {
