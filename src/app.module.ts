@@ -20,6 +20,7 @@ import { PeopleModule } from './people/people.module.js';
 import { MailModule } from './mail/mail.module.js';
 import { LinksModule } from './links/links.module.js';
 import { MergesModule } from './merges/merges.module.js';
+import { JobsModule } from './jobs/jobs.module.js';
 
 @Module({
   imports: [
@@ -39,6 +40,7 @@ import { MergesModule } from './merges/merges.module.js';
     MailModule,
     LinksModule,
     MergesModule,
+    JobsModule,
     ActuatorModule,
     ObservabilityModule,
   ],

@@ -16,7 +16,11 @@ describe('parseConfig', () => {
         queueArguments: {},
       },
       outbox: { partitions: 8, pollIntervalMs: 500, leaseTtlMs: 10_000 },
-      tickets: { workflow: 'open', unmergeWindowMs: 30 * 86_400_000 },
+      tickets: {
+        workflow: 'open',
+        unmergeWindowMs: 30 * 86_400_000,
+        jobs: { retentionMs: 30 * 86_400_000, pollIntervalMs: 1_000, leaseTtlMs: 30_000 },
+      },
       management: { probesEnabled: false, readinessInclude: ['readinessState', 'db'], exposure: ['health', 'info'] },
     });
   });

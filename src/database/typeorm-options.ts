@@ -26,6 +26,7 @@ import { CustomFields1763900027000 } from './migrations/1763900027000-CustomFiel
 import { SortByFieldsAndRecency1763900028000 } from './migrations/1763900028000-SortByFieldsAndRecency.js';
 import { TicketLinks1763900029000 } from './migrations/1763900029000-TicketLinks.js';
 import { TicketMerges1763900030000 } from './migrations/1763900030000-TicketMerges.js';
+import { Jobs1763900031000 } from './migrations/1763900031000-Jobs.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -72,6 +73,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       SortByFieldsAndRecency1763900028000,
       TicketLinks1763900029000,
       TicketMerges1763900030000,
+      Jobs1763900031000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; there is no other way they run.

@@ -84,6 +84,7 @@ const TAGS: Array<[name: string, description: string]> = [
   ['tags v2', "The tags in use, for autocomplete (a ticket's tags are set through tickets v2)"],
   ['links v2', "Links between tickets (relates-to, duplicate-of, parent-of, causes), and a problem's incidents resolved together"],
   ['merge v2', 'Duplicates merged into one ticket, and a merge undone'],
+  ['jobs v2', 'Many tickets changed at once, as a job worked in the background'],
   ['organizations v2', "Organizations: their domains and members, and whether members share each other's tickets (requester tokens)"],
   ['email v2', 'Mail handed in by an MTA or an inbound hook, and the notifications mailed about a ticket'],
   ['actuator', "Spring Boot's actuator: links, health and probes, info, Prometheus metrics"],

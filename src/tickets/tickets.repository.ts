@@ -154,6 +154,12 @@ export class TicketsRepository {
   }
 
   /** How many of the tickets the query's filters match fall in each group (ticket-stats.ts), the largest first, one more than STATS_GROUPS_MAX at most. */
+  /** The ids of the tickets the query's filters match, as a statement (a job's snapshot reads them into its own table). */
+  matchingIds(query: TicketQuery): SqlStatement {
+    const { from, where } = matchingTicketsSql(query);
+    return { sql: `SELECT DISTINCT tickets.id FROM ${from.sql}${where.sql}`, params: [...from.params, ...where.params] };
+  }
+
   async countGroups(query: TicketQuery, groups: GroupSql): Promise<Array<Record<string, unknown> & { count: number | string }>> {
     const { from, where } = matchingTicketsSql(query);
     return this.database.rows(

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { CommentsModule } from '../comments/comments.module.js';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { TicketsModule } from '../tickets/tickets.module.js';
+import { BulkWorker } from './bulk-worker.js';
+import { JobsController } from './jobs.controller.js';
+import { JobsRepository } from './jobs.repository.js';
+import { JobsService } from './jobs.service.js';
+
+/** Bulk changes as jobs: the API, and the worker that changes each ticket through the tickets' and comments' own services. */
+@Module({
+  imports: [TicketsModule, CommentsModule, IdempotencyModule],
+  controllers: [JobsController],
+  providers: [JobsService, JobsRepository, BulkWorker],
+})
+export class JobsModule {}

@@ -1,0 +1,278 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { EventConsumer } from '../support/event-consumer.js';
+import { connectToDatabase } from '../support/database.js';
+import { expectProblem } from '../support/problem-json.js';
+import { asHttpResponse } from '../support/supertest-response.js';
+import { useTestApp } from '../support/test-app.js';
+import { useTestIssuer } from '../support/test-issuer.js';
+import { buildTicketRequest } from '../support/ticket-factory.js';
+import { waitUntil } from '../support/waits.js';
+
+type Json = Record<string, any>;
+
+const address = () => `bulk-${randomBytes(4).toString('hex')}@example.com`;
+
+/** Bulk changes as jobs (docs/api.md#bulk-changes), against the real servers. */
+describe('Bulk changes', () => {
+  const testApp = useTestApp({ env: { JOBS_POLL_INTERVAL: '100ms', JOBS_LEASE_TTL: '2s' } });
+  let consumer: EventConsumer;
+
+  const create = async (overrides: Json = {}): Promise<number> =>
+    (await testApp.http.post('/api/v2/tickets').send(buildTicketRequest(overrides)).expect(201)).body.id;
+  const bulk = (body: Json) => testApp.http.post('/api/v2/tickets/bulk').send(body);
+  const problem = async (request: PromiseLike<any>, status: number) => expectProblem(asHttpResponse(await request), status);
+  const job = async (id: number): Promise<Json> => (await testApp.http.get(`/api/v2/jobs/${id}`).expect(200)).body;
+  const finished = async (id: number): Promise<Json> => {
+    await waitUntil(async () => (await job(id)).finishedAt !== null, 60_000, `job ${id} finished`);
+    return job(id);
+  };
+  const results = async (id: number): Promise<Json[]> => {
+    const items: Json[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `limit=2&cursor=${encodeURIComponent(cursor)}` : 'limit=2';
+      const page: { body: Json } = await testApp.http.get(`/api/v2/jobs/${id}/results?${query}`).expect(200);
+      items.push(...page.body.items);
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    return items;
+  };
+
+  beforeAll(async () => {
+    consumer = await EventConsumer.bound('ticket.#');
+  });
+  afterAll(() => consumer.stop());
+
+  it('changes each named ticket as its own PATCH would, comments on it, and says what became of each', async () => {
+    const tickets = [await create({ status: 'OPEN' }), await create({ status: 'IN_PROGRESS' }), await create({ status: 'OPEN' })];
+    const accepted = await bulk({
+      ids: [tickets[0], 999_999_999, tickets[1], tickets[2]],
+      patch: { status: 'RESOLVED', tags: { add: ['PRTG-night'] } },
+      comment: { body: 'The alert cleared overnight.', visibility: 'INTERNAL' },
+    }).expect(202);
+    expect(accepted.headers.location).toBe(`/api/v2/jobs/${accepted.body.id}`);
+    expect(accepted.body).toMatchObject({ kind: 'bulk', status: 'queued', total: null, done: 0, failed: 0, finishedAt: null });
+    const done = await finished(accepted.body.id);
+    expect(done).toMatchObject({ status: 'partially_succeeded', total: 4, done: 3, failed: 1 });
+    expect(await results(accepted.body.id)).toEqual([
+      { ticketId: tickets[0], outcome: 'succeeded', error: null },
+      { ticketId: 999_999_999, outcome: 'failed', error: { status: 404, detail: 'Ticket not found with id: 999999999' } },
+      { ticketId: tickets[1], outcome: 'succeeded', error: null },
+      { ticketId: tickets[2], outcome: 'succeeded', error: null },
+    ]);
+    for (const id of tickets) {
+      const body = (await testApp.http.get(`/api/v2/tickets/${id}`).expect(200)).body;
+      expect([body.status, body.tags, typeof body.resolvedAt]).toEqual(['RESOLVED', ['prtg-night'], 'string']);
+      const history = (await testApp.http.get(`/api/v2/tickets/${id}/history`).expect(200)).body.items as Json[];
+      expect(history.map((entry) => entry.action)).toEqual(['CREATED', 'UPDATED', 'COMMENTED']);
+      const comments = (await testApp.http.get(`/api/v2/tickets/${id}/comments`).expect(200)).body.items as Json[];
+      expect(comments.map((item) => [item.body, item.visibility])).toEqual([['The alert cleared overnight.', 'INTERNAL']]);
+    }
+    // Each ticket's events in its order, as one by one: UPDATED on the v1 key, then COMMENT_ADDED.
+    await consumer.waitFor(() => tickets.every((id) => consumer.typesFor(id).length >= 3));
+    for (const id of tickets) expect(consumer.typesFor(id)).toEqual(['CREATED', 'UPDATED', 'COMMENT_ADDED']);
+  });
+
+  it('reads a filter for its matches when the job starts, and refuses what a single PATCH would refuse', async () => {
+    const requester = address();
+    const open = [await create({ requesterEmail: requester }), await create({ requesterEmail: requester })];
+    const closed = await create({ requesterEmail: requester, status: 'CLOSED' });
+    await create({ requesterEmail: address() });
+    const accepted = await bulk({
+      filter: { requesterEmail: requester, status: ['OPEN', 'CLOSED'] },
+      patch: { priority: 'LOW', title: '' },
+    }).expect(400);
+    expect(JSON.stringify(accepted.body)).toContain('title');
+    const job = (
+      await bulk({
+        filter: { requesterEmail: requester, status: ['OPEN', 'CLOSED'] },
+        patch: { priority: 'LOW', assignedTo: 'kim' },
+      }).expect(202)
+    ).body;
+    expect(await finished(job.id)).toMatchObject({ status: 'succeeded', total: 3, done: 3, failed: 0 });
+    expect((await results(job.id)).map((result) => result.ticketId)).toEqual([...open, closed]);
+    for (const id of [...open, closed]) {
+      expect((await testApp.http.get(`/api/v2/tickets/${id}`).expect(200)).body).toMatchObject({ priority: 'LOW', assignedTo: 'kim' });
+    }
+    // A merged ticket refuses its change, as it refuses a PATCH.
+    const [target, source] = [await create(), await create()];
+    await testApp.http
+      .post(`/api/v2/tickets/${target}/merge`)
+      .send({ sources: [source] })
+      .expect(200);
+    const refused = (await bulk({ ids: [source], patch: { priority: 'HIGH' } }).expect(202)).body;
+    expect(await finished(refused.id)).toMatchObject({ status: 'failed', total: 1, done: 0, failed: 1 });
+    expect((await results(refused.id))[0].error).toEqual({
+      status: 409,
+      detail: `Ticket ${source} is merged into ticket ${target}: write to ticket ${target} instead`,
+    });
+  });
+
+  it('has no cap: 10,000 tickets matched by a filter, each changed once', async () => {
+    const requester = address();
+    const db = await connectToDatabase();
+    try {
+      await db.query(
+        `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
+         SELECT CONCAT('Bulk ', seq), 'Seeded', 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_10000`,
+        [requester],
+      );
+      const accepted = (await bulk({ filter: { requesterEmail: requester }, patch: { status: 'CLOSED' } }).expect(202)).body;
+      expect(await finished(accepted.id)).toMatchObject({ status: 'succeeded', total: 10_000, done: 10_000, failed: 0 });
+      const [[counts]] = (await db.query(
+        `SELECT COUNT(*) AS closed, SUM((SELECT COUNT(*) FROM ticket_history h WHERE h.ticket_id = t.id AND h.action = 'UPDATED') = 1) AS once
+         FROM tickets t WHERE t.requester_email = ? AND t.status = 'CLOSED'`,
+        [requester],
+      )) as any;
+      expect([Number(counts.closed), Number(counts.once)]).toEqual([10_000, 10_000]);
+    } finally {
+      await db.end();
+    }
+  }, 180_000);
+
+  it('refuses a bulk change that names neither or both of ids and filter, a bad filter, patch or comment, or changes nothing', async () => {
+    const id = await create();
+    await problem(bulk({ patch: { priority: 'LOW' } }), 400);
+    await problem(bulk({ ids: [id], filter: { status: 'OPEN' }, patch: { priority: 'LOW' } }), 400);
+    await problem(bulk({ ids: [], patch: { priority: 'LOW' } }), 400);
+    await problem(bulk({ ids: [id, id], patch: { priority: 'LOW' } }), 400);
+    await problem(bulk({ filter: { sort: 'id' }, patch: { priority: 'LOW' } }), 400);
+    await problem(bulk({ filter: { colour: 'red' }, patch: { priority: 'LOW' } }), 400);
+    await problem(bulk({ filter: { status: 'DONE' }, patch: { priority: 'LOW' } }), 400);
+    await problem(bulk({ filter: { status: { any: 1 } }, patch: { priority: 'LOW' } }), 400);
+    await problem(bulk({ ids: [id], patch: { priority: 'URGENT' } }), 400);
+    await problem(bulk({ ids: [id], patch: { tags: { add: ['no spaces'] } } }), 400);
+    await problem(bulk({ ids: [id], patch: {}, comment: { body: ' ' } }), 400);
+    await problem(bulk({ ids: [id], patch: {} }), 400);
+    await problem(bulk({ ids: [id], patch: [] }), 400);
+    await problem(testApp.http.get('/api/v2/jobs/999999999'), 404);
+  });
+
+  it('replays a retried bulk change with its Idempotency-Key: one job', async () => {
+    const id = await create();
+    const key = randomUUID();
+    const first = await bulk({ ids: [id], patch: { priority: 'HIGH' } })
+      .set('Idempotency-Key', key)
+      .expect(202);
+    const again = await bulk({ ids: [id], patch: { priority: 'HIGH' } })
+      .set('Idempotency-Key', key)
+      .expect(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect([again.body.id, again.headers.location]).toEqual([first.body.id, first.headers.location]);
+    await finished(first.body.id);
+  });
+
+  it('cancels a job: a running one stops between two batches, keeping what it changed', async () => {
+    const requester = address();
+    const db = await connectToDatabase();
+    try {
+      // 400 tickets by SQL: the job is what is measured, not their creation.
+      await db.query(
+        `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
+         SELECT CONCAT('Bulk ', seq), 'Seeded', 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_400`,
+        [requester],
+      );
+    } finally {
+      await db.end();
+    }
+    const started = (await bulk({ filter: { requesterEmail: requester }, patch: { priority: 'MEDIUM' } }).expect(202)).body;
+    await waitUntil(async () => (await job(started.id)).done > 0, 30_000, 'the job under way');
+    const cancelled = await testApp.http.post(`/api/v2/jobs/${started.id}/cancel`).expect(200);
+    expect(cancelled.body.id).toBe(started.id);
+    const ended = await finished(started.id);
+    expect(ended.status).toBe('cancelled');
+    expect(ended.total).toBe(400);
+    expect(ended.done).toBeLessThan(400);
+    const changed = (
+      await testApp.http
+        .get(`/api/v2/tickets?requesterEmail=${encodeURIComponent(requester)}&priority=MEDIUM&limit=1&total=true`)
+        .expect(200)
+    ).body.total;
+    expect(changed).toBe(ended.done);
+    // A queued job is cancelled before it starts.
+    const queued = (await bulk({ ids: [await create()], patch: { priority: 'HIGH' } }).expect(202)).body;
+    const answer = (await testApp.http.post(`/api/v2/jobs/${queued.id}/cancel`).expect(200)).body;
+    expect(['cancelled', 'running', 'succeeded']).toContain(answer.status);
+    await finished(queued.id);
+  });
+
+  it('takes over a job whose replica stopped, going on from the first ticket it had not recorded', async () => {
+    const tickets = [await create({ priority: 'LOW' }), await create({ priority: 'LOW' }), await create({ priority: 'LOW' })];
+    const db = await connectToDatabase();
+    let jobId: number;
+    try {
+      // A job another replica had begun: the first ticket recorded as changed (its change is not made again), its lease run out.
+      const request = { ids: tickets, patch: { priority: 'CRITICAL' } };
+      const [inserted] = (await db.query(
+        `INSERT INTO jobs (kind, status, request, total, done, lease_owner, lease_epoch, lease_until, created_at, started_at)
+         VALUES ('bulk', 'running', ?, 3, 1, 'a-replica-that-died', 4, NOW(3) - INTERVAL 1 SECOND, NOW(3), NOW(3))`,
+        [JSON.stringify(request)],
+      )) as any;
+      jobId = inserted.insertId;
+      await db.query(
+        'INSERT INTO job_items (job_id, position, ticket_id, outcome, finished_at) VALUES (?, 1, ?, ?, NOW(3)), (?, 2, ?, NULL, NULL), (?, 3, ?, NULL, NULL)',
+        [jobId, tickets[0], 'succeeded', jobId, tickets[1], jobId, tickets[2]],
+      );
+    } finally {
+      await db.end();
+    }
+    expect(await finished(jobId)).toMatchObject({ status: 'succeeded', total: 3, done: 3, failed: 0 });
+    const priorities = await Promise.all(
+      tickets.map(async (id) => (await testApp.http.get(`/api/v2/tickets/${id}`).expect(200)).body.priority),
+    );
+    expect(priorities).toEqual(['LOW', 'CRITICAL', 'CRITICAL']);
+  });
+
+  describe('with tokens', () => {
+    const env: Record<string, string> = {};
+    const tokens = useTestIssuer(env);
+    const secured = useTestApp({ env });
+
+    it('takes tickets.write; a requester can never run one nor read a job', async () => {
+      const token = async (claims: Json) => ({ Authorization: `Bearer ${await tokens.issuer.token({ claims })}` });
+      const agent = await token({ scope: 'tickets.read tickets.write' });
+      const reader = await token({ scope: 'tickets.read' });
+      const email = address();
+      const requester = await token({ scope: 'tickets.requester', email, sub: email });
+      const own = (
+        await secured.http
+          .post('/api/v2/tickets')
+          .set(agent)
+          .send(buildTicketRequest({ requesterEmail: email }))
+          .expect(201)
+      ).body.id;
+      expect(
+        (
+          await secured.http
+            .post('/api/v2/tickets/bulk')
+            .set(requester)
+            .send({ ids: [own], patch: { priority: 'LOW' } })
+        ).status,
+      ).toBe(403);
+      expect(
+        (
+          await secured.http
+            .post('/api/v2/tickets/bulk')
+            .set(reader)
+            .send({ ids: [own], patch: { priority: 'LOW' } })
+        ).status,
+      ).toBe(403);
+      const accepted = (
+        await secured.http
+          .post('/api/v2/tickets/bulk')
+          .set(agent)
+          .send({ ids: [own], patch: { priority: 'LOW' } })
+          .expect(202)
+      ).body;
+      expect((await secured.http.get(`/api/v2/jobs/${accepted.id}`).set(requester)).status).toBe(403);
+      await waitUntil(
+        async () => (await secured.http.get(`/api/v2/jobs/${accepted.id}`).set(reader).expect(200)).body.finishedAt !== null,
+        30_000,
+        'the job finished',
+      );
+      // The job acts as the token that asked for it.
+      const history = (await secured.http.get(`/api/v2/tickets/${own}/history`).set(agent).expect(200)).body.items as Json[];
+      expect(history.at(-1)).toMatchObject({ action: 'UPDATED', actor: expect.any(String) });
+    });
+  });
+});
