@@ -146,6 +146,9 @@ describe('Bulk changes', () => {
     await problem(bulk({ ids: [id], patch: {} }), 400);
     await problem(bulk({ ids: [id], patch: [] }), 400);
     await problem(testApp.http.get('/api/v2/jobs/999999999'), 404);
+    // None of them made a job: the ticket is as it was.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await testApp.http.get(`/api/v2/tickets/${id}/history`).expect(200)).body.items).toHaveLength(1);
   });
 
   it('replays a retried bulk change with its Idempotency-Key: one job', async () => {
