@@ -8,7 +8,7 @@ export interface StoredBulkRequest {
   ids?: number[];
   filter?: Record<string, string | string[]>;
   patch: Record<string, unknown>;
-  comment?: { body: string; visibility?: string };
+  comment?: { body: string; author?: string | null; visibility?: string };
 }
 
 /** The list parameters that shape a page, not which tickets match: not a filter. */

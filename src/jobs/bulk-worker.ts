@@ -6,27 +6,48 @@ import { Database } from '../database/database.js';
 import { PeriodicWorker } from '../database/periodic-worker.js';
 import { workerOwner } from '../database/worker-owner.js';
 import type { WriteContext } from '../common/context/write-context.js';
+import { mapError } from '../common/errors/error-mapping.js';
+import { problemDetails } from '../common/errors/problem-details.js';
+import { describeError } from '../common/errors/describe-error.js';
 import { CommentsService } from '../comments/comments.service.js';
 import type { CommentVisibility } from '../comments/comment-visibility.enum.js';
 import { canonicalCcEmails } from '../people/cc-emails.js';
 import { canonicalTags, changedTags } from '../tags/tags.js';
 import type { TicketPatch } from '../tickets/dto/ticket-patch.dto.js';
 import { parseTicketQuery } from '../tickets/query/ticket-query.js';
+import { TicketsRepository } from '../tickets/tickets.repository.js';
 import { type TicketPartsWrite, TicketsService } from '../tickets/tickets.service.js';
 import { finalStatus } from './job-status.js';
 import { type ClaimedJob, type JobItem, JobLeaseLost, JobsRepository } from './jobs.repository.js';
 
 /** Tickets read from a job at a time; a cancel is seen between two such reads. */
-const BATCH = 50;
+const BATCH = 48;
+/**
+ * Tickets changed at once: each is a transaction of its own on a ticket of its own, so they wait for each other only
+ * for the job's row, which each updates (its counts, its lease) just before its COMMIT.
+ */
+const CONCURRENCY = 4;
+/** Ids a snapshot reads, and records, at a time. */
+const SNAPSHOT_PAGE = 10_000;
+/** A ticket whose change failed this often for a reason of the service's own is given up (its outcome a 500). */
+const ATTEMPTS = 3;
 /** Purges of finished jobs, at most one per this interval. */
 const PURGE_INTERVAL_MS = 60 * 60_000;
+
+/** A failure as problem+json says it, for the ticket at `instance`. */
+function problemOf(error: unknown, instance: string, preface = ''): Record<string, unknown> {
+  const mapped = mapError(error);
+  return {
+    ...problemDetails(mapped.status, instance, `${preface}${mapped.message ?? ''}`.trim() || undefined, mapped.errors, mapped.problem),
+  };
+}
 
 /**
  * Works bulk jobs (docs/api.md#bulk-changes), one at a time per replica, under the job's lease (decision 29). Each
  * ticket is changed by the tickets' own PATCH, in its own transaction, and its item's outcome (with the lease's fence
  * and the job's counts) is recorded in that same transaction: a job that another replica takes over goes on from the
- * first ticket not recorded, and never changes one twice. A refused change (any 4xx) is the item's outcome; anything
- * else (the database gone) ends the pass, and the job is taken up again at the next.
+ * first ticket not recorded, and never changes one twice. A refused change (a 4xx) is the item's outcome; a failure of
+ * the service's own (the database away) ends the pass and is tried again, up to ATTEMPTS times for one ticket.
  */
 @Injectable()
 export class BulkWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -42,6 +63,7 @@ export class BulkWorker implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly database: Database,
     private readonly jobs: JobsRepository,
     private readonly tickets: TicketsService,
+    private readonly ticketRows: TicketsRepository,
     private readonly comments: CommentsService,
     config: ConfigService<AppConfig, true>,
   ) {
@@ -66,8 +88,11 @@ export class BulkWorker implements OnApplicationBootstrap, OnApplicationShutdown
 
   private async pass(): Promise<boolean> {
     if (Date.now() - this.purgedAt > PURGE_INTERVAL_MS) {
-      await this.jobs.purge(this.settings.retentionMs);
+      // Whatever becomes of it: a purge that fails must not stop the jobs.
       this.purgedAt = Date.now();
+      await this.jobs
+        .purge(this.settings.retentionMs)
+        .catch((error: unknown) => this.logger.warn(`Purging old jobs failed: ${describeError(error)}`));
     }
     const job = await this.jobs.claim(this.owner, this.settings.leaseTtlMs);
     if (!job) return false;
@@ -81,29 +106,78 @@ export class BulkWorker implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private async work(job: ClaimedJob): Promise<void> {
-    if (job.total === null) {
-      const { ids, filter } = job.request;
-      const tickets = ids ?? (await this.tickets.matchingIds(parseTicketQuery(filter!, 'v2', this.sla)));
-      await this.database.transaction(async (transaction) => {
-        await this.jobs.fence(transaction, job, this.settings.leaseTtlMs);
-        await this.jobs.snapshot(transaction, job.id, tickets);
-      });
-    }
+    if (job.cancelRequested) return this.jobs.finish(job, 'cancelled');
+    if (job.total === null && !(await this.snapshot(job))) return;
     for (;;) {
-      if (this.stopping) return this.jobs.release(job);
-      if (await this.jobs.cancelRequested(job.id)) return this.jobs.finish(job, 'cancelled');
+      if (this.stopping) return this.jobs.release(job).catch(() => undefined);
       const items = await this.jobs.pending(job.id, BATCH);
       if (items.length === 0) break;
-      for (const item of items) await this.workOne(job, item);
+      if (await this.jobs.cancelRequested(job.id)) return this.cancel(job, items);
+      for (let from = 0; from < items.length && !this.stopping; from += CONCURRENCY) {
+        await Promise.all(items.slice(from, from + CONCURRENCY).map((item) => this.workOne(job, item)));
+      }
     }
     const worked = (await this.jobs.find(job.id))!;
     await this.jobs.finish(job, finalStatus(worked.done, worked.failed, false));
+  }
+
+  /**
+   * The job's tickets: its ids, or its filter's matches read in one transaction (one snapshot, consistent reads that lock
+   * nothing), a page at a time, each page recorded with the lease's fence. A snapshot cut short is read again whole.
+   * A filter refused now (a custom field it names was deleted since) fails the job. Answers whether to go on.
+   */
+  private async snapshot(job: ClaimedJob): Promise<boolean> {
+    await this.jobs.dropItems(job.id);
+    const { ids, filter } = job.request;
+    const record = (from: number, page: readonly number[]) =>
+      this.database.transaction(async (transaction) => {
+        await this.jobs.fence(transaction, job, this.settings.leaseTtlMs);
+        await this.jobs.addItems(transaction, job.id, from, page);
+      });
+    if (ids) {
+      for (let from = 0; from < ids.length; from += SNAPSHOT_PAGE) await record(from + 1, ids.slice(from, from + SNAPSHOT_PAGE));
+      await this.database.transaction((transaction) => this.jobs.setTotal(transaction, job.id, ids.length));
+      return true;
+    }
+    let query;
+    try {
+      query = await this.tickets.checked(parseTicketQuery(filter!, 'v2', this.sla));
+    } catch (error) {
+      if (!(error instanceof HttpException) || error.getStatus() >= 500) throw error;
+      await this.jobs.finish(job, 'failed', problemOf(error, `/api/v2/jobs/${job.id}`, 'Its filter is refused now: '));
+      return false;
+    }
+    let total = 0;
+    await this.database.transaction(async (reading) => {
+      for (let afterId = 0; ;) {
+        const page = await this.ticketRows.matchingIds(reading, query, afterId, SNAPSHOT_PAGE);
+        if (page.length > 0) await record(total + 1, page);
+        total += page.length;
+        if (page.length < SNAPSHOT_PAGE) break;
+        afterId = page.at(-1)!;
+      }
+    });
+    await this.database.transaction((transaction) => this.jobs.setTotal(transaction, job.id, total));
+    return true;
+  }
+
+  /** Ends a job asked to stop: a ticket it changed but had not yet commented on is recorded as failed, saying so. */
+  private async cancel(job: ClaimedJob, items: JobItem[]): Promise<void> {
+    for (const item of items.filter((pending) => pending.stage === 'changed')) {
+      await this.failed(
+        job,
+        item,
+        problemOf(new HttpException('The job was cancelled after its change, before its comment', 409), `/api/v2/tickets/${item.ticketId}`),
+      );
+    }
+    await this.jobs.finish(job, 'cancelled');
   }
 
   private async workOne(job: ClaimedJob, item: JobItem): Promise<void> {
     const { patch, comment } = job.request;
     const { ccEmails, tags, fields, ...ticketFields } = patch as Record<string, unknown>;
     const changes = Object.keys(patch).length > 0;
+    const instance = `/api/v2/tickets/${item.ticketId}`;
     /** The write's context: the job's author acts, and the item's step is recorded in the write's own transaction. */
     const recording = (last: boolean): WriteContext => ({
       actor: job.createdBy,
@@ -112,6 +186,17 @@ export class BulkWorker implements OnApplicationBootstrap, OnApplicationShutdown
         await this.jobs.record(transaction, job.id, item.position, last ? { outcome: 'succeeded' } : { stage: 'changed' });
       },
     });
+    /** A refused write is the item's outcome; another failure is tried again (the pass ends), until ATTEMPTS. */
+    const refused = async (error: unknown, preface = '') => {
+      if (error instanceof JobLeaseLost) throw error;
+      const ours = !(error instanceof HttpException) || error.getStatus() >= 500;
+      if (ours && item.attempts + 1 < ATTEMPTS) {
+        await this.jobs.countAttempt(job.id, item.position);
+        throw error;
+      }
+      if (ours) this.logger.error(`Job ${job.id}: ticket ${item.ticketId} given up after ${ATTEMPTS} attempts: ${describeError(error)}`);
+      await this.failed(job, item, problemOf(error, instance, preface));
+    };
     if (changes && item.stage !== 'changed') {
       const tagChange = tags as { add?: string[] | null; remove?: string[] | null } | null | undefined;
       const parts: TicketPartsWrite = {
@@ -125,28 +210,27 @@ export class BulkWorker implements OnApplicationBootstrap, OnApplicationShutdown
       try {
         await this.tickets.patch(String(item.ticketId), ticketFields as TicketPatch, undefined, recording(!comment), parts);
       } catch (error) {
-        return this.failed(job, item, error, '');
+        return refused(error);
       }
     }
     if (!comment) return;
+    const body = {
+      body: comment.body,
+      author: comment.author ?? job.createdBy,
+      visibility: comment.visibility as CommentVisibility | undefined,
+    };
     try {
-      await this.comments.add(
-        String(item.ticketId),
-        { body: comment.body, visibility: comment.visibility as CommentVisibility | undefined },
-        recording(true),
-      );
+      await this.comments.add(String(item.ticketId), body, recording(true));
     } catch (error) {
-      return this.failed(job, item, error, changes ? 'The change was made, its comment was not: ' : '');
+      return refused(error, changes ? 'The change was made, its comment was not: ' : '');
     }
   }
 
-  /** A refused write is the item's outcome; anything else is thrown, and the job is taken up again later. */
-  private async failed(job: ClaimedJob, item: JobItem, error: unknown, preface: string): Promise<void> {
-    if (!(error instanceof HttpException) || error.getStatus() >= 500) throw error;
-    const detail = `${preface}${error.message}`;
+  /** Records the item as failed, with its problem, counted in the job. */
+  private async failed(job: ClaimedJob, item: JobItem, problem: Record<string, unknown>): Promise<void> {
     await this.database.transaction(async (transaction) => {
       await this.jobs.fence(transaction, job, this.settings.leaseTtlMs, { failed: 1 });
-      await this.jobs.record(transaction, job.id, item.position, { outcome: 'failed', error: { status: error.getStatus(), detail } });
+      await this.jobs.record(transaction, job.id, item.position, { outcome: 'failed', error: problem });
     });
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CommentsModule } from '../comments/comments.module.js';
+import { FieldsModule } from '../fields/fields.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { TicketsModule } from '../tickets/tickets.module.js';
 import { BulkWorker } from './bulk-worker.js';
@@ -9,7 +10,7 @@ import { JobsService } from './jobs.service.js';
 
 /** Bulk changes as jobs: the API, and the worker that changes each ticket through the tickets' and comments' own services. */
 @Module({
-  imports: [TicketsModule, CommentsModule, IdempotencyModule],
+  imports: [TicketsModule, CommentsModule, IdempotencyModule, FieldsModule],
   controllers: [JobsController],
   providers: [JobsService, JobsRepository, BulkWorker],
 })

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
-import type { SqlStatement } from '../tickets/query/ticket-query-sql.js';
 import type { StoredBulkRequest } from './bulk-request.js';
 import type { JobStatus } from './job-status.js';
 
@@ -17,6 +16,8 @@ export interface StoredJob {
   cancelRequested: boolean;
   createdAt: Date;
   finishedAt: Date | null;
+  /** Why it failed as a whole, as problem+json says it. */
+  error: object | null;
 }
 
 /** A job as a replica holds it: its lease, which fences what it records. */
@@ -30,6 +31,7 @@ export interface JobItem {
   ticketId: number;
   /** `changed`: the ticket's change committed, its comment not yet. */
   stage: string | null;
+  attempts: number;
 }
 
 interface JobRow {
@@ -44,6 +46,7 @@ interface JobRow {
   cancel_requested: number;
   created_at: Date;
   finished_at: Date | null;
+  error: string | null;
   lease_owner: string | null;
   lease_epoch: string | number;
 }
@@ -60,6 +63,7 @@ const jobOf = (row: JobRow): StoredJob => ({
   cancelRequested: Number(row.cancel_requested) === 1,
   createdAt: row.created_at,
   finishedAt: row.finished_at,
+  error: row.error === null ? null : (JSON.parse(row.error) as object),
 });
 
 /** A replica's lease of a job went to another (it was too slow to renew it): what it was to record is not. */
@@ -91,6 +95,7 @@ export class JobsRepository {
       cancelRequested: false,
       createdAt: now,
       finishedAt: null,
+      error: null,
     };
   }
 
@@ -100,15 +105,16 @@ export class JobsRepository {
   }
 
   /**
-   * Claims the oldest job that is waiting, whose lease expired (another replica stopped working it) or that is this
-   * owner's (a pass of its that failed), for `ttlMs`; each claim bumps the epoch, so an earlier holder records nothing more.
+   * Claims the oldest job that is waiting or whose lease expired (its replica stopped working it, or a pass of its
+   * failed: the job waits out the lease, then any replica may go on), for `ttlMs`; each claim bumps the epoch, so an
+   * earlier holder records nothing more.
    */
   async claim(owner: string, ttlMs: number): Promise<ClaimedJob | undefined> {
     await this.database.query(
       `UPDATE jobs SET lease_epoch = lease_epoch + 1, lease_owner = ?, lease_until = NOW(3) + INTERVAL ? MICROSECOND,
          status = 'running', started_at = COALESCE(started_at, NOW(3))
-       WHERE status IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < NOW(3) OR lease_owner = ?) ORDER BY id LIMIT 1`,
-      [owner, ttlMs * 1000, owner],
+       WHERE status IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < NOW(3)) ORDER BY id LIMIT 1`,
+      [owner, ttlMs * 1000],
     );
     const [row] = (await this.database.query(
       "SELECT * FROM jobs WHERE status = 'running' AND lease_owner = ? AND lease_until >= NOW(3) ORDER BY id LIMIT 1",
@@ -127,37 +133,44 @@ export class JobsRepository {
     if (result.affectedRows !== 1) throw new JobLeaseLost(job.id);
   }
 
-  /** The job's tickets, numbered: its ids, or a filter's matches now (the snapshot); answers how many. */
-  async snapshot(transaction: Queryable, jobId: number, tickets: number[] | SqlStatement): Promise<number> {
-    if (Array.isArray(tickets)) {
-      for (let from = 0; from < tickets.length; from += 5_000) {
-        const chunk = tickets.slice(from, from + 5_000);
-        await transaction.query('INSERT INTO job_items (job_id, position, ticket_id) VALUES ?', [
-          chunk.map((ticketId, i) => [jobId, from + i + 1, ticketId]),
-        ]);
-      }
-    } else {
-      await transaction.query(
-        `INSERT INTO job_items (job_id, position, ticket_id)
-         SELECT ?, ROW_NUMBER() OVER (ORDER BY matched.id), matched.id FROM (${tickets.sql}) matched`,
-        [jobId, ...tickets.params],
-      );
+  /** Numbers the job's tickets from `from` on (a part of its snapshot), in the caller's transaction. */
+  async addItems(transaction: Queryable, jobId: number, from: number, ticketIds: readonly number[]): Promise<void> {
+    if (ticketIds.length === 0) return;
+    await transaction.query('INSERT INTO job_items (job_id, position, ticket_id) VALUES ?', [
+      ticketIds.map((ticketId, i) => [jobId, from + i, ticketId]),
+    ]);
+  }
+
+  /** Drops a snapshot its replica did not finish (the job starts again from its filter). */
+  async dropItems(jobId: number): Promise<void> {
+    for (;;) {
+      const result = (await this.database.query('DELETE FROM job_items WHERE job_id = ? LIMIT 10000', [jobId])) as { affectedRows: number };
+      if (result.affectedRows < 10_000) return;
     }
-    const [row] = (await transaction.query('SELECT COUNT(*) AS n FROM job_items WHERE job_id = ?', [jobId])) as Array<{
-      n: number | string;
-    }>;
-    const total = Number(row.n);
+  }
+
+  /** The snapshot is whole: how many tickets the job has. */
+  async setTotal(transaction: Queryable, jobId: number, total: number): Promise<void> {
     await transaction.query('UPDATE jobs SET total = ? WHERE id = ?', [total, jobId]);
-    return total;
   }
 
   /** The next tickets of the job not yet worked, in order. */
   async pending(jobId: number, limit: number): Promise<JobItem[]> {
     const rows = (await this.database.query(
-      'SELECT position, ticket_id, stage FROM job_items WHERE job_id = ? AND outcome IS NULL ORDER BY position LIMIT ?',
+      'SELECT position, ticket_id, stage, attempts FROM job_items WHERE job_id = ? AND outcome IS NULL ORDER BY position LIMIT ?',
       [jobId, limit],
-    )) as Array<{ position: number; ticket_id: string | number; stage: string | null }>;
-    return rows.map((row) => ({ position: Number(row.position), ticketId: Number(row.ticket_id), stage: row.stage }));
+    )) as Array<{ position: number; ticket_id: string | number; stage: string | null; attempts: number }>;
+    return rows.map((row) => ({
+      position: Number(row.position),
+      ticketId: Number(row.ticket_id),
+      stage: row.stage,
+      attempts: Number(row.attempts),
+    }));
+  }
+
+  /** A ticket's change failed for a reason of the service's own: counted, so that it is given up after a few. */
+  async countAttempt(jobId: number, position: number): Promise<void> {
+    await this.database.query('UPDATE job_items SET attempts = attempts + 1 WHERE job_id = ? AND position = ?', [jobId, position]);
   }
 
   /** In the caller's transaction: how far the item came (`stage`) or how it ended (`outcome`, and why it failed). */
@@ -173,12 +186,12 @@ export class JobsRepository {
     );
   }
 
-  /** Ends the job, while it is still this claim's. */
-  async finish(job: ClaimedJob, status: JobStatus): Promise<void> {
+  /** Ends the job, while it is still this claim's (with why, when it failed as a whole). */
+  async finish(job: ClaimedJob, status: JobStatus, error?: object): Promise<void> {
     await this.database.query(
-      `UPDATE jobs SET status = ?, finished_at = NOW(3), lease_owner = NULL, lease_until = NULL
+      `UPDATE jobs SET status = ?, error = ?, finished_at = NOW(3), lease_owner = NULL, lease_until = NULL
        WHERE id = ? AND lease_owner = ? AND lease_epoch = ?`,
-      [status, job.id, job.owner, job.epoch],
+      [status, error ? JSON.stringify(error) : null, job.id, job.owner, job.epoch],
     );
   }
 
@@ -208,9 +221,7 @@ export class JobsRepository {
     jobId: number,
     afterPosition: number,
     limit: number,
-  ): Promise<
-    Array<{ position: number; ticketId: number; outcome: 'succeeded' | 'failed'; error: { status: number; detail: string } | null }>
-  > {
+  ): Promise<Array<{ position: number; ticketId: number; outcome: 'succeeded' | 'failed'; error: Record<string, unknown> | null }>> {
     const rows = (await this.database.query(
       'SELECT position, ticket_id, outcome, error FROM job_items WHERE job_id = ? AND position > ? AND outcome IS NOT NULL ORDER BY position LIMIT ?',
       [jobId, afterPosition, limit + 1],
@@ -219,15 +230,26 @@ export class JobsRepository {
       position: Number(row.position),
       ticketId: Number(row.ticket_id),
       outcome: row.outcome,
-      error: row.error === null ? null : (JSON.parse(row.error) as { status: number; detail: string }),
+      error: row.error === null ? null : (JSON.parse(row.error) as Record<string, unknown>),
     }));
   }
 
-  /** Deletes the jobs finished longer ago than the retention (their items go with them), a batch at a time. */
+  /**
+   * Deletes the jobs finished longer ago than the retention, each job's items first in batches (a job may have millions,
+   * more than one statement deletes within its time limit); answers how many jobs.
+   */
   async purge(retentionMs: number): Promise<number> {
-    const result = (await this.database.query('DELETE FROM jobs WHERE finished_at < NOW(3) - INTERVAL ? MICROSECOND LIMIT 100', [
-      retentionMs * 1000,
-    ])) as { affectedRows: number };
-    return result.affectedRows;
+    let purged = 0;
+    for (;;) {
+      const expired = (await this.database.query('SELECT id FROM jobs WHERE finished_at < NOW(3) - INTERVAL ? MICROSECOND LIMIT 100', [
+        retentionMs * 1000,
+      ])) as Array<{ id: string | number }>;
+      for (const { id } of expired) {
+        await this.dropItems(Number(id));
+        await this.database.query('DELETE FROM jobs WHERE id = ?', [id]);
+      }
+      purged += expired.length;
+      if (expired.length < 100) return purged;
+    }
   }
 }

@@ -4,11 +4,15 @@ import type { AppConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
 import { isRequester, type Viewer } from '../common/context/viewer.js';
 import type { WriteContext } from '../common/context/write-context.js';
+import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
 import { RequestValidationPipe } from '../common/validation/request-validation.pipe.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { requesterMayNot } from '../people/requester-writes.js';
 import { TagsChangeRequest } from '../tags/dto/tags-change-request.dto.js';
+import { canonicalTags, TAGS_MAX } from '../tags/tags.js';
 import { CommentRequest } from '../comments/dto/comment-request.dto.js';
+import { FieldsService, invalidFields } from '../fields/fields.service.js';
+import { applyFieldValues } from '../fields/field-values.js';
 import { parseTicketQuery } from '../tickets/query/ticket-query.js';
 import { TicketsService } from '../tickets/tickets.service.js';
 import { filterParameters, type StoredBulkRequest } from './bulk-request.js';
@@ -21,14 +25,39 @@ import { encodePosition } from '../common/paging/cursor.js';
 
 const validation = new RequestValidationPipe();
 
-/** A part of the body checked as a body of its own (its own object name in a 400). */
-async function checked<T extends object>(value: unknown, metatype: new () => T): Promise<T> {
-  return (await validation.transform(value, { type: 'body', metatype })) as T;
+/** The keys each part of a bulk change may have: any other is a mistake a change of thousands must not pass over. */
+const KNOWN = {
+  body: ['ids', 'filter', 'patch', 'comment'],
+  patch: ['title', 'description', 'status', 'priority', 'requesterEmail', 'assignedTo', 'ccEmails', 'tags', 'fields'],
+  tags: ['add', 'remove'],
+  comment: ['body', 'author', 'visibility'],
+} as const;
+
+/** 400 naming the first key of `value` (an object) that `part` does not know, as `path.key`; 400 for a value that is no object. */
+function assertKnownKeys(value: unknown, part: keyof typeof KNOWN, path: string): asserts value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new BadRequestException(`${path}: an object with ${KNOWN[part].join(', ')}`);
+  }
+  const unknown = Object.keys(value).find((key) => !(KNOWN[part] as readonly string[]).includes(key));
+  if (unknown !== undefined) throw new BadRequestException(`${path}.${unknown}: not a member of ${path} (${KNOWN[part].join(', ')})`);
+}
+
+/** A part of the body checked as a body of its own; a failure names its fields under the part's path (`patch.priority`). */
+async function checked<T extends object>(value: unknown, metatype: new () => T, path: string): Promise<T> {
+  try {
+    return (await validation.transform(value, { type: 'body', metatype })) as T;
+  } catch (error) {
+    if (!(error instanceof ValidationFailedException)) throw error;
+    throw new ValidationFailedException(
+      'bulkRequest',
+      error.fieldErrors.map((fieldError) => ({ ...fieldError, objectName: 'bulkRequest', field: `${path}.${fieldError.field}` })),
+    );
+  }
 }
 
 /**
  * Jobs, as the API asks for and shows them (docs/api.md#bulk-changes): a bulk change is checked whole when it is asked
- * for, then recorded as a queued job that BulkWorker works in the background.
+ * for (every key known, every value as a PATCH would check it), then recorded as a queued job that BulkWorker works.
  */
 @Injectable()
 export class JobsService {
@@ -38,6 +67,7 @@ export class JobsService {
     private readonly database: Database,
     private readonly jobs: JobsRepository,
     private readonly tickets: TicketsService,
+    private readonly fields: FieldsService,
     private readonly idempotency: IdempotencyService,
     private readonly worker: BulkWorker,
     config: ConfigService<AppConfig, true>,
@@ -45,34 +75,11 @@ export class JobsService {
     this.sla = config.get('sla.enabled', { infer: true });
   }
 
-  async createBulk(body: BulkRequest, context: WriteContext): Promise<JobResponse> {
+  /** `sent`: the body as the client sent it, whose keys are checked (the DTO's whitelist has dropped those it does not know). */
+  async createBulk(body: BulkRequest, context: WriteContext, sent: unknown = body): Promise<JobResponse> {
     if (context.viewer && isRequester(context.viewer)) throw requesterMayNot("change tickets in bulk: bulk changes are the desk's");
-    const hasIds = body.ids !== undefined && body.ids !== null;
-    const hasFilter = body.filter !== undefined && body.filter !== null;
-    if (hasIds === hasFilter) throw new BadRequestException('A bulk change names its tickets by `ids` or by `filter`, one of the two');
-    if (hasIds && body.ids!.length === 0) throw new BadRequestException('ids: at least one ticket');
-    const request: StoredBulkRequest = { patch: {} };
-    if (hasIds) request.ids = body.ids!;
-    else {
-      if (typeof body.filter !== 'object' || Array.isArray(body.filter))
-        throw new BadRequestException('filter: an object of the list’s filters');
-      request.filter = filterParameters(body.filter!);
-      // Checked now as the list checks it; read again, for its matches, when the job starts.
-      await this.tickets.matchingIds(parseTicketQuery(request.filter, 'v2', this.sla));
-    }
-    if (typeof body.patch !== 'object' || body.patch === null || Array.isArray(body.patch)) {
-      throw new BadRequestException('patch: an object, the merge patch each ticket gets');
-    }
-    const patch = await checked(body.patch, BulkTicketPatch);
-    if (patch.tags !== undefined && patch.tags !== null) await checked(patch.tags, TagsChangeRequest);
-    request.patch = JSON.parse(JSON.stringify(patch)) as Record<string, unknown>;
-    if (body.comment !== undefined && body.comment !== null) {
-      const comment = await checked(body.comment, CommentRequest);
-      if (comment.attachmentIds?.length) throw new BadRequestException('comment.attachmentIds: a bulk comment names no attachment');
-      request.comment = { body: comment.body, ...(comment.visibility && { visibility: comment.visibility }) };
-    }
-    if (Object.keys(request.patch).length === 0 && !request.comment)
-      throw new BadRequestException('A bulk change changes something: give `patch` fields or a `comment`');
+    assertKnownKeys(sent, 'body', 'bulkRequest');
+    const request = await this.checkedRequest(body);
     return this.database.transaction(async (transaction) => {
       const job = await this.jobs.insert(transaction, 'bulk', request, context.actor, new Date());
       const answer = responseOf(job);
@@ -87,6 +94,57 @@ export class JobsService {
       transaction.afterCommit(() => this.worker.wake());
       return answer;
     });
+  }
+
+  private async checkedRequest(body: BulkRequest): Promise<StoredBulkRequest> {
+    const hasIds = body.ids !== undefined && body.ids !== null;
+    const hasFilter = body.filter !== undefined && body.filter !== null;
+    if (hasIds === hasFilter) throw new BadRequestException('A bulk change names its tickets by `ids` or by `filter`, one of the two');
+    const request: StoredBulkRequest = { patch: {} };
+    if (hasIds) {
+      if (body.ids!.length === 0) throw new BadRequestException('ids: at least one ticket');
+      request.ids = body.ids!;
+    } else {
+      if (typeof body.filter !== 'object' || Array.isArray(body.filter))
+        throw new BadRequestException('filter: an object of the list’s filters');
+      if (Object.keys(body.filter!).length === 0)
+        throw new BadRequestException('filter: at least one of the list’s filters (every ticket is no filter)');
+      if (Object.keys(body.filter!).length > 100) throw new BadRequestException('filter: at most 100 filters');
+      request.filter = filterParameters(body.filter!);
+      // Checked now as the list checks it; read again, for its matches, when the job starts.
+      await this.tickets.checked(parseTicketQuery(request.filter, 'v2', this.sla));
+    }
+    assertKnownKeys(body.patch, 'patch', 'patch');
+    const patch = await checked(body.patch, BulkTicketPatch, 'patch');
+    if (patch.tags !== undefined && patch.tags !== null) {
+      assertKnownKeys(patch.tags, 'tags', 'patch.tags');
+      await checked(patch.tags, TagsChangeRequest, 'patch.tags');
+      if ((canonicalTags(patch.tags.add) ?? []).length > TAGS_MAX)
+        throw new BadRequestException(`patch.tags.add: at most ${TAGS_MAX} tags`);
+    }
+    if (patch.fields !== undefined) {
+      // Checked now by the definitions as they are: a value refused here would be refused on every ticket.
+      const values = applyFieldValues(await this.fields.definitions(), patch.fields, 'patch', {});
+      if (!values.values)
+        throw invalidFields(
+          'bulkRequest',
+          values.problems.map((problem) => ({ ...problem, field: `patch.${problem.field}` })),
+        );
+    }
+    request.patch = JSON.parse(JSON.stringify(patch)) as Record<string, unknown>;
+    if (body.comment !== undefined && body.comment !== null) {
+      assertKnownKeys(body.comment, 'comment', 'comment');
+      const comment = await checked(body.comment, CommentRequest, 'comment');
+      request.comment = {
+        body: comment.body,
+        ...(comment.author !== undefined && { author: comment.author }),
+        ...(comment.visibility && { visibility: comment.visibility }),
+      };
+    }
+    if (Object.keys(request.patch).length === 0 && !request.comment) {
+      throw new BadRequestException('A bulk change changes something: give `patch` fields or a `comment`');
+    }
+    return request;
   }
 
   async find(id: string, viewer: Viewer): Promise<JobResponse> {
@@ -127,5 +185,6 @@ function responseOf(job: StoredJob): JobResponse {
     failed: job.failed,
     createdAt: job.createdAt,
     finishedAt: job.finishedAt,
+    error: job.error as Record<string, unknown> | null,
   };
 }

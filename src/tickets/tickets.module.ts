@@ -4,6 +4,7 @@ import { PeopleModule } from '../people/people.module.js';
 import { TagsModule } from '../tags/tags.module.js';
 import { FieldsModule } from '../fields/fields.module.js';
 import { MergesRepository } from './merges/merges.repository.js';
+import { TicketExportService } from './export/ticket-export.service.js';
 import { LinksRepository } from './links/links.repository.js';
 import { TicketGate } from './ticket-gate.guard.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
@@ -25,6 +26,7 @@ import { TicketsV2Controller } from './v2/tickets-v2.controller.js';
     TicketWriteHooks,
     LinksRepository,
     MergesRepository,
+    TicketExportService,
     { provide: APP_GUARD, useClass: TicketGate },
   ],
   exports: [TicketWriteHooks, TicketsService, TicketsRepository, PeopleModule, LinksRepository, MergesRepository],

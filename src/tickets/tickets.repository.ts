@@ -154,10 +154,36 @@ export class TicketsRepository {
   }
 
   /** How many of the tickets the query's filters match fall in each group (ticket-stats.ts), the largest first, one more than STATS_GROUPS_MAX at most. */
-  /** The ids of the tickets the query's filters match, as a statement (a job's snapshot reads them into its own table). */
-  matchingIds(query: TicketQuery): SqlStatement {
+  /** The ids of the tickets the query's filters match, in order, the next `limit` after `afterId` (a job's snapshot reads them so). */
+  async matchingIds(manager: Queryable, query: TicketQuery, afterId: number, limit: number): Promise<number[]> {
     const { from, where } = matchingTicketsSql(query);
-    return { sql: `SELECT DISTINCT tickets.id FROM ${from.sql}${where.sql}`, params: [...from.params, ...where.params] };
+    const after = where.sql ? `${where.sql} AND tickets.id > ?` : ' WHERE tickets.id > ?';
+    const rows = (await manager.query(`SELECT DISTINCT tickets.id FROM ${from.sql}${after} ORDER BY tickets.id LIMIT ?`, [
+      ...from.params,
+      ...where.params,
+      afterId,
+      limit,
+    ])) as Array<{ id: string | number }>;
+    return rows.map((row) => Number(row.id));
+  }
+
+  /**
+   * The tickets the query's filters match, in id order, the next `limit` after `afterId`: an export reads them so, a page
+   * at a time in one transaction (whose first read fixes the snapshot every page reads).
+   */
+  async matchingPage(manager: Queryable, query: TicketQuery, afterId: number, limit: number): Promise<TicketResponse[]> {
+    const { from, where } = matchingTicketsSql(query);
+    const columns = TICKET_COLUMNS.split(', ')
+      .map((column) => `tickets.${column}`)
+      .join(', ');
+    const after = where.sql ? `${where.sql} AND tickets.id > ?` : ' WHERE tickets.id > ?';
+    const rows = (await manager.query(`SELECT DISTINCT ${columns} FROM ${from.sql}${after} ORDER BY tickets.id LIMIT ?`, [
+      ...from.params,
+      ...where.params,
+      afterId,
+      limit,
+    ])) as TicketRow[];
+    return rows.map(ticketFromRow);
   }
 
   async countGroups(query: TicketQuery, groups: GroupSql): Promise<Array<Record<string, unknown> & { count: number | string }>> {

@@ -311,15 +311,12 @@ export class TicketsService {
     };
   }
 
-  /**
-   * The ids of the tickets a list's filters match, as a statement: what a bulk job works on, read when it starts. Checked
-   * as the list checks them (400 naming a bad one), so a job's filter is refused when it is asked for.
-   */
-  async matchingIds(listed: TicketQuery): Promise<SqlStatement> {
+  /** A list's query checked as the list checks it: its custom fields by their definitions, its prefix words by their counts. */
+  async checked(listed: TicketQuery): Promise<TicketQuery> {
     const query = await this.withFieldConditions(listed);
     const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
     if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
-    return this.tickets.matchingIds(query);
+    return query;
   }
 
   /** The query with its custom field filters and sort checked by the definitions (400 naming each bad one). */

@@ -192,6 +192,7 @@ describe('OpenAPI document (/v3/api-docs)', () => {
         '/api/v2/tags',
         V2_COLLECTION,
         `${V2_COLLECTION}/bulk`,
+        `${V2_COLLECTION}/export`,
         `${V2_COLLECTION}/stats`,
         V2_ONE,
         `${V2_ONE}/attachments`,

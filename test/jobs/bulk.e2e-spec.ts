@@ -7,6 +7,7 @@ import { useTestApp } from '../support/test-app.js';
 import { useTestIssuer } from '../support/test-issuer.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 import { waitUntil } from '../support/waits.js';
+import { JobLeaseLost, JobsRepository } from '../../src/jobs/jobs.repository.js';
 
 type Json = Record<string, any>;
 
@@ -22,8 +23,8 @@ describe('Bulk changes', () => {
   const bulk = (body: Json) => testApp.http.post('/api/v2/tickets/bulk').send(body);
   const problem = async (request: PromiseLike<any>, status: number) => expectProblem(asHttpResponse(await request), status);
   const job = async (id: number): Promise<Json> => (await testApp.http.get(`/api/v2/jobs/${id}`).expect(200)).body;
-  const finished = async (id: number): Promise<Json> => {
-    await waitUntil(async () => (await job(id)).finishedAt !== null, 60_000, `job ${id} finished`);
+  const finished = async (id: number, timeoutMs = 60_000): Promise<Json> => {
+    await waitUntil(async () => (await job(id)).finishedAt !== null, timeoutMs, `job ${id} finished`);
     return job(id);
   };
   const results = async (id: number): Promise<Json[]> => {
@@ -56,7 +57,17 @@ describe('Bulk changes', () => {
     expect(done).toMatchObject({ status: 'partially_succeeded', total: 4, done: 3, failed: 1 });
     expect(await results(accepted.body.id)).toEqual([
       { ticketId: tickets[0], outcome: 'succeeded', error: null },
-      { ticketId: 999_999_999, outcome: 'failed', error: { status: 404, detail: 'Ticket not found with id: 999999999' } },
+      {
+        ticketId: 999_999_999,
+        outcome: 'failed',
+        error: {
+          type: 'about:blank',
+          title: 'Not Found',
+          status: 404,
+          detail: 'Ticket not found with id: 999999999',
+          instance: '/api/v2/tickets/999999999',
+        },
+      },
       { ticketId: tickets[1], outcome: 'succeeded', error: null },
       { ticketId: tickets[2], outcome: 'succeeded', error: null },
     ]);
@@ -82,7 +93,7 @@ describe('Bulk changes', () => {
       filter: { requesterEmail: requester, status: ['OPEN', 'CLOSED'] },
       patch: { priority: 'LOW', title: '' },
     }).expect(400);
-    expect(JSON.stringify(accepted.body)).toContain('title');
+    expect(accepted.body.errors.map((error: Json) => error.field)).toEqual(['patch.title']);
     const job = (
       await bulk({
         filter: { requesterEmail: requester, status: ['OPEN', 'CLOSED'] },
@@ -102,7 +113,7 @@ describe('Bulk changes', () => {
       .expect(200);
     const refused = (await bulk({ ids: [source], patch: { priority: 'HIGH' } }).expect(202)).body;
     expect(await finished(refused.id)).toMatchObject({ status: 'failed', total: 1, done: 0, failed: 1 });
-    expect((await results(refused.id))[0].error).toEqual({
+    expect((await results(refused.id))[0].error).toMatchObject({
       status: 409,
       detail: `Ticket ${source} is merged into ticket ${target}: write to ticket ${target} instead`,
     });
@@ -118,7 +129,8 @@ describe('Bulk changes', () => {
         [requester],
       );
       const accepted = (await bulk({ filter: { requesterEmail: requester }, patch: { status: 'CLOSED' } }).expect(202)).body;
-      expect(await finished(accepted.id)).toMatchObject({ status: 'succeeded', total: 10_000, done: 10_000, failed: 0 });
+      // Ten thousand transactions: while the other suites run beside it, that takes a while.
+      expect(await finished(accepted.id, 170_000)).toMatchObject({ status: 'succeeded', total: 10_000, done: 10_000, failed: 0 });
       const [[counts]] = (await db.query(
         `SELECT COUNT(*) AS closed, SUM((SELECT COUNT(*) FROM ticket_history h WHERE h.ticket_id = t.id AND h.action = 'UPDATED') = 1) AS once
          FROM tickets t WHERE t.requester_email = ? AND t.status = 'CLOSED'`,
@@ -128,10 +140,31 @@ describe('Bulk changes', () => {
     } finally {
       await db.end();
     }
-  }, 180_000);
+  }, 200_000);
 
   it('refuses a bulk change that names neither or both of ids and filter, a bad filter, patch or comment, or changes nothing', async () => {
     const id = await create();
+    const jobCount = async () => {
+      const db = await connectToDatabase();
+      try {
+        return Number(((await db.query('SELECT COUNT(*) AS n FROM jobs')) as any)[0][0].n);
+      } finally {
+        await db.end();
+      }
+    };
+    const before = await jobCount();
+    // A key it does not know, at any level, is a mistake a change of thousands of tickets must not pass over.
+    for (const [body, named] of [
+      [{ ids: [id], patch: { priority: 'LOW' }, coment: { body: 'x' } }, 'bulkRequest.coment'],
+      [{ ids: [id], patch: { priority: 'LOW', colour: 'red' } }, 'patch.colour'],
+      [{ ids: [id], patch: { tags: { ad: ['x'] } } }, 'patch.tags.ad'],
+      [{ ids: [id], patch: { priority: 'LOW' }, comment: { body: 'x', visiblity: 'INTERNAL' } }, 'comment.visiblity'],
+    ] as const) {
+      expect((await problem(bulk(body), 400)).detail).toContain(named);
+    }
+    await problem(bulk({ filter: {}, patch: { priority: 'LOW' } }), 400);
+    await problem(bulk({ ids: [id], patch: { tags: ['a'] } }), 400);
+    expect((await problem(bulk({ ids: [id], patch: { fields: { nope: 1 } } }), 400)).errors[0].field).toBe('patch.fields.nope');
     await problem(bulk({ patch: { priority: 'LOW' } }), 400);
     await problem(bulk({ ids: [id], filter: { status: 'OPEN' }, patch: { priority: 'LOW' } }), 400);
     await problem(bulk({ ids: [], patch: { priority: 'LOW' } }), 400);
@@ -146,9 +179,8 @@ describe('Bulk changes', () => {
     await problem(bulk({ ids: [id], patch: {} }), 400);
     await problem(bulk({ ids: [id], patch: [] }), 400);
     await problem(testApp.http.get('/api/v2/jobs/999999999'), 404);
-    // None of them made a job: the ticket is as it was.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await testApp.http.get(`/api/v2/tickets/${id}/history`).expect(200)).body.items).toHaveLength(1);
+    // None of them made a job.
+    expect(await jobCount()).toBe(before);
   });
 
   it('replays a retried bulk change with its Idempotency-Key: one job', async () => {
@@ -192,11 +224,17 @@ describe('Bulk changes', () => {
         .expect(200)
     ).body.total;
     expect(changed).toBe(ended.done);
-    // A queued job is cancelled before it starts.
-    const queued = (await bulk({ ids: [await create()], patch: { priority: 'HIGH' } }).expect(202)).body;
-    const answer = (await testApp.http.post(`/api/v2/jobs/${queued.id}/cancel`).expect(200)).body;
-    expect(['cancelled', 'running', 'succeeded']).toContain(answer.status);
-    await finished(queued.id);
+    // A queued job (a replica works one job at a time: this one waits behind a running one) is cancelled at once.
+    const running = (await bulk({ filter: { requesterEmail: requester }, patch: { priority: 'HIGH' } }).expect(202)).body;
+    const untouched = await create({ priority: 'LOW' });
+    const queued = (await bulk({ ids: [untouched], patch: { priority: 'HIGH' } }).expect(202)).body;
+    await waitUntil(async () => (await job(running.id)).status === 'running', 30_000, 'the first job running');
+    expect((await testApp.http.post(`/api/v2/jobs/${queued.id}/cancel`).expect(200)).body).toMatchObject({
+      status: 'cancelled',
+      total: null,
+    });
+    await finished(running.id, 120_000);
+    expect((await testApp.http.get(`/api/v2/tickets/${untouched}`).expect(200)).body.priority).toBe('LOW');
   });
 
   it('takes over a job whose replica stopped, going on from the first ticket it had not recorded', async () => {
@@ -226,6 +264,29 @@ describe('Bulk changes', () => {
     expect(priorities).toEqual(['LOW', 'CRITICAL', 'CRITICAL']);
   });
 
+  it('fences a replica whose lease went to another: what it would record is refused', async () => {
+    const db = await connectToDatabase();
+    try {
+      const [inserted] = (await db.query(
+        `INSERT INTO jobs (kind, status, request, total, lease_owner, lease_epoch, lease_until, created_at, started_at)
+         VALUES ('bulk', 'running', '{"ids":[1],"patch":{"priority":"LOW"}}', 1, 'holder', 7, NOW(3) + INTERVAL 1 HOUR, NOW(3), NOW(3))`,
+      )) as any;
+      const jobs = testApp.app.get(JobsRepository);
+      // The repository's statements as the service's connections answer them: the result, not mysql2's [result, fields].
+      const connection = { query: async (sql: string, params?: unknown[]) => (await db.query(sql, params))[0] };
+      const claim = (await jobs.find(inserted.insertId))!;
+      await expect(jobs.fence(connection, { ...claim, owner: 'holder', epoch: 6 }, 1000, { done: 1 })).rejects.toBeInstanceOf(JobLeaseLost);
+      await expect(jobs.fence(connection, { ...claim, owner: 'another', epoch: 7 }, 1000, { done: 1 })).rejects.toBeInstanceOf(
+        JobLeaseLost,
+      );
+      await jobs.fence(connection, { ...claim, owner: 'holder', epoch: 7 }, 1000, { done: 1 });
+      expect((await jobs.find(inserted.insertId))!.done).toBe(1);
+      await db.query("UPDATE jobs SET status = 'cancelled', finished_at = NOW(3) WHERE id = ?", [inserted.insertId]);
+    } finally {
+      await db.end();
+    }
+  });
+
   describe('with tokens', () => {
     const env: Record<string, string> = {};
     const tokens = useTestIssuer(env);
@@ -233,7 +294,7 @@ describe('Bulk changes', () => {
 
     it('takes tickets.write; a requester can never run one nor read a job', async () => {
       const token = async (claims: Json) => ({ Authorization: `Bearer ${await tokens.issuer.token({ claims })}` });
-      const agent = await token({ scope: 'tickets.read tickets.write' });
+      const agent = await token({ scope: 'tickets.read tickets.write', sub: 'agent-kim' });
       const reader = await token({ scope: 'tickets.read' });
       const email = address();
       const requester = await token({ scope: 'tickets.requester', email, sub: email });
@@ -275,7 +336,7 @@ describe('Bulk changes', () => {
       );
       // The job acts as the token that asked for it.
       const history = (await secured.http.get(`/api/v2/tickets/${own}/history`).set(agent).expect(200)).body.items as Json[];
-      expect(history.at(-1)).toMatchObject({ action: 'UPDATED', actor: expect.any(String) });
+      expect(history.at(-1)).toMatchObject({ action: 'UPDATED', actor: 'agent-kim' });
     });
   });
 });

@@ -8,7 +8,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   another has taken the job over). (status, id) finds the work; (finished_at) the jobs past their retention.
  * - `job_items`: the tickets of a job, numbered in the order they are worked (`position`), each with its outcome once
  *   worked, recorded in the same transaction as the ticket's change, so a job taken over never changes a ticket twice;
- *   `stage` says how far a ticket came when its change and its comment are two transactions.
+ *   `stage` says how far a ticket came when its change and its comment are two transactions, `attempts` how often a
+ *   change failed for a reason of the service's own (the database away), which is tried again a few times.
+ *   (job_id, outcome, position) finds the next tickets to work without passing over those done.
+ * - A job's `error` says why it failed as a whole (its filter refused when it started).
  */
 export class Jobs1763900031000 implements MigrationInterface {
   name = 'Jobs1763900031000';
@@ -25,6 +28,7 @@ export class Jobs1763900031000 implements MigrationInterface {
         done int NOT NULL DEFAULT 0,
         failed int NOT NULL DEFAULT 0,
         cancel_requested tinyint NOT NULL DEFAULT 0,
+        error text NULL,
         lease_owner varchar(64) NULL,
         lease_epoch bigint NOT NULL DEFAULT 0,
         lease_until datetime(3) NULL,
@@ -43,8 +47,10 @@ export class Jobs1763900031000 implements MigrationInterface {
         stage varchar(16) CHARACTER SET ascii COLLATE ascii_bin NULL,
         outcome varchar(16) CHARACTER SET ascii COLLATE ascii_bin NULL,
         error text NULL,
+        attempts int NOT NULL DEFAULT 0,
         finished_at datetime(3) NULL,
         PRIMARY KEY (job_id, position),
+        INDEX idx_job_items_pending (job_id, outcome, position),
         CONSTRAINT fk_job_items_job FOREIGN KEY (job_id) REFERENCES jobs (id) ON DELETE CASCADE
       ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
   }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { JOB_STATUSES, type JobStatus } from '../job-status.js';
+import { ProblemDetailResponse } from '../../common/errors/problem-detail-response.dto.js';
 
 /** A job as GET /api/v2/jobs/{id} shows it. */
 export class JobResponse {
@@ -31,6 +32,13 @@ export class JobResponse {
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   finishedAt: Date | null;
+
+  @ApiProperty({
+    type: ProblemDetailResponse,
+    nullable: true,
+    description: 'Why the job failed as a whole (its filter refused when it started), as problem+json says it; null otherwise',
+  })
+  error: Record<string, unknown> | null;
 }
 
 export class JobResultResponse {
@@ -41,13 +49,11 @@ export class JobResultResponse {
   outcome: 'succeeded' | 'failed';
 
   @ApiProperty({
-    type: 'object',
+    type: ProblemDetailResponse,
     nullable: true,
-    properties: { status: { type: 'integer' }, detail: { type: 'string' } },
-    description: 'Why it failed, as problem+json says it: `status` and `detail`',
-    example: null,
+    description: 'Why it failed, as the PATCH (or comment) would have answered it in problem+json; null when it succeeded',
   })
-  error: { status: number; detail: string } | null;
+  error: Record<string, unknown> | null;
 }
 
 export class JobResultPageResponse {

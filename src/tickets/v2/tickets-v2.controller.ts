@@ -44,12 +44,23 @@ import { ticketsApi } from '../tickets.openapi.js';
 import { writeContext } from '../../common/context/write-context.js';
 import { ticketBodyEtag, withEtag } from '../ticket-etag.js';
 import { PAGE_PARAMETERS, parseGroupBy, statsProblem } from '../stats/ticket-stats.js';
+import { pipeline } from 'node:stream/promises';
+import { TicketExportService } from '../export/ticket-export.service.js';
+import { ticketExportApi } from '../export/ticket-export.openapi.js';
+import { ValidationFailedException } from '../../common/errors/validation-failed.exception.js';
+import { springFieldError } from '../../common/errors/spring-field-error.js';
 import { ticketStatsApi } from '../stats/ticket-stats.openapi.js';
 import type { TicketStatsResponse } from '../stats/ticket-stats.dto.js';
 import { TICKET_SLA_SUMMARIES, type TicketSlaSummaries } from '../ticket-sla-summaries.js';
 import type { TicketV2Response } from '../dto/ticket-v2-response.dto.js';
 
 const COLLECTION = '/api/v2/tickets';
+
+function exportProblem(parameter: string, message: string, rejected: string): ValidationFailedException {
+  return new ValidationFailedException('exportQuery', [
+    springFieldError('exportQuery', parameter, 'typeMismatch', 'java.lang.String', [], message, rejected),
+  ]);
+}
 const api = ticketsApi('v2');
 
 /**
@@ -71,6 +82,7 @@ export class TicketsV2Controller {
     private readonly fieldValues: FieldValuesRepository,
     private readonly links: LinksRepository,
     private readonly merges: MergesRepository,
+    private readonly exporter: TicketExportService,
     config: ConfigService<AppConfig, true>,
   ) {
     this.sla = config.get('sla.enabled', { infer: true });
@@ -154,6 +166,23 @@ export class TicketsV2Controller {
     if (paging) throw statsProblem(paging, 'A count takes the filters of the list, not its sort or page', String(filters[paging]));
     const keys = parseGroupBy(groupBy);
     return this.tickets.stats(parseTicketQuery(filters, 'v2', this.sla), keys, viewer);
+  }
+
+  // Before `:id`, as stats.
+  @Get('export')
+  @ticketExportApi()
+  async export(@Req() request: Request, @Res() response: Response): Promise<void> {
+    if (isRequester(viewerOf(request))) throw requesterMayNot("export tickets: exports are the desk's");
+    const { format, ...filters } = request.query;
+    const paging = PAGE_PARAMETERS.find((name) => name in filters);
+    if (paging) throw exportProblem(paging, 'An export takes the filters of the list, not its sort or page', String(filters[paging]));
+    const chosen = format ?? (request.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv' ? 'csv' : 'ndjson');
+    if (chosen !== 'csv' && chosen !== 'ndjson') throw exportProblem('format', 'ndjson or csv', String(chosen));
+    const body = await this.exporter.export(parseTicketQuery(filters, 'v2', this.sla), chosen);
+    response.setHeader('Content-Type', chosen === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+    response.setHeader('Content-Disposition', `attachment; filename="tickets.${chosen}"`);
+    // A failure once the first bytes are out can only cut the body short: the client sees it end without its last line.
+    pipeline(body, response).catch(() => undefined);
   }
 
   @Get(':id')
