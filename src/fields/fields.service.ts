@@ -60,6 +60,11 @@ export class FieldsService {
     return this.definitionsRepository.all(transaction, true);
   }
 
+  /** The definitions as `manager` reads them (an export's snapshot reads them with its tickets). */
+  definitionsIn(manager: Queryable): Promise<StoredDefinition[]> {
+    return this.definitionsRepository.all(manager);
+  }
+
   async get(key: string): Promise<StoredDefinition> {
     const definition = (await this.definitionsRepository.all()).find((candidate) => candidate.key === key);
     if (!definition) throw new NotFoundException(`No custom field has the key ${key}`);

@@ -177,7 +177,8 @@ export class TicketsRepository {
       .map((column) => `tickets.${column}`)
       .join(', ');
     const after = where.sql ? `${where.sql} AND tickets.id > ?` : ' WHERE tickets.id > ?';
-    const rows = (await manager.query(`SELECT DISTINCT ${columns} FROM ${from.sql}${after} ORDER BY tickets.id LIMIT ?`, [
+    // Each ticket once: a search's words are joined by their key, one row per ticket (as the count counts them).
+    const rows = (await manager.query(`SELECT ${columns} FROM ${from.sql}${after} ORDER BY tickets.id LIMIT ?`, [
       ...from.params,
       ...where.params,
       afterId,

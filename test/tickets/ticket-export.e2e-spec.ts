@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { jest } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
 import { connectToDatabase, useOwnDatabase } from '../support/database.js';
 import { expectProblem } from '../support/problem-json.js';
@@ -8,6 +9,8 @@ import { asHttpResponse } from '../support/supertest-response.js';
 import { useTestApp } from '../support/test-app.js';
 import { useTestIssuer } from '../support/test-issuer.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
+import { waitUntil } from '../support/waits.js';
+import { TicketsRepository } from '../../src/tickets/tickets.repository.js';
 
 type Json = Record<string, any>;
 
@@ -29,6 +32,7 @@ describe('Exporting tickets', () => {
       .post('/api/v2/fields')
       .send({ key: 'assets', label: 'Assets', type: 'multi_enum', options: ['pc 1', 'pc "2"'] })
       .expect(201);
+    await testApp.http.post('/api/v2/fields').send({ key: 'cost', label: 'Cost', type: 'number' }).expect(201);
   });
 
   it('writes each match as its v2 body on a line of NDJSON, in id order', async () => {
@@ -67,7 +71,9 @@ describe('Exporting tickets', () => {
     const response = await exported(`requesterEmail=${encodeURIComponent(requester)}&format=csv`).expect(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(response.headers['content-disposition']).toBe('attachment; filename="tickets.csv"');
-    const records = parse(response.body as string, { columns: true }) as Array<Record<string, string>>;
+    expect((response.body as string).startsWith('\ufeffid,')).toBe(true);
+    expect((response.body as string).split('\r\n')).toHaveLength(5);
+    const records = parse(response.body as string, { columns: true, bom: true }) as Array<Record<string, string>>;
     expect(Object.keys(records[0])).toEqual([
       'id',
       'title',
@@ -83,6 +89,7 @@ describe('Exporting tickets', () => {
       'tags',
       'field.site',
       'field.assets',
+      'field.cost',
     ]);
     expect(records.map((record) => [record.id, record.title, record.description])).toEqual([
       [String(ids[0]), `'${tricky[0].title}`, tricky[0].description],
@@ -101,51 +108,114 @@ describe('Exporting tickets', () => {
     const requester = address();
     const db = await connectToDatabase({ database });
     try {
-      // 3,000 tickets of 1,500-character descriptions: megabytes, more than the socket and the stream hold unread.
       await db.query(
         `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
-         SELECT CONCAT('Snapshot ', seq), REPEAT('x', 1500), 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_3000`,
+         SELECT CONCAT('Snapshot ', seq), 'Seeded', 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_2500`,
         [requester],
       );
       const [[bounds]] = (await db.query('SELECT MIN(id) AS first, MAX(id) AS last FROM tickets WHERE requester_email = ?', [
         requester,
       ])) as any;
       const [first, last] = [Number(bounds.first), Number(bounds.last)];
-      const server = testApp.app.getHttpServer();
-      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const { port } = server.address() as AddressInfo;
-      const response = await new Promise<IncomingMessage>((resolve) =>
-        httpGet(`http://127.0.0.1:${port}/api/v2/tickets/export?requesterEmail=${encodeURIComponent(requester)}`, resolve),
-      );
-      expect(response.statusCode).toBe(200);
-      // The first bytes are out: the snapshot is taken. Now the writes.
-      const firstChunk = await new Promise<Buffer>((resolve) =>
-        response.once('data', (chunk: Buffer) => {
-          response.pause();
-          resolve(chunk);
-        }),
-      );
-      await testApp.http.patch(`/api/v2/tickets/${last}`).send({ title: 'Changed after the export began' }).expect(200);
-      await testApp.http.delete(`/api/v2/tickets/${first + 1}`).expect(204);
-      await testApp.http
-        .post('/api/v2/tickets')
-        .send(buildTicketRequest({ requesterEmail: requester }))
-        .expect(201);
-      const chunks: Buffer[] = [firstChunk];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.resume();
-      await new Promise((resolve) => response.once('end', resolve));
-      const lines = Buffer.concat(chunks)
-        .toString('utf8')
-        .trimEnd()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Json);
-      expect(lines).toHaveLength(3000);
-      expect(lines.map((line) => line.id)).toEqual(Array.from({ length: 3000 }, (_, i) => first + i));
-      expect(lines.at(-1)!.title).toBe('Snapshot 3000');
+      // The second page waits until the writes below have committed: what it and the third read must be as of the start.
+      let release!: () => void;
+      const writesDone = new Promise<void>((resolve) => (release = resolve));
+      let pages = 0;
+      const read = TicketsRepository.prototype.matchingPage;
+      const spy = jest.spyOn(TicketsRepository.prototype, 'matchingPage').mockImplementation(async function (
+        this: TicketsRepository,
+        ...args
+      ) {
+        if (++pages === 2) await writesDone;
+        return read.apply(this, args);
+      });
+      try {
+        const exporting = exported(`requesterEmail=${encodeURIComponent(requester)}`);
+        const answered = exporting.then((response) => response);
+        await waitUntil(async () => pages === 2, 20_000, 'the export at its second page');
+        await testApp.http.patch(`/api/v2/tickets/${last}`).send({ title: 'Changed after the export began' }).expect(200);
+        await testApp.http
+          .post(`/api/v2/tickets/${last - 1}/tags`)
+          .send({ add: ['late'] })
+          .expect(200);
+        await testApp.http.delete(`/api/v2/tickets/${last - 2}`).expect(204);
+        await testApp.http
+          .post('/api/v2/tickets')
+          .send(buildTicketRequest({ requesterEmail: requester }))
+          .expect(201);
+        release();
+        const response = await answered;
+        expect(pages).toBe(3);
+        const lines = (response.body as string)
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Json);
+        expect(lines.map((line) => line.id)).toEqual(Array.from({ length: 2500 }, (_, i) => first + i));
+        expect(lines.slice(-3).map((line) => [line.title, line.tags])).toEqual([
+          ['Snapshot 2498', []],
+          ['Snapshot 2499', []],
+          ['Snapshot 2500', []],
+        ]);
+      } finally {
+        spy.mockRestore();
+      }
     } finally {
       await db.end();
     }
+  });
+
+  it('ends its transaction when the client goes away', async () => {
+    const requester = address();
+    const db = await connectToDatabase({ database });
+    try {
+      await db.query(
+        `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
+         SELECT CONCAT('Gone ', seq), REPEAT('x', 1500), 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_3000`,
+        [requester],
+      );
+      const server = testApp.app.getHttpServer();
+      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const openTransactions = async () =>
+        Number(
+          (
+            (await db.query(
+              `SELECT COUNT(*) AS n FROM information_schema.innodb_trx t JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
+             WHERE p.db = ? AND p.id <> CONNECTION_ID()`,
+              [database],
+            )) as any
+          )[0][0].n,
+        );
+      const response = await new Promise<IncomingMessage>((resolve) =>
+        httpGet(`http://127.0.0.1:${port}/api/v2/tickets/export?requesterEmail=${encodeURIComponent(requester)}`, resolve),
+      );
+      await new Promise((resolve) => response.once('data', resolve));
+      expect(await openTransactions()).toBe(1);
+      response.destroy();
+      // information_schema.innodb_trx is renewed only once nobody has read it for 100 ms (see lockWaitOf): polled slower.
+      for (let waited = 0; (await openTransactions()) > 0; waited += 250) {
+        if (waited > 10_000) throw new Error('The export’s transaction still runs 10 s after its client went away');
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(await openTransactions()).toBe(0);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('writes a header alone for no match, and a negative number as a number', async () => {
+    const empty = await exported(`requesterEmail=${encodeURIComponent(address())}&format=csv`).expect(200);
+    expect(empty.body as string).toBe(
+      '\ufeffid,title,description,status,priority,requesterEmail,assignedTo,createdAt,updatedAt,resolvedAt,ccEmails,tags,field.site,field.assets,field.cost\r\n',
+    );
+    const requester = address();
+    await testApp.http
+      .post('/api/v2/tickets')
+      .send({ ...buildTicketRequest({ requesterEmail: requester }), fields: { cost: -5 } })
+      .expect(201);
+    const csv = (await exported(`requesterEmail=${encodeURIComponent(requester)}&format=csv`).expect(200)).body as string;
+    const [record] = parse(csv, { columns: true, bom: true }) as Array<Record<string, string>>;
+    expect(record['field.cost']).toBe('-5');
   });
 
   it('refuses a sort or page, an unknown format or filter', async () => {

@@ -25,13 +25,14 @@ export function csvColumns(definitions: readonly Pick<FieldDefinition, 'key'>[])
 
 /**
  * A ticket as a CSV row, cell by cell in `csvColumns` order: times in ISO 8601, participants and tags joined by a space
- * (which neither holds), the options of a multi_enum as a JSON array (an option may hold any character); an empty cell
- * for no value.
+ * (which neither holds), the options of a multi_enum as a JSON array (an option may hold any character), numbers as
+ * numbers; an empty cell for no value.
  */
-export function csvRow(ticket: ExportedTicket, definitions: readonly Pick<FieldDefinition, 'key'>[]): string[] {
+export function csvRow(ticket: ExportedTicket, definitions: readonly Pick<FieldDefinition, 'key'>[]): unknown[] {
   const cell = (value: unknown): string =>
     value === null || value === undefined ? '' : value instanceof Date ? value.toISOString() : String(value);
-  const field = (value: unknown) => (Array.isArray(value) ? JSON.stringify(value) : cell(value));
+  // A number stays one: the writer escapes a leading `-` of text as a formula, not of a number (-5 is no formula).
+  const field = (value: unknown) => (Array.isArray(value) ? JSON.stringify(value) : typeof value === 'number' ? value : cell(value));
   return [
     ...TICKET_COLUMNS.map((column) => cell(ticket[column])),
     ticket.ccEmails.join(' '),

@@ -181,6 +181,8 @@ export class TicketsV2Controller {
     const body = await this.exporter.export(parseTicketQuery(filters, 'v2', this.sla), chosen);
     response.setHeader('Content-Type', chosen === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
     response.setHeader('Content-Disposition', `attachment; filename="tickets.${chosen}"`);
+    response.setHeader('Vary', 'Accept');
+    response.setHeader('Cache-Control', 'no-store');
     // A failure once the first bytes are out can only cut the body short: the client sees it end without its last line.
     pipeline(body, response).catch(() => undefined);
   }
