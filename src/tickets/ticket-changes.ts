@@ -6,8 +6,8 @@ export interface FieldChange<Value = unknown> {
   to: Value;
 }
 
-/** The fields a history entry compares, in the order the ticket's JSON has them. */
-const FIELDS = [
+/** The fields a history entry compares (every field but the id), in the order the ticket's JSON has them. */
+export const TICKET_FIELDS = [
   'title',
   'description',
   'status',
@@ -19,10 +19,12 @@ const FIELDS = [
   'resolvedAt',
 ] as const;
 
-type TicketFields = Pick<TicketResponse, (typeof FIELDS)[number]>;
+type TicketFields = Pick<TicketResponse, (typeof TICKET_FIELDS)[number]>;
 
 /** The fields a ticket's write changed, each as `{from, to}` (null: none); its participants (v2's ccEmails) as lists. */
-export type TicketChanges = Partial<Record<(typeof FIELDS)[number], FieldChange<string | null>>> & { ccEmails?: FieldChange<string[]> };
+export type TicketChanges = Partial<Record<(typeof TICKET_FIELDS)[number], FieldChange<string | null>>> & {
+  ccEmails?: FieldChange<string[]>;
+};
 
 /**
  * The fields a write actually changed, each as `{from, to}`. A create compares with nothing (every field
@@ -31,7 +33,7 @@ export type TicketChanges = Partial<Record<(typeof FIELDS)[number], FieldChange<
  */
 export function ticketChanges(before: TicketFields | null, after: TicketFields): TicketChanges {
   const changes: TicketChanges = {};
-  for (const field of FIELDS) {
+  for (const field of TICKET_FIELDS) {
     const from = wire(before?.[field] ?? null);
     const to = wire(after[field]);
     if (from !== to) changes[field] = { from, to };

@@ -1,22 +1,12 @@
 import type { FieldDefinition } from '../../fields/field-definition.js';
 import type { FieldValues } from '../../fields/field-values.js';
 import type { TicketResponse } from '../dto/ticket-response.dto.js';
+import { TICKET_FIELDS } from '../ticket-changes.js';
 
 /** A ticket as an export writes it: the v2 body's fields, its participants, tags and custom field values. */
 export type ExportedTicket = TicketResponse & { ccEmails: string[]; tags: string[]; fields: FieldValues };
 
-const TICKET_COLUMNS = [
-  'id',
-  'title',
-  'description',
-  'status',
-  'priority',
-  'requesterEmail',
-  'assignedTo',
-  'createdAt',
-  'updatedAt',
-  'resolvedAt',
-] as const;
+const TICKET_COLUMNS = ['id', ...TICKET_FIELDS] as const;
 
 /** The CSV header: the ticket's fields, its participants and tags, then one column per custom field (`field.<key>`). */
 export function csvColumns(definitions: readonly Pick<FieldDefinition, 'key'>[]): string[] {
