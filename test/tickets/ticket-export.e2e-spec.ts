@@ -218,6 +218,17 @@ describe('Exporting tickets', () => {
     expect(record['field.cost']).toBe('-5');
   });
 
+  it('answers HEAD with the headers alone, reading nothing', async () => {
+    const read = jest.spyOn(TicketsRepository.prototype, 'matchingPage');
+    try {
+      const head = await testApp.http.head('/api/v2/tickets/export?format=csv').expect(200);
+      expect(head.headers['content-type']).toBe('text/csv; charset=utf-8');
+      expect(read).not.toHaveBeenCalled();
+    } finally {
+      read.mockRestore();
+    }
+  });
+
   it('refuses a sort or page, an unknown format or filter', async () => {
     const named = async (query: string) => (await problem(testApp.http.get(`/api/v2/tickets/export?${query}`), 400)).errors[0].field;
     expect(await named('sort=-id')).toBe('sort');

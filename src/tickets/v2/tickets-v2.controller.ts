@@ -178,11 +178,14 @@ export class TicketsV2Controller {
     if (paging) throw exportProblem(paging, 'An export takes the filters of the list, not its sort or page', String(filters[paging]));
     const chosen = format ?? (request.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv' ? 'csv' : 'ndjson');
     if (chosen !== 'csv' && chosen !== 'ndjson') throw exportProblem('format', 'ndjson or csv', String(chosen));
-    const body = await this.exporter.export(parseTicketQuery(filters, 'v2', this.sla), chosen);
+    const query = parseTicketQuery(filters, 'v2', this.sla);
+    // Express answers HEAD from this route: the headers, without reading a ticket (its body would be thrown away).
+    const body = request.method === 'HEAD' ? undefined : await this.exporter.export(query, chosen);
     response.setHeader('Content-Type', chosen === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
     response.setHeader('Content-Disposition', `attachment; filename="tickets.${chosen}"`);
     response.setHeader('Vary', 'Accept');
     response.setHeader('Cache-Control', 'no-store');
+    if (!body) return void response.end();
     // A failure once the first bytes are out can only cut the body short: the client sees it end without its last line.
     pipeline(body, response).catch(() => undefined);
   }
