@@ -243,9 +243,7 @@ export class TicketsService {
    */
   async list(listed: TicketQuery, viewer: Viewer = DESK): Promise<TicketPage> {
     assertViewerMayFilter(listed, viewer);
-    const query = await this.withFieldConditions(listed);
-    const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
-    if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
+    const query = await this.checked(listed);
     const visible = visibleTo(viewer);
     const [tickets, counted] = await Promise.all([
       this.tickets.list(query, visible),
@@ -263,9 +261,7 @@ export class TicketsService {
    */
   async stream(listed: TicketQuery, viewer: Viewer = DESK): Promise<TicketJsonRows> {
     assertViewerMayFilter(listed, viewer);
-    const query = await this.withFieldConditions(listed);
-    const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
-    if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
+    const query = await this.checked(listed);
     return this.tickets.stream(query, visibleTo(viewer));
   }
 
@@ -275,9 +271,7 @@ export class TicketsService {
    */
   async stats(listed: TicketQuery, keys: GroupKey[], viewer: Viewer = DESK): Promise<TicketStatsResponse> {
     if (isRequester(viewer)) throw requesterMayNot("count tickets: the numbers are the desk's");
-    const query = await this.withFieldConditions(listed);
-    const prefixCounts = this.tickets.prefixWordCounts(query.filters.search);
-    if (prefixCounts) assertPrefixesBounded(query.filters.search ?? [], query.searchText, await prefixCounts);
+    const query = await this.checked(listed);
     const fields = new Map<string, { fieldId: number; column: string; type: string }>();
     const definitions = keys.some((key) => key.kind === 'field') ? await this.fields.definitions() : [];
     for (const key of keys) {

@@ -7,7 +7,7 @@ import type { Queryable } from '../../database/statement-batch.js';
 import { Database } from '../../database/database.js';
 import { freeOfRequestDeadline } from '../../database/request-deadline.js';
 import { TicketsService } from '../../tickets/tickets.service.js';
-import { MergesRepository } from '../../tickets/merges/merges.repository.js';
+import { finalMergeTarget } from '../../tickets/merges/merges.repository.js';
 import { CommentsService } from '../../comments/comments.service.js';
 import { AttachmentsService } from '../../attachments/attachments.service.js';
 import { ParticipantsRepository } from '../../people/participants.repository.js';
@@ -74,7 +74,6 @@ export class InboundMailService {
     private readonly attachments: AttachmentsService,
     private readonly participants: ParticipantsRepository,
     private readonly messages: MailMessagesRepository,
-    private readonly merges: MergesRepository,
     private readonly metrics: MailMetrics,
     config: ConfigService<AppConfig, true>,
   ) {
@@ -124,7 +123,7 @@ export class InboundMailService {
       subjectTag: await this.subjectTag(mail, sender),
     });
     // A reply to a merged ticket's thread goes on where its conversation went (docs/api.md#merge).
-    const answered = thread && (await this.existing(await this.merges.finalTarget(thread.ticketId)));
+    const answered = thread && (await this.existing(await finalMergeTarget(this.database, thread.ticketId)));
     if (answered && answered.status !== TicketStatus.CLOSED && !failsDmarc(mail.headers, this.config.trustedAuthservId)) {
       return this.comment(mail, sender, answered, fence);
     }

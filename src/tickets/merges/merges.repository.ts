@@ -83,11 +83,6 @@ export class MergesRepository {
     return new Map(rows.map((row) => [Number(row.source_id), Number(row.target_id)]));
   }
 
-  /** The ticket a merged ticket's writes go to: the end of its chain of merges (itself when it is not merged). */
-  finalTarget(id: number, manager: Queryable = this.database): Promise<number> {
-    return finalMergeTarget(manager, id);
-  }
-
   async find(manager: Queryable, sourceId: number): Promise<StoredMerge | undefined> {
     const [row] = (await manager.query('SELECT * FROM ticket_merges WHERE source_id = ?', [sourceId])) as MergeRow[];
     return row && mergeOf(row);

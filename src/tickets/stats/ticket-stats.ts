@@ -39,8 +39,13 @@ export function groupByProblem(text: string | undefined, message: string): Valid
 
 /** A 400 naming a parameter of the stats. */
 export function statsProblem(parameter: string, message: string, rejected: string | null): ValidationFailedException {
-  return new ValidationFailedException('statsQuery', [
-    springFieldError('statsQuery', parameter, 'typeMismatch', 'java.lang.String', [], message, rejected),
+  return queryProblem('statsQuery', parameter, message, rejected);
+}
+
+/** A 400 naming one query parameter of a request that takes the list's filters (the stats' `statsQuery`, the export's `exportQuery`). */
+export function queryProblem(objectName: string, parameter: string, message: string, rejected: string | null): ValidationFailedException {
+  return new ValidationFailedException(objectName, [
+    springFieldError(objectName, parameter, 'typeMismatch', 'java.lang.String', [], message, rejected),
   ]);
 }
 

@@ -43,12 +43,10 @@ import { type TicketPage, TicketsService } from '../tickets.service.js';
 import { ticketsApi } from '../tickets.openapi.js';
 import { writeContext } from '../../common/context/write-context.js';
 import { ticketBodyEtag, withEtag } from '../ticket-etag.js';
-import { PAGE_PARAMETERS, parseGroupBy, statsProblem } from '../stats/ticket-stats.js';
+import { PAGE_PARAMETERS, parseGroupBy, queryProblem, statsProblem } from '../stats/ticket-stats.js';
 import { pipeline } from 'node:stream/promises';
 import { TicketExportService } from '../export/ticket-export.service.js';
 import { ticketExportApi } from '../export/ticket-export.openapi.js';
-import { ValidationFailedException } from '../../common/errors/validation-failed.exception.js';
-import { springFieldError } from '../../common/errors/spring-field-error.js';
 import { ticketStatsApi } from '../stats/ticket-stats.openapi.js';
 import type { TicketStatsResponse } from '../stats/ticket-stats.dto.js';
 import { TICKET_SLA_SUMMARIES, type TicketSlaSummaries } from '../ticket-sla-summaries.js';
@@ -56,11 +54,6 @@ import type { TicketV2Response } from '../dto/ticket-v2-response.dto.js';
 
 const COLLECTION = '/api/v2/tickets';
 
-function exportProblem(parameter: string, message: string, rejected: string): ValidationFailedException {
-  return new ValidationFailedException('exportQuery', [
-    springFieldError('exportQuery', parameter, 'typeMismatch', 'java.lang.String', [], message, rejected),
-  ]);
-}
 const api = ticketsApi('v2');
 
 /**
@@ -175,9 +168,10 @@ export class TicketsV2Controller {
     if (isRequester(viewerOf(request))) throw requesterMayNot("export tickets: exports are the desk's");
     const { format, ...filters } = request.query;
     const paging = PAGE_PARAMETERS.find((name) => name in filters);
-    if (paging) throw exportProblem(paging, 'An export takes the filters of the list, not its sort or page', String(filters[paging]));
+    if (paging)
+      throw queryProblem('exportQuery', paging, 'An export takes the filters of the list, not its sort or page', String(filters[paging]));
     const chosen = format ?? (request.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv' ? 'csv' : 'ndjson');
-    if (chosen !== 'csv' && chosen !== 'ndjson') throw exportProblem('format', 'ndjson or csv', String(chosen));
+    if (chosen !== 'csv' && chosen !== 'ndjson') throw queryProblem('exportQuery', 'format', 'ndjson or csv', String(chosen));
     const query = parseTicketQuery(filters, 'v2', this.sla);
     // Express answers HEAD from this route: the headers, without reading a ticket (its body would be thrown away).
     const body = request.method === 'HEAD' ? undefined : await this.exporter.export(query, chosen);
