@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventConsumer } from '../support/event-consumer.js';
-import { connectToDatabase } from '../support/database.js';
+import { connectToDatabase, useOwnDatabase } from '../support/database.js';
 import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
 import { useTestApp } from '../support/test-app.js';
@@ -11,11 +11,13 @@ import { JobLeaseLost, JobsRepository } from '../../src/jobs/jobs.repository.js'
 
 type Json = Record<string, any>;
 
+// Its own: 10,000 changes at a time would otherwise wait, after the suite, for the next suite's relay and sequencer on the worker's database.
+const database = useOwnDatabase('bulk');
 const address = () => `bulk-${randomBytes(4).toString('hex')}@example.com`;
 
 /** Bulk changes as jobs (docs/api.md#bulk-changes), against the real servers. */
 describe('Bulk changes', () => {
-  const testApp = useTestApp({ env: { JOBS_POLL_INTERVAL: '100ms', JOBS_LEASE_TTL: '2s' } });
+  const testApp = useTestApp({ env: { DB_DATABASE: database, JOBS_POLL_INTERVAL: '100ms', JOBS_LEASE_TTL: '2s' } });
   let consumer: EventConsumer;
 
   const create = async (overrides: Json = {}): Promise<number> =>
@@ -121,7 +123,7 @@ describe('Bulk changes', () => {
 
   it('has no cap: 10,000 tickets matched by a filter, each changed once', async () => {
     const requester = address();
-    const db = await connectToDatabase();
+    const db = await connectToDatabase({ database });
     try {
       await db.query(
         `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
@@ -145,7 +147,7 @@ describe('Bulk changes', () => {
   it('refuses a bulk change that names neither or both of ids and filter, a bad filter, patch or comment, or changes nothing', async () => {
     const id = await create();
     const jobCount = async () => {
-      const db = await connectToDatabase();
+      const db = await connectToDatabase({ database });
       try {
         return Number(((await db.query('SELECT COUNT(*) AS n FROM jobs')) as any)[0][0].n);
       } finally {
@@ -199,7 +201,7 @@ describe('Bulk changes', () => {
 
   it('cancels a job: a running one stops between two batches, keeping what it changed', async () => {
     const requester = address();
-    const db = await connectToDatabase();
+    const db = await connectToDatabase({ database });
     try {
       // 400 tickets by SQL: the job is what is measured, not their creation.
       await db.query(
@@ -239,7 +241,7 @@ describe('Bulk changes', () => {
 
   it('takes over a job whose replica stopped, going on from the first ticket it had not recorded', async () => {
     const tickets = [await create({ priority: 'LOW' }), await create({ priority: 'LOW' }), await create({ priority: 'LOW' })];
-    const db = await connectToDatabase();
+    const db = await connectToDatabase({ database });
     let jobId: number;
     try {
       // A job another replica had begun: the first ticket recorded as changed (its change is not made again), its lease run out.
@@ -265,7 +267,7 @@ describe('Bulk changes', () => {
   });
 
   it('fences a replica whose lease went to another: what it would record is refused', async () => {
-    const db = await connectToDatabase();
+    const db = await connectToDatabase({ database });
     try {
       const [inserted] = (await db.query(
         `INSERT INTO jobs (kind, status, request, total, lease_owner, lease_epoch, lease_until, created_at, started_at)
@@ -288,7 +290,7 @@ describe('Bulk changes', () => {
   });
 
   describe('with tokens', () => {
-    const env: Record<string, string> = {};
+    const env: Record<string, string> = { DB_DATABASE: database };
     const tokens = useTestIssuer(env);
     const secured = useTestApp({ env });
 
