@@ -27,6 +27,7 @@ import { SortByFieldsAndRecency1763900028000 } from './migrations/1763900028000-
 import { TicketLinks1763900029000 } from './migrations/1763900029000-TicketLinks.js';
 import { TicketMerges1763900030000 } from './migrations/1763900030000-TicketMerges.js';
 import { Jobs1763900031000 } from './migrations/1763900031000-Jobs.js';
+import { TicketImports1763900032000 } from './migrations/1763900032000-TicketImports.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -74,6 +75,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       TicketLinks1763900029000,
       TicketMerges1763900030000,
       Jobs1763900031000,
+      TicketImports1763900032000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; there is no other way they run.

@@ -16,9 +16,10 @@ export interface ValueProblem {
 /**
  * How a write sets the values: `create` and `replace` make the values given the ticket's (absent or null: none), and
  * every required field must have one; `patch` is a JSON merge patch of them (a value replaces, null removes, absent
- * keeps), and refuses only the removal of a required field's value.
+ * keeps), and refuses only the removal of a required field's value; `import` is a replacement that requires nothing
+ * (a desk's past tickets were written before its fields were required).
  */
-export type ValuesWrite = 'create' | 'replace' | 'patch';
+export type ValuesWrite = 'create' | 'replace' | 'patch' | 'import';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -116,7 +117,8 @@ export function applyFieldValues(
       values[definition.key] === undefined &&
       !refused.has(`fields.${definition.key}`) &&
       (write !== 'patch' || removed.has(definition.key));
-    if (definition.required && missing) problems.push({ field: `fields.${definition.key}`, message: 'is required', rejected: null });
+    if (definition.required && missing && write !== 'import')
+      problems.push({ field: `fields.${definition.key}`, message: 'is required', rejected: null });
   }
   return problems.length > 0 ? { problems } : { values, problems };
 }

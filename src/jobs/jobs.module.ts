@@ -2,16 +2,17 @@ import { Module } from '@nestjs/common';
 import { CommentsModule } from '../comments/comments.module.js';
 import { FieldsModule } from '../fields/fields.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { ImportsModule } from '../imports/imports.module.js';
 import { TicketsModule } from '../tickets/tickets.module.js';
-import { BulkWorker } from './bulk-worker.js';
+import { JobsWorker } from './jobs-worker.js';
 import { JobsController } from './jobs.controller.js';
 import { JobsRepository } from './jobs.repository.js';
 import { JobsService } from './jobs.service.js';
 
-/** Bulk changes as jobs: the API, and the worker that changes each ticket through the tickets' and comments' own services. */
+/** Bulk changes and imports as jobs: the API, and the worker that changes each ticket through the tickets' and comments' own services. */
 @Module({
-  imports: [TicketsModule, CommentsModule, IdempotencyModule, FieldsModule],
+  imports: [TicketsModule, CommentsModule, IdempotencyModule, FieldsModule, ImportsModule],
   controllers: [JobsController],
-  providers: [JobsService, JobsRepository, BulkWorker],
+  providers: [JobsService, JobsRepository, JobsWorker],
 })
 export class JobsModule {}

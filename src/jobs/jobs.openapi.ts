@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponse } from '../common/errors/api-error-response.decorator.js';
 import { versionedOperationId } from '../docs/operation-ids.js';
-import { JobResponse, JobResultPageResponse } from './dto/job-response.dto.js';
+import { ImportReportResponse, JobResponse, JobResultPageResponse } from './dto/job-response.dto.js';
 
 const unavailable = () => ApiProblemResponse(503, 'The database cannot be reached right now; retry later');
 const requester = () => ApiProblemResponse(403, "A requester token: bulk changes are the desk's");
@@ -24,6 +24,32 @@ export const jobsApi = {
       ApiAcceptedResponse({ description: 'The job, queued; Location names it', type: JobResponse }),
       ApiProblemResponse(400, 'The body is malformed: neither or both of ids and filter, a bad filter, patch or comment'),
       requester(),
+      unavailable(),
+    ),
+  import: () =>
+    applyDecorators(
+      ApiOperation({
+        operationId: versionedOperationId('v2', 'importTickets'),
+        summary: 'Import tickets from another desk, as a job (docs/import.md)',
+        description:
+          'An NDJSON body, one ticket per line with its externalId, times, tags, custom field values and comments, read as it ' +
+          'arrives. Each line is checked as a v2 create is; a refused line is a failed result of the job, the others are ' +
+          'written in the background, each in its own transaction, creating the ticket its externalId names or updating it. ' +
+          'An imported ticket keeps its times, starts no SLA clock, sends no mail, and publishes IMPORTED on ticket.imported.',
+      }),
+      ApiQuery({
+        name: 'dryRun',
+        required: false,
+        schema: { type: 'boolean', default: false },
+        description: 'Check and count only: nothing is written',
+      }),
+      ApiConsumes('application/x-ndjson'),
+      ApiBody({ description: 'One ticket per line, as JSON (docs/import.md)', schema: { type: 'string' } }),
+      ApiAcceptedResponse({ description: 'The job, queued; Location names it', type: JobResponse }),
+      ApiOkResponse({ description: 'A dry run: what the import would do', type: ImportReportResponse }),
+      ApiProblemResponse(400, 'No line at all, or dryRun not true or false'),
+      ApiProblemResponse(415, 'The body is not application/x-ndjson'),
+      ApiProblemResponse(403, "A requester token: imports are the desk's"),
       unavailable(),
     ),
   get: () =>

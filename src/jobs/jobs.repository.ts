@@ -4,10 +4,13 @@ import type { Queryable } from '../database/statement-batch.js';
 import type { StoredBulkRequest } from './bulk-request.js';
 import type { JobStatus } from './job-status.js';
 
+export type JobKind = 'bulk' | 'import';
+
 export interface StoredJob {
   id: number;
-  kind: 'bulk';
+  kind: JobKind;
   status: JobStatus;
+  /** A bulk change as it was asked for; an import's is empty (its lines are its items). */
   request: StoredBulkRequest;
   createdBy: string | null;
   total: number | null;
@@ -28,15 +31,36 @@ export interface ClaimedJob extends StoredJob {
 
 export interface JobItem {
   position: number;
+  /** The ticket it changes (a bulk change's), or the one its line wrote (null until then). */
   ticketId: number;
   /** `changed`: the ticket's change committed, its comment not yet. */
   stage: string | null;
   attempts: number;
+  /** An import's line, as it was checked when received (JSON). */
+  payload: string | null;
+}
+
+/** A line of an import as it is received: its number, and its checked line or why it is refused. */
+export interface ReceivedLine {
+  position: number;
+  externalId: string | null;
+  payload?: string;
+  error?: object;
+}
+
+/** A worked item, as GET /api/v2/jobs/{id}/results shows it. */
+export interface JobResult {
+  position: number;
+  ticketId: number | null;
+  externalId: string | null;
+  action: 'created' | 'updated' | 'unchanged' | null;
+  outcome: 'succeeded' | 'failed';
+  error: Record<string, unknown> | null;
 }
 
 interface JobRow {
   id: string | number;
-  kind: 'bulk';
+  kind: JobKind;
   status: JobStatus;
   request: string;
   created_by: string | null;
@@ -54,7 +78,8 @@ interface JobRow {
 const jobOf = (row: JobRow): StoredJob => ({
   id: Number(row.id),
   kind: row.kind,
-  status: row.status,
+  // An import still receiving its lines has not been announced; read by its id meanwhile, it waits, as a queued job does.
+  status: row.status === ('receiving' as JobStatus) ? 'queued' : row.status,
   request: JSON.parse(row.request) as StoredBulkRequest,
   createdBy: row.created_by,
   total: row.total === null ? null : Number(row.total),
@@ -78,10 +103,21 @@ export class JobLeaseLost extends Error {
 export class JobsRepository {
   constructor(private readonly database: Database) {}
 
-  async insert(transaction: Queryable, kind: 'bulk', request: StoredBulkRequest, createdBy: string | null, now: Date): Promise<StoredJob> {
+  /**
+   * A new job, queued; an import's is `receiving` until its lines are all recorded (no replica claims it before: see
+   * received), then queued.
+   */
+  async insert(
+    transaction: Queryable,
+    kind: JobKind,
+    request: StoredBulkRequest,
+    createdBy: string | null,
+    now: Date,
+    status: 'queued' | 'receiving' = 'queued',
+  ): Promise<StoredJob> {
     const { insertId } = (await transaction.query(
-      "INSERT INTO jobs (kind, status, request, created_by, created_at) VALUES (?, 'queued', ?, ?, ?)",
-      [kind, JSON.stringify(request), createdBy, now],
+      'INSERT INTO jobs (kind, status, request, created_by, created_at) VALUES (?, ?, ?, ?, ?)',
+      [kind, status, JSON.stringify(request), createdBy, now],
     )) as { insertId: number };
     return {
       id: Number(insertId),
@@ -141,6 +177,37 @@ export class JobsRepository {
     ]);
   }
 
+  /** Records received lines of an import: a line refused is worked already (failed, with its problem). */
+  async addLines(transaction: Queryable, jobId: number, lines: readonly ReceivedLine[]): Promise<void> {
+    if (lines.length === 0) return;
+    await transaction.query('INSERT INTO job_items (job_id, position, external_id, payload, outcome, error, finished_at) VALUES ?', [
+      lines.map((line) => [
+        jobId,
+        line.position,
+        line.externalId,
+        line.payload ?? null,
+        line.error ? 'failed' : null,
+        line.error ? JSON.stringify(line.error) : null,
+        line.error ? new Date() : null,
+      ]),
+    ]);
+  }
+
+  /** Every line of the import is recorded: the job is queued, with its lines counted (the refused ones as failed). */
+  async received(transaction: Queryable, jobId: number, total: number, failed: number): Promise<void> {
+    await transaction.query("UPDATE jobs SET status = 'queued', total = ?, failed = ? WHERE id = ? AND status = 'receiving'", [
+      total,
+      failed,
+      jobId,
+    ]);
+  }
+
+  /** Deletes a job and its items (an import whose body did not arrive whole). */
+  async drop(jobId: number): Promise<void> {
+    await this.dropItems(jobId);
+    await this.database.query('DELETE FROM jobs WHERE id = ?', [jobId]);
+  }
+
   /** Drops a snapshot its replica did not finish (the job starts again from its filter). */
   async dropItems(jobId: number): Promise<void> {
     for (;;) {
@@ -157,14 +224,15 @@ export class JobsRepository {
   /** The next tickets of the job not yet worked, in order. */
   async pending(jobId: number, limit: number): Promise<JobItem[]> {
     const rows = (await this.database.query(
-      'SELECT position, ticket_id, stage, attempts FROM job_items WHERE job_id = ? AND outcome IS NULL ORDER BY position LIMIT ?',
+      'SELECT position, ticket_id, stage, attempts, payload FROM job_items WHERE job_id = ? AND outcome IS NULL ORDER BY position LIMIT ?',
       [jobId, limit],
-    )) as Array<{ position: number; ticket_id: string | number; stage: string | null; attempts: number }>;
+    )) as Array<{ position: number; ticket_id: string | number | null; stage: string | null; attempts: number; payload: string | null }>;
     return rows.map((row) => ({
       position: Number(row.position),
       ticketId: Number(row.ticket_id),
       stage: row.stage,
       attempts: Number(row.attempts),
+      payload: row.payload,
     }));
   }
 
@@ -178,11 +246,22 @@ export class JobsRepository {
     db: Queryable,
     jobId: number,
     position: number,
-    step: { stage?: string; outcome?: 'succeeded' | 'failed'; error?: object },
+    step: { stage?: string; outcome?: 'succeeded' | 'failed'; error?: object; ticketId?: number; action?: string },
   ): Promise<void> {
     await db.query(
-      'UPDATE job_items SET stage = ?, outcome = ?, error = ?, finished_at = IF(? IS NULL, NULL, NOW(3)) WHERE job_id = ? AND position = ?',
-      [step.stage ?? null, step.outcome ?? null, step.error ? JSON.stringify(step.error) : null, step.outcome ?? null, jobId, position],
+      `UPDATE job_items SET stage = ?, outcome = ?, error = ?, finished_at = IF(? IS NULL, NULL, NOW(3)),
+         ticket_id = COALESCE(?, ticket_id), action = COALESCE(?, action)
+       WHERE job_id = ? AND position = ?`,
+      [
+        step.stage ?? null,
+        step.outcome ?? null,
+        step.error ? JSON.stringify(step.error) : null,
+        step.outcome ?? null,
+        step.ticketId ?? null,
+        step.action ?? null,
+        jobId,
+        position,
+      ],
     );
   }
 
@@ -217,37 +296,43 @@ export class JobsRepository {
   }
 
   /** The outcomes of the job's tickets worked so far, in order, a page (one row more than `limit`) after `afterPosition`. */
-  async results(
-    jobId: number,
-    afterPosition: number,
-    limit: number,
-  ): Promise<Array<{ position: number; ticketId: number; outcome: 'succeeded' | 'failed'; error: Record<string, unknown> | null }>> {
+  async results(jobId: number, afterPosition: number, limit: number): Promise<JobResult[]> {
     const rows = (await this.database.query(
-      'SELECT position, ticket_id, outcome, error FROM job_items WHERE job_id = ? AND position > ? AND outcome IS NOT NULL ORDER BY position LIMIT ?',
+      `SELECT position, ticket_id, external_id, action, outcome, error FROM job_items
+        WHERE job_id = ? AND position > ? AND outcome IS NOT NULL ORDER BY position LIMIT ?`,
       [jobId, afterPosition, limit + 1],
-    )) as Array<{ position: number; ticket_id: string | number; outcome: 'succeeded' | 'failed'; error: string | null }>;
+    )) as Array<{
+      position: number;
+      ticket_id: string | number | null;
+      external_id: string | null;
+      action: JobResult['action'];
+      outcome: 'succeeded' | 'failed';
+      error: string | null;
+    }>;
     return rows.map((row) => ({
       position: Number(row.position),
-      ticketId: Number(row.ticket_id),
+      ticketId: row.ticket_id === null ? null : Number(row.ticket_id),
+      externalId: row.external_id,
+      action: row.action,
       outcome: row.outcome,
       error: row.error === null ? null : (JSON.parse(row.error) as Record<string, unknown>),
     }));
   }
 
   /**
-   * Deletes the jobs finished longer ago than the retention, each job's items first in batches (a job may have millions,
-   * more than one statement deletes within its time limit); answers how many jobs.
+   * Deletes the jobs finished longer ago than the retention, and imports whose body stopped arriving a day ago (their
+   * replica stopped while receiving it), each job's items first in batches (a job may have millions, more than one
+   * statement deletes within its time limit); answers how many jobs.
    */
   async purge(retentionMs: number): Promise<number> {
     let purged = 0;
     for (;;) {
-      const expired = (await this.database.query('SELECT id FROM jobs WHERE finished_at < NOW(3) - INTERVAL ? MICROSECOND LIMIT 100', [
-        retentionMs * 1000,
-      ])) as Array<{ id: string | number }>;
-      for (const { id } of expired) {
-        await this.dropItems(Number(id));
-        await this.database.query('DELETE FROM jobs WHERE id = ?', [id]);
-      }
+      const expired = (await this.database.query(
+        `SELECT id FROM jobs WHERE finished_at < NOW(3) - INTERVAL ? MICROSECOND
+         UNION ALL SELECT id FROM jobs WHERE status = 'receiving' AND created_at < NOW(3) - INTERVAL 1 DAY LIMIT 100`,
+        [retentionMs * 1000],
+      )) as Array<{ id: string | number }>;
+      for (const { id } of expired) await this.drop(Number(id));
       purged += expired.length;
       if (expired.length < 100) return purged;
     }

@@ -1,4 +1,4 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, HttpException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AppConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
@@ -17,13 +17,26 @@ import { parseTicketQuery } from '../tickets/query/ticket-query.js';
 import { TicketsService } from '../tickets/tickets.service.js';
 import { filterParameters, type StoredBulkRequest } from './bulk-request.js';
 import { BulkTicketPatch, type BulkRequest } from './dto/bulk-request.dto.js';
-import type { JobResponse, JobResultPageResponse } from './dto/job-response.dto.js';
-import { BulkWorker } from './bulk-worker.js';
-import { JobsRepository, type StoredJob } from './jobs.repository.js';
+import type { ImportReportResponse, JobResponse, JobResultPageResponse } from './dto/job-response.dto.js';
+import { freeOfRequestDeadline } from '../database/request-deadline.js';
+import { bodyLines } from '../imports/ndjson-lines.js';
+import { checkLine } from '../imports/line-checker.js';
+import { ImportsRepository } from '../imports/imports.repository.js';
+import { problemOf } from './item-problem.js';
+import { JobsWorker } from './jobs-worker.js';
+import { JobsRepository, type ReceivedLine, type StoredJob } from './jobs.repository.js';
 import type { KeysetPageRequest } from '../common/paging/keyset-page.js';
 import { encodePosition } from '../common/paging/cursor.js';
 
 const validation = new RequestValidationPipe();
+
+/** The longest line of an import: a ticket with up to a thousand comments of 10,000 characters fits. */
+export const IMPORT_LINE_MAX_BYTES = 16 * 1024 * 1024;
+/** Lines of an import recorded, or looked up for a dry run, at a time. */
+const RECEIVE_BATCH = 500;
+/** Refused lines a dry run lists. */
+const REPORTED_ERRORS = 100;
+const IMPORTS_PATH = '/api/v2/imports';
 
 /** The keys each part of a bulk change may have: any other is a mistake a change of thousands must not pass over. */
 const KNOWN = {
@@ -57,7 +70,7 @@ async function checked<T extends object>(value: unknown, metatype: new () => T, 
 
 /**
  * Jobs, as the API asks for and shows them (docs/api.md#bulk-changes): a bulk change is checked whole when it is asked
- * for (every key known, every value as a PATCH would check it), then recorded as a queued job that BulkWorker works.
+ * for (every key known, every value as a PATCH would check it), then recorded as a queued job that JobsWorker works.
  */
 @Injectable()
 export class JobsService {
@@ -69,7 +82,8 @@ export class JobsService {
     private readonly tickets: TicketsService,
     private readonly fields: FieldsService,
     private readonly idempotency: IdempotencyService,
-    private readonly worker: BulkWorker,
+    private readonly worker: JobsWorker,
+    private readonly imports: ImportsRepository,
     config: ConfigService<AppConfig, true>,
   ) {
     this.sla = config.get('sla.enabled', { infer: true });
@@ -94,6 +108,114 @@ export class JobsService {
       transaction.afterCommit(() => this.worker.wake());
       return answer;
     });
+  }
+
+  /**
+   * An import (docs/import.md): its NDJSON body read a line at a time, each line checked as it arrives. A dry run counts
+   * what the lines would do and names the first refused ones; a real one records each line as an item of a job (a
+   * refused line as failed already), a batch at a time, and queues the job once the body has arrived whole (one that
+   * stops arriving is dropped). No line is held beyond its batch, but every externalId is, to refuse one that repeats.
+   */
+  async createImport(body: AsyncIterable<Buffer>, dryRun: boolean, context: WriteContext): Promise<JobResponse | ImportReportResponse> {
+    if (context.viewer && isRequester(context.viewer)) throw requesterMayNot("import tickets: imports are the desk's");
+    // The body arrives as fast as its client sends it: its statements are bounded each, not by the request's deadline.
+    return freeOfRequestDeadline(() => (dryRun ? this.dryRun(body) : this.receive(body, context)));
+  }
+
+  /** Each line of the body, checked, with its number; a repeated externalId refused, naming the line it repeats. */
+  private async *checkedLines(body: AsyncIterable<Buffer>, now: Date): AsyncGenerator<ReceivedLine & { hash?: string }> {
+    const definitions = await this.fields.definitions();
+    const seen = new Map<string, number>();
+    for await (const line of bodyLines(body, IMPORT_LINE_MAX_BYTES)) {
+      const refused = (error: Error, externalId: string | null): ReceivedLine => ({
+        position: line.number,
+        externalId,
+        error: { ...problemOf(error, IMPORTS_PATH, `Line ${line.number}: `), line: line.number },
+      });
+      if ('tooLong' in line) {
+        yield refused(new BadRequestException(`longer than ${IMPORT_LINE_MAX_BYTES} bytes`), null);
+        continue;
+      }
+      const checked = await checkLine(line.text, definitions, now);
+      if ('error' in checked) {
+        yield refused(
+          checked.error instanceof HttpException ? checked.error : new BadRequestException(checked.error.message),
+          checked.externalId,
+        );
+        continue;
+      }
+      const { externalId } = checked.line;
+      const first = seen.get(externalId);
+      if (first !== undefined) {
+        yield refused(new BadRequestException(`externalId ${JSON.stringify(externalId)} repeats line ${first}`), externalId);
+        continue;
+      }
+      seen.set(externalId, line.number);
+      yield { position: line.number, externalId, payload: JSON.stringify(checked.line), hash: checked.line.hash };
+    }
+  }
+
+  private async dryRun(body: AsyncIterable<Buffer>): Promise<ImportReportResponse> {
+    const report: ImportReportResponse = { dryRun: true, lines: 0, create: 0, update: 0, unchanged: 0, invalid: 0, errors: [] };
+    let batch: Array<{ externalId: string; hash: string }> = [];
+    const count = async () => {
+      const known = await this.imports.hashes(batch.map((line) => line.externalId));
+      for (const { externalId, hash } of batch) {
+        const last = known.get(externalId);
+        if (last === undefined) report.create += 1;
+        else if (last === hash) report.unchanged += 1;
+        else report.update += 1;
+      }
+      batch = [];
+    };
+    for await (const line of this.checkedLines(body, new Date())) {
+      report.lines += 1;
+      if (line.error) {
+        report.invalid += 1;
+        if (report.errors.length < REPORTED_ERRORS)
+          report.errors.push({ line: line.position, externalId: line.externalId, error: line.error as Record<string, unknown> });
+        continue;
+      }
+      batch.push({ externalId: line.externalId!, hash: line.hash! });
+      if (batch.length >= RECEIVE_BATCH) await count();
+    }
+    await count();
+    if (report.lines === 0) throw new BadRequestException('The import has no line: one ticket per line, as JSON');
+    return report;
+  }
+
+  private async receive(body: AsyncIterable<Buffer>, context: WriteContext): Promise<JobResponse> {
+    const now = new Date();
+    const job = await this.database.transaction((transaction) =>
+      this.jobs.insert(transaction, 'import', { patch: {} }, context.actor, now, 'receiving'),
+    );
+    let total = 0;
+    let failed = 0;
+    try {
+      let batch: ReceivedLine[] = [];
+      const record = async () => {
+        const lines = batch;
+        batch = [];
+        await this.database.transaction((transaction) => this.jobs.addLines(transaction, job.id, lines));
+      };
+      for await (const { hash: _hash, ...line } of this.checkedLines(body, now)) {
+        total += 1;
+        if (line.error) failed += 1;
+        batch.push(line);
+        if (batch.length >= RECEIVE_BATCH) await record();
+      }
+      await record();
+      if (total === 0) throw new BadRequestException('The import has no line: one ticket per line, as JSON');
+      await this.database.transaction(async (transaction) => {
+        await this.jobs.received(transaction, job.id, total, failed);
+        transaction.afterCommit(() => this.worker.wake());
+      });
+    } catch (error) {
+      // A body cut short, or none: nothing of it is worked.
+      await this.jobs.drop(job.id).catch(() => undefined);
+      throw error;
+    }
+    return responseOf({ ...job, total, failed });
   }
 
   private async checkedRequest(body: BulkRequest): Promise<StoredBulkRequest> {
@@ -157,7 +279,9 @@ export class JobsService {
     const rows = await this.jobs.results(job.id, page.afterId ?? 0, limit);
     const items = rows.slice(0, limit);
     return {
-      items: items.map(({ ticketId, outcome, error }) => ({ ticketId, outcome, error })),
+      items: items.map(({ position, ticketId, externalId, action, outcome, error }) =>
+        job.kind === 'import' ? { ticketId, line: position, externalId, action, outcome, error } : { ticketId: ticketId!, outcome, error },
+      ),
       nextCursor: rows.length > limit ? encodePosition(page.fingerprint, [items.at(-1)!.position]) : null,
     };
   }

@@ -1,4 +1,4 @@
-/** What a history entry records: a ticket's create, one of its updates (PUT or PATCH), a comment added, an attachment added or deleted, a link added or removed, a merge or its undoing. */
+/** What a history entry records: a ticket's create, one of its updates (PUT or PATCH), a comment added, an attachment added or deleted, a link added or removed, a merge or its undoing, an import from another desk. */
 export enum HistoryAction {
   CREATED = 'CREATED',
   UPDATED = 'UPDATED',
@@ -9,4 +9,5 @@ export enum HistoryAction {
   UNLINKED = 'UNLINKED',
   MERGED = 'MERGED',
   UNMERGED = 'UNMERGED',
+  IMPORTED = 'IMPORTED',
 }

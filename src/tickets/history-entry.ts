@@ -18,6 +18,17 @@ export type HistoryChange =
         sources?: { from: number[] | null; to: number[] | null };
         ccEmails?: { from: string[]; to: string[] };
       };
+    }
+  // A ticket created or updated from an import's line: what changed, as a create's or update's, and how many of its
+  // comments the import has brought in all.
+  | {
+      action: HistoryAction.IMPORTED;
+      changes: TicketChanges & {
+        externalId?: { from: null; to: string };
+        ccEmails?: { from: string[]; to: string[] };
+        tags?: { from: string[]; to: string[] };
+        importedComments?: { from: number; to: number };
+      } & Record<`fields.${string}`, unknown>;
     };
 
 /** What every entry holds besides its action and changes. */

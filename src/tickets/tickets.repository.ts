@@ -42,7 +42,7 @@ interface InsertResult {
   insertId: number | string;
 }
 
-/** A new ticket's row: its fields and the time of its create. */
+/** A new ticket's row: its fields (its times among them) and the time of its create. */
 export interface NewTicketRow {
   fields: Omit<TicketResponse, 'id'>;
   now: Date;
@@ -213,16 +213,16 @@ export class TicketsRepository {
   async insertAll(transaction: Queryable, pending: readonly NewTicketRow[]): Promise<TicketResponse[]> {
     const inserted = (await transaction.query(
       pending.map(() => INSERT_TICKET).join(';\n'),
-      pending.flatMap(({ fields, now }) => [
+      pending.flatMap(({ fields }) => [
         fields.title,
         fields.description,
         fields.status,
         fields.priority,
         fields.requesterEmail,
         fields.assignedTo,
-        now,
-        now,
-        null,
+        fields.createdAt,
+        fields.updatedAt,
+        fields.resolvedAt,
       ]),
     )) as InsertResult | InsertResult[];
     return (Array.isArray(inserted) ? inserted : [inserted]).map(({ insertId }, i) => ({ id: Number(insertId), ...pending[i].fields }));

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { JOB_STATUSES, type JobStatus } from '../job-status.js';
 import { ProblemDetailResponse } from '../../common/errors/problem-detail-response.dto.js';
 
@@ -7,8 +7,8 @@ export class JobResponse {
   @ApiProperty({ example: 31 })
   id: number;
 
-  @ApiProperty({ enum: ['bulk'], example: 'bulk' })
-  kind: 'bulk';
+  @ApiProperty({ enum: ['bulk', 'import'], example: 'bulk' })
+  kind: 'bulk' | 'import';
 
   @ApiProperty({ enum: JOB_STATUSES, example: 'running' })
   status: JobStatus;
@@ -16,15 +16,15 @@ export class JobResponse {
   @ApiProperty({
     type: Number,
     nullable: true,
-    description: 'How many tickets it works on; null until it has started (a filter is read then)',
+    description: "How many tickets (an import's: lines) it works on; null until a bulk change has started (a filter is read then)",
     example: 10000,
   })
   total: number | null;
 
-  @ApiProperty({ description: 'Tickets changed', example: 4200 })
+  @ApiProperty({ description: "Tickets changed (an import's: lines written or found unchanged)", example: 4200 })
   done: number;
 
-  @ApiProperty({ description: 'Tickets whose change was refused (see the results)', example: 3 })
+  @ApiProperty({ description: "Tickets whose change was refused (an import's: lines refused), see the results", example: 3 })
   failed: number;
 
   @ApiProperty({ type: String, format: 'date-time' })
@@ -42,8 +42,26 @@ export class JobResponse {
 }
 
 export class JobResultResponse {
-  @ApiProperty({ example: 42 })
-  ticketId: number;
+  @ApiProperty({ type: Number, nullable: true, example: 42, description: "The ticket; an import's line refused before it wrote one: null" })
+  ticketId: number | null;
+
+  @ApiPropertyOptional({ description: "An import's: the line's number in the body (from 1)", example: 7 })
+  line?: number;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: "An import's: the line's externalId (null if it had none)",
+    example: 'zd-4711',
+  })
+  externalId?: string | null;
+
+  @ApiPropertyOptional({
+    enum: ['created', 'updated', 'unchanged'],
+    nullable: true,
+    description: "An import's line that succeeded: whether it created its ticket, updated it, or found it as the line says",
+  })
+  action?: 'created' | 'updated' | 'unchanged' | null;
 
   @ApiProperty({ enum: ['succeeded', 'failed'] })
   outcome: 'succeeded' | 'failed';
@@ -62,4 +80,40 @@ export class JobResultPageResponse {
 
   @ApiProperty({ type: String, nullable: true })
   nextCursor: string | null;
+}
+
+/** A refused line of an import, as a dry run reports it: the line, its externalId, and why (problem+json). */
+export class ImportLineErrorResponse {
+  @ApiProperty({ example: 7 })
+  line: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'zd-4711' })
+  externalId: string | null;
+
+  @ApiProperty({ type: ProblemDetailResponse })
+  error: Record<string, unknown>;
+}
+
+/** What an import would do (POST /api/v2/imports?dryRun=true): nothing is written. */
+export class ImportReportResponse {
+  @ApiProperty({ example: true })
+  dryRun: true;
+
+  @ApiProperty({ description: 'Lines with a ticket (blank lines are not counted)', example: 10000 })
+  lines: number;
+
+  @ApiProperty({ description: 'Lines that would create a ticket', example: 9990 })
+  create: number;
+
+  @ApiProperty({ description: 'Lines that would update the ticket their externalId became', example: 4 })
+  update: number;
+
+  @ApiProperty({ description: 'Lines as they were last imported: nothing to do', example: 3 })
+  unchanged: number;
+
+  @ApiProperty({ description: 'Lines refused', example: 3 })
+  invalid: number;
+
+  @ApiProperty({ type: [ImportLineErrorResponse], description: 'The first 100 refused lines, in order' })
+  errors: ImportLineErrorResponse[];
 }

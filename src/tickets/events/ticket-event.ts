@@ -6,7 +6,7 @@ export type TicketEventType = 'CREATED' | 'UPDATED';
 
 /** Kinds added later; each has a routing key of its own that the v1 binding does not match (decision 26). */
 export type LaterTicketEventType =
-  'DELETED' | 'COMMENT_ADDED' | 'ATTACHMENT_ADDED' | 'ATTACHMENT_DELETED' | 'LINKED' | 'UNLINKED' | 'MERGED' | 'UNMERGED';
+  'DELETED' | 'COMMENT_ADDED' | 'ATTACHMENT_ADDED' | 'ATTACHMENT_DELETED' | 'LINKED' | 'UNLINKED' | 'MERGED' | 'UNMERGED' | 'IMPORTED';
 
 export type AnyTicketEventType = TicketEventType | LaterTicketEventType;
 
@@ -23,6 +23,7 @@ export const TICKET_EVENT_ROUTING_KEYS: Readonly<Record<LaterTicketEventType, st
   UNLINKED: 'ticket.unlinked',
   MERGED: 'ticket.merged',
   UNMERGED: 'ticket.unmerged',
+  IMPORTED: 'ticket.imported',
 };
 
 interface EventEnvelope<T extends AnyTicketEventType> {
@@ -61,6 +62,19 @@ export interface LinkEvent extends EventEnvelope<'LINKED' | 'UNLINKED'> {
 /** A merge or its undoing, one event for the target and one for each source: which tickets were merged into which. */
 export interface MergeEvent extends EventEnvelope<'MERGED' | 'UNMERGED'> {
   merge: { targetId: number; sourceIds: number[] };
+}
+
+/**
+ * A ticket written by an import (docs/import.md), created or updated from its line: the ticket as the import left it
+ * and what the line was. Never CREATED or UPDATED, so that consumers of RABBITMQ_ROUTING_KEY are not flooded.
+ */
+export interface ImportEvent extends EventEnvelope<'IMPORTED'> {
+  ticket: EventTicket;
+  import: { externalId: string; action: 'created' | 'updated' };
+}
+
+export function importEvent(ticket: EventTicket, imported: ImportEvent['import'], occurredAt: Date): ImportEvent {
+  return { eventId: randomUUID(), eventType: 'IMPORTED', occurredAt, ticketId: ticket.id, ticket, import: imported };
 }
 
 export function mergeEvent(eventType: 'MERGED' | 'UNMERGED', ticketId: number, merge: MergeEvent['merge'], occurredAt: Date): MergeEvent {

@@ -6,8 +6,7 @@ import { Database } from '../database/database.js';
 import { PeriodicWorker } from '../database/periodic-worker.js';
 import { workerOwner } from '../database/worker-owner.js';
 import type { WriteContext } from '../common/context/write-context.js';
-import { mapError } from '../common/errors/error-mapping.js';
-import { problemDetails } from '../common/errors/problem-details.js';
+import { problemOf } from './item-problem.js';
 import { describeError } from '../common/errors/describe-error.js';
 import { CommentsService } from '../comments/comments.service.js';
 import type { CommentVisibility } from '../comments/comment-visibility.enum.js';
@@ -16,6 +15,8 @@ import { canonicalTags, changedTags } from '../tags/tags.js';
 import type { TicketPatch } from '../tickets/dto/ticket-patch.dto.js';
 import { parseTicketQuery } from '../tickets/query/ticket-query.js';
 import { TicketsRepository } from '../tickets/tickets.repository.js';
+import type { ImportLine } from '../imports/import-line.js';
+import { TicketImporter } from '../imports/ticket-importer.js';
 import { type TicketPartsWrite, TicketsService } from '../tickets/tickets.service.js';
 import { finalStatus } from './job-status.js';
 import { type ClaimedJob, type JobItem, JobLeaseLost, JobsRepository } from './jobs.repository.js';
@@ -34,24 +35,17 @@ const ATTEMPTS = 3;
 /** Purges of finished jobs, at most one per this interval. */
 const PURGE_INTERVAL_MS = 60 * 60_000;
 
-/** A failure as problem+json says it, for the ticket at `instance`. */
-function problemOf(error: unknown, instance: string, preface = ''): Record<string, unknown> {
-  const mapped = mapError(error);
-  return {
-    ...problemDetails(mapped.status, instance, `${preface}${mapped.message ?? ''}`.trim() || undefined, mapped.errors, mapped.problem),
-  };
-}
-
 /**
- * Works bulk jobs (docs/api.md#bulk-changes), one at a time per replica, under the job's lease (decision 29). Each
- * ticket is changed by the tickets' own PATCH, in its own transaction, and its item's outcome (with the lease's fence
- * and the job's counts) is recorded in that same transaction: a job that another replica takes over goes on from the
- * first ticket not recorded, and never changes one twice. A refused change (a 4xx) is the item's outcome; a failure of
- * the service's own (the database away) ends the pass and is tried again, up to ATTEMPTS times for one ticket.
+ * Works jobs, one at a time per replica, under the job's lease (decision 29): bulk changes (docs/api.md#bulk-changes),
+ * each ticket changed by the tickets' own PATCH, and imports (docs/import.md), each line written by TicketImporter.
+ * Each item is worked in its own transaction, and its outcome (with the lease's fence and the job's counts) is
+ * recorded in that same transaction: a job that another replica takes over goes on from the first item not recorded,
+ * and never works one twice. A refused write (a 4xx) is the item's outcome; a failure of the service's own (the
+ * database away) ends the pass and is tried again, up to ATTEMPTS times for one item.
  */
 @Injectable()
-export class BulkWorker implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(BulkWorker.name);
+export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(JobsWorker.name);
   private readonly owner = workerOwner();
   private readonly settings: TicketsConfig['jobs'];
   private readonly sla: boolean;
@@ -65,11 +59,12 @@ export class BulkWorker implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly tickets: TicketsService,
     private readonly ticketRows: TicketsRepository,
     private readonly comments: CommentsService,
+    private readonly importer: TicketImporter,
     config: ConfigService<AppConfig, true>,
   ) {
     this.settings = config.get('tickets', { infer: true }).jobs;
     this.sla = config.get('sla.enabled', { infer: true });
-    this.worker = new PeriodicWorker({ name: BulkWorker.name, intervalMs: this.settings.pollIntervalMs, pass: () => this.pass() });
+    this.worker = new PeriodicWorker({ name: JobsWorker.name, intervalMs: this.settings.pollIntervalMs, pass: () => this.pass() });
   }
 
   onApplicationBootstrap(): void {
@@ -173,7 +168,36 @@ export class BulkWorker implements OnApplicationBootstrap, OnApplicationShutdown
     await this.jobs.finish(job, 'cancelled');
   }
 
-  private async workOne(job: ClaimedJob, item: JobItem): Promise<void> {
+  /** A refused write is the item's outcome; another failure is tried again (the pass ends), until ATTEMPTS. */
+  private async refused(job: ClaimedJob, item: JobItem, error: unknown, instance: string, preface = ''): Promise<void> {
+    if (error instanceof JobLeaseLost) throw error;
+    const ours = !(error instanceof HttpException) || error.getStatus() >= 500;
+    if (ours && item.attempts + 1 < ATTEMPTS) {
+      await this.jobs.countAttempt(job.id, item.position);
+      throw error;
+    }
+    if (ours) this.logger.error(`Job ${job.id}: item ${item.position} given up after ${ATTEMPTS} attempts: ${describeError(error)}`);
+    await this.failed(job, item, problemOf(error, instance, preface));
+  }
+
+  private workOne(job: ClaimedJob, item: JobItem): Promise<void> {
+    return job.kind === 'import' ? this.importOne(job, item) : this.changeOne(job, item);
+  }
+
+  /** An import's line: written, and its outcome recorded, in one transaction. */
+  private async importOne(job: ClaimedJob, item: JobItem): Promise<void> {
+    const line = JSON.parse(item.payload!) as ImportLine;
+    try {
+      await this.importer.write(line, job.createdAt, job.createdBy, async (transaction, outcome) => {
+        await this.jobs.fence(transaction, job, this.settings.leaseTtlMs, { done: 1 });
+        await this.jobs.record(transaction, job.id, item.position, { outcome: 'succeeded', ...outcome });
+      });
+    } catch (error) {
+      await this.refused(job, item, error, `/api/v2/jobs/${job.id}/results`, `Line ${item.position}: `);
+    }
+  }
+
+  private async changeOne(job: ClaimedJob, item: JobItem): Promise<void> {
     const { patch, comment } = job.request;
     const { ccEmails, tags, fields, ...ticketFields } = patch as Record<string, unknown>;
     const changes = Object.keys(patch).length > 0;
@@ -186,17 +210,7 @@ export class BulkWorker implements OnApplicationBootstrap, OnApplicationShutdown
         await this.jobs.record(transaction, job.id, item.position, last ? { outcome: 'succeeded' } : { stage: 'changed' });
       },
     });
-    /** A refused write is the item's outcome; another failure is tried again (the pass ends), until ATTEMPTS. */
-    const refused = async (error: unknown, preface = '') => {
-      if (error instanceof JobLeaseLost) throw error;
-      const ours = !(error instanceof HttpException) || error.getStatus() >= 500;
-      if (ours && item.attempts + 1 < ATTEMPTS) {
-        await this.jobs.countAttempt(job.id, item.position);
-        throw error;
-      }
-      if (ours) this.logger.error(`Job ${job.id}: ticket ${item.ticketId} given up after ${ATTEMPTS} attempts: ${describeError(error)}`);
-      await this.failed(job, item, problemOf(error, instance, preface));
-    };
+    const refused = (error: unknown, preface = '') => this.refused(job, item, error, instance, preface);
     if (changes && item.stage !== 'changed') {
       const tagChange = tags as { add?: string[] | null; remove?: string[] | null } | null | undefined;
       const parts: TicketPartsWrite = {

@@ -1,0 +1,297 @@
+import { randomBytes } from 'node:crypto';
+import { EventConsumer } from '../support/event-consumer.js';
+import { connectToDatabase, useOwnDatabase } from '../support/database.js';
+import { expectProblem } from '../support/problem-json.js';
+import { asHttpResponse } from '../support/supertest-response.js';
+import { useTestApp } from '../support/test-app.js';
+import { waitUntil } from '../support/waits.js';
+import { slaPolicyEnv } from '../support/sla-policy.js';
+import { SmtpReceiver } from '../support/smtp-receiver.js';
+import { buildTicketRequest } from '../support/ticket-factory.js';
+
+type Json = Record<string, any>;
+
+// Its own: its tickets are counted by externalId prefix, and a 10,000-line import leaves its jobs behind.
+const database = useOwnDatabase('imports');
+const NDJSON = 'application/x-ndjson';
+const GOALS = { firstResponse: 'PT1H', resolution: 'PT10H' };
+const receiver = await SmtpReceiver.start();
+afterAll(() => receiver.stop());
+
+/** A line of an import, with what every line needs; `overrides` replace or (undefined) drop members. */
+const line = (externalId: string, overrides: Json = {}): Json => {
+  const base: Json = {
+    externalId,
+    title: `Printer on floor 3 jams (${externalId})`,
+    description: 'Paper jams on every second page.',
+    status: 'OPEN',
+    priority: 'MEDIUM',
+    requesterEmail: 'dana@example.com',
+    createdAt: '2023-04-03T08:15:00Z',
+    ...overrides,
+  };
+  return Object.fromEntries(Object.entries(base).filter(([, value]) => value !== undefined));
+};
+const ndjson = (lines: Array<Json | string>) =>
+  lines.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join('\n') + '\n';
+
+/** Imports from another desk (docs/import.md), against the real servers. */
+describe('Import', () => {
+  // SLA and mail on: an imported ticket starts no clock and sends no mail where a created one does both.
+  const testApp = useTestApp({
+    env: {
+      DB_DATABASE: database,
+      JOBS_POLL_INTERVAL: '100ms',
+      JOBS_LEASE_TTL: '2s',
+      ...slaPolicyEnv({ LOW: GOALS, MEDIUM: GOALS, HIGH: GOALS, CRITICAL: GOALS }),
+      MAIL_SMTP_URL: receiver.url,
+      MAIL_FROM: 'IT Support <support@desk.test>',
+      MAIL_REPLY_SECRET: 'a-reply-secret-for-the-tests-only',
+      MAIL_SEND_POLL_INTERVAL_MS: '100',
+    },
+  });
+  let consumer: EventConsumer;
+  let v1: EventConsumer;
+
+  const post = (body: string, query = '') => testApp.http.post(`/api/v2/imports${query}`).set('Content-Type', NDJSON).send(body);
+  const job = async (id: number): Promise<Json> => (await testApp.http.get(`/api/v2/jobs/${id}`).expect(200)).body;
+  const finished = async (id: number, timeoutMs = 60_000): Promise<Json> => {
+    await waitUntil(async () => (await job(id)).finishedAt !== null, timeoutMs, `job ${id} finished`);
+    return job(id);
+  };
+  const results = async (id: number): Promise<Json[]> => {
+    const items: Json[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `limit=500&cursor=${encodeURIComponent(cursor)}` : 'limit=500';
+      const page: { body: Json } = await testApp.http.get(`/api/v2/jobs/${id}/results?${query}`).expect(200);
+      items.push(...page.body.items);
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    return items;
+  };
+  /** Imports `lines` and waits for its job: the job and its results. */
+  const imported = async (lines: Array<Json | string>): Promise<{ job: Json; results: Json[] }> => {
+    const accepted = await post(ndjson(lines)).expect(202);
+    expect(accepted.headers.location).toBe(`/api/v2/jobs/${accepted.body.id}`);
+    return { job: await finished(accepted.body.id), results: await results(accepted.body.id) };
+  };
+  const ticket = async (id: number): Promise<Json> => (await testApp.http.get(`/api/v2/tickets/${id}`).expect(200)).body;
+  const history = async (id: number): Promise<Json[]> => (await testApp.http.get(`/api/v2/tickets/${id}/history`).expect(200)).body.items;
+  const comments = async (id: number): Promise<Json[]> => (await testApp.http.get(`/api/v2/tickets/${id}/comments`).expect(200)).body.items;
+  const prefix = () => `zd-${randomBytes(3).toString('hex')}-`;
+
+  beforeAll(async () => {
+    consumer = await EventConsumer.bound('ticket.#');
+    v1 = await EventConsumer.start();
+  });
+  afterAll(async () => {
+    await consumer.stop();
+    await v1.stop();
+  });
+
+  it('creates each line’s ticket with its own times, tags, fields and comments, and publishes IMPORTED, never CREATED', async () => {
+    await testApp.http
+      .post('/api/v2/fields')
+      .send({ key: 'site', label: 'Site', type: 'enum', options: ['berlin', 'lisbon'], required: true })
+      .expect(201);
+    const id = prefix();
+    const { job: done, results: lines } = await imported([
+      line(`${id}1`, {
+        status: 'RESOLVED',
+        priority: 'HIGH',
+        assignedTo: 'kim',
+        ccEmails: ['Olaf@Example.com'],
+        tags: ['Printer', 'floor-3'],
+        fields: { site: 'berlin' },
+        updatedAt: '2023-04-05T10:00:00Z',
+        resolvedAt: '2023-04-04T16:30:00+02:00',
+        comments: [
+          { externalId: 'c1', author: 'dana@example.com', body: 'It jams again.', createdAt: '2023-04-03T09:00:00Z' },
+          { author: 'kim', body: 'Ordered a new roller.', visibility: 'INTERNAL', createdAt: '2023-04-04T08:00:00Z' },
+        ],
+      }),
+      '',
+      // No field is required of an imported ticket: the desk's past predates its rules.
+      line(`${id}2`, { createdAt: undefined }),
+      line(`${id}3`, { priority: 'URGENT', tags: ['bad tag!'] }),
+      '{"externalId": "broken',
+    ]);
+    expect(done).toMatchObject({ kind: 'import', status: 'partially_succeeded', total: 4, done: 2, failed: 2 });
+    expect(lines.map(({ line: number, externalId, action, outcome }) => [number, externalId, action, outcome])).toEqual([
+      [1, `${id}1`, 'created', 'succeeded'],
+      [3, `${id}2`, 'created', 'succeeded'],
+      [4, `${id}3`, null, 'failed'],
+      [5, null, null, 'failed'],
+    ]);
+    expect(lines[2].ticketId).toBeNull();
+    expect(lines[2].error).toMatchObject({ status: 400, line: 4, instance: '/api/v2/imports' });
+    expect(lines[2].error.errors.map((error: Json) => error.field).sort()).toEqual(['priority', 'tags']);
+    expect(lines[3].error).toMatchObject({ status: 400, line: 5 });
+    expect(lines[3].error.detail).toMatch(/^Line 5: Not JSON/);
+
+    const first = await ticket(lines[0].ticketId);
+    expect(first).toMatchObject({
+      status: 'RESOLVED',
+      priority: 'HIGH',
+      assignedTo: 'kim',
+      ccEmails: ['olaf@example.com'],
+      tags: ['floor-3', 'printer'],
+      fields: { site: 'berlin' },
+      createdAt: '2023-04-03T08:15:00.000Z',
+      updatedAt: '2023-04-05T10:00:00.000Z',
+      resolvedAt: '2023-04-04T14:30:00.000Z',
+    });
+    expect((await comments(first.id)).map((item) => [item.author, item.body, item.visibility, item.createdAt])).toEqual([
+      ['dana@example.com', 'It jams again.', 'PUBLIC', '2023-04-03T09:00:00.000Z'],
+      ['kim', 'Ordered a new roller.', 'INTERNAL', '2023-04-04T08:00:00.000Z'],
+    ]);
+    const entries = await history(first.id);
+    expect(entries.map((entry) => entry.action)).toEqual(['IMPORTED']);
+    expect(entries[0].changes).toMatchObject({
+      externalId: { from: null, to: `${id}1` },
+      status: { from: null, to: 'RESOLVED' },
+      tags: { from: [], to: ['floor-3', 'printer'] },
+      'fields.site': { from: null, to: 'berlin' },
+      importedComments: { from: 0, to: 2 },
+    });
+    // Without a createdAt, a line with no other time is created when the import was received.
+    const second = await ticket(lines[1].ticketId);
+    expect(Date.parse(second.createdAt)).toBeGreaterThanOrEqual(Date.parse(done.createdAt));
+    expect(second.updatedAt).toBe(second.createdAt);
+
+    await consumer.waitFor(() => [first.id, second.id].every((ticketId) => consumer.typesFor(ticketId).length >= 1));
+    expect(consumer.typesFor(first.id)).toEqual(['IMPORTED']);
+    const [event] = consumer.forTicket(first.id);
+    expect(event.fields.routingKey).toBe('ticket.imported');
+    expect(JSON.parse(event.content.toString())).toMatchObject({
+      eventType: 'IMPORTED',
+      ticketId: first.id,
+      ticket: { status: 'RESOLVED', tags: ['floor-3', 'printer'], fields: { site: 'berlin' } },
+      import: { externalId: `${id}1`, action: 'created' },
+    });
+    // The change feed has it; the v1 routing key never carries it (a v1 consumer is not flooded by a migration).
+    const feed = (await testApp.http.get(`/api/v2/changes?since=${encodeURIComponent(done.createdAt)}`).expect(200)).body;
+    expect(feed.items.filter((item: Json) => item.ticketId === first.id).map((item: Json) => item.eventType)).toEqual(['IMPORTED']);
+    expect(v1.forTicket(first.id)).toEqual([]);
+    // Neither an SLA clock nor a mail: what is imported happened elsewhere. A ticket created after them, by the same
+    // requester, has both (its acknowledgement is mailed once the notifier has read past the imports' changes).
+    const created = (
+      await testApp.http
+        .post('/api/v2/tickets')
+        .send({ ...buildTicketRequest({ requesterEmail: 'dana@example.com' }), fields: { site: 'lisbon' } })
+        .expect(201)
+    ).body;
+    await receiver.waitFor('dana@example.com');
+    // The v1 consumer sees the ticket created after them, so it has read past them.
+    await v1.waitFor(() => v1.typesFor(created.id).length === 1);
+    expect(v1.forTicket(first.id)).toEqual([]);
+    const db = await connectToDatabase({ database });
+    const count = async (table: string, ids: number[]) =>
+      Number(((await db.query(`SELECT COUNT(*) AS n FROM ${table} WHERE ticket_id IN (?)`, [ids]))[0] as Json[])[0].n);
+    try {
+      expect(await count('ticket_sla_clocks', [created.id])).toBeGreaterThan(0);
+      expect(await count('mail_notifications', [created.id])).toBe(1);
+      expect(await count('ticket_sla_clocks', [first.id, second.id])).toBe(0);
+      expect(await count('mail_notifications', [first.id, second.id])).toBe(0);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('imports the same file again without a change, and an edited line as an update with only its new comments', async () => {
+    const id = prefix();
+    const comment = { externalId: 'c1', author: 'dana@example.com', body: 'Still broken.', createdAt: '2023-05-01T09:00:00Z' };
+    const lines = [line(`${id}1`, { comments: [comment] }), line(`${id}2`)];
+    const once = await imported(lines);
+    expect(once.results.map((item) => item.action)).toEqual(['created', 'created']);
+    const [a, b] = once.results.map((item) => item.ticketId as number);
+    const before = [await ticket(a), await ticket(b)];
+
+    const again = await imported(lines);
+    expect(again.job).toMatchObject({ status: 'succeeded', done: 2, failed: 0 });
+    expect(again.results.map((item) => [item.ticketId, item.action])).toEqual([
+      [a, 'unchanged'],
+      [b, 'unchanged'],
+    ]);
+    expect([await ticket(a), await ticket(b)]).toEqual(before);
+    expect((await history(a)).length).toBe(1);
+
+    const edited = line(`${id}1`, {
+      status: 'CLOSED',
+      updatedAt: '2023-05-02T12:00:00Z',
+      comments: [comment, { author: 'kim', body: 'Replaced the roller.', createdAt: '2023-05-02T11:00:00Z' }],
+    });
+    const third = await imported([edited, lines[1]]);
+    expect(third.results.map((item) => [item.ticketId, item.action])).toEqual([
+      [a, 'updated'],
+      [b, 'unchanged'],
+    ]);
+    expect(await ticket(a)).toMatchObject({
+      status: 'CLOSED',
+      createdAt: before[0].createdAt,
+      updatedAt: '2023-05-02T12:00:00.000Z',
+      resolvedAt: '2023-05-02T12:00:00.000Z',
+    });
+    expect((await comments(a)).map((item) => item.body)).toEqual(['Still broken.', 'Replaced the roller.']);
+    const entries = await history(a);
+    expect(entries.map((entry) => entry.action)).toEqual(['IMPORTED', 'IMPORTED']);
+    expect(entries[1].changes).toEqual({
+      status: { from: 'OPEN', to: 'CLOSED' },
+      updatedAt: { from: before[0].updatedAt, to: '2023-05-02T12:00:00.000Z' },
+      resolvedAt: { from: null, to: '2023-05-02T12:00:00.000Z' },
+      importedComments: { from: 1, to: 2 },
+    });
+    await consumer.waitFor(() => consumer.typesFor(a).length >= 2);
+    expect(consumer.forTicket(a).map((message) => JSON.parse(message.content.toString()).import.action)).toEqual(['created', 'updated']);
+    expect(consumer.typesFor(b)).toEqual(['IMPORTED']);
+  });
+
+  it('answers a dry run with what the import would do and its refused lines, writing nothing', async () => {
+    const id = prefix();
+    const known = line(`${id}known`);
+    await imported([known]);
+    const body = ndjson([
+      known,
+      line(`${id}known`.replace('known', 'edit'), { title: 'New' }),
+      { ...line(`${id}x`), createdAt: '2023-04-03T08:15:00' },
+      line(`${id}known`, { title: 'Repeat' }),
+      line(`${id}y`, { resolvedAt: '2023-04-04T00:00:00Z', comments: [{ body: '', createdAt: 'yesterday' }], colour: 'red' }),
+    ]);
+    const report = (await post(body, '?dryRun=true').expect(200)).body;
+    expect(report).toMatchObject({ dryRun: true, lines: 5, create: 1, update: 0, unchanged: 1, invalid: 3 });
+    expect(report.errors.map((error: Json) => [error.line, error.externalId])).toEqual([
+      [3, `${id}x`],
+      [4, `${id}known`],
+      [5, `${id}y`],
+    ]);
+    expect(report.errors[1].error.detail).toBe(`Line 4: externalId "${id}known" repeats line 1`);
+    expect(report.errors[2].error.errors.map((error: Json) => error.field).sort()).toEqual([
+      'colour',
+      'comments[0].body',
+      'comments[0].createdAt',
+      'resolvedAt',
+    ]);
+    const db = await connectToDatabase({ database });
+    try {
+      const [rows] = await db.query('SELECT COUNT(*) AS n FROM ticket_imports WHERE external_id LIKE ?', [`${id}%`]);
+      expect(Number((rows as Json[])[0].n)).toBe(1);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('refuses a body that is not NDJSON, one without a line, and a bad dryRun, with a problem', async () => {
+    expectProblem(asHttpResponse(await testApp.http.post('/api/v2/imports').send([line('a')])), 415);
+    expectProblem(asHttpResponse(await post('\n\n')), 400);
+    expectProblem(asHttpResponse(await post(ndjson([line('a')]), '?dryRun=yes')), 400);
+    const db = await connectToDatabase({ database });
+    try {
+      // A body refused whole leaves no job behind.
+      const [rows] = await db.query("SELECT COUNT(*) AS n FROM jobs WHERE status = 'receiving'");
+      expect(Number((rows as Json[])[0].n)).toBe(0);
+    } finally {
+      await db.end();
+    }
+  });
+});
