@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { Database } from '../database/database.js';
+import type { TransactionWrites } from '../database/transaction.js';
 import type { Queryable } from '../database/statement-batch.js';
 import { type KeysetPageRequest, keysetSql } from '../common/paging/keyset-page.js';
 import type { CommentVisibility } from './comment-visibility.enum.js';
@@ -37,6 +38,18 @@ export class CommentsRepository {
       [ticketId, fields.body, fields.author, fields.visibility, now],
     )) as { insertId: number | string };
     return Number(insertId);
+  }
+
+  /** Inserts comments of one ticket, each with its own time, among the writes of the caller's transaction (an import's). */
+  async insertAll(
+    writes: TransactionWrites,
+    ticketId: number,
+    comments: ReadonlyArray<CommentFields & { createdAt: Date }>,
+  ): Promise<void> {
+    if (comments.length === 0) return;
+    await writes.query('INSERT INTO ticket_comments (ticket_id, body, author, visibility, created_at) VALUES ?', [
+      comments.map((comment) => [ticketId, comment.body, comment.author, comment.visibility, comment.createdAt]),
+    ]);
   }
 
   /** The ticket's comments (those merged into it too) of the page's id range (one more than its limit, see keysetSql). */

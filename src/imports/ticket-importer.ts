@@ -61,7 +61,8 @@ export class TicketImporter {
         return outcome;
       }
       const now = new Date();
-      const definitions = await this.fields.definitionsForWrite(transaction);
+      // A line without values, creating its ticket, needs no definition (an import requires none).
+      const definitions = known || Object.keys(line.fields).length > 0 ? await this.fields.definitionsForWrite(transaction) : [];
       const checked = applyFieldValues(definitions, line.fields, 'import');
       if (!checked.values) throw invalidFields('importLine', checked.problems);
       const times = importTimes(line, receivedAt);
@@ -96,12 +97,13 @@ export class TicketImporter {
       // Comments it brought before stay as they are (an import never deletes); those it did not have are added.
       const keys = known?.commentKeys ?? [];
       const added = line.comments.filter((comment) => !keys.includes(comment.key));
-      for (const comment of added) {
-        const { author, body, visibility } = comment;
-        await this.comments.insert(transaction, String(id), { author, body, visibility }, new Date(comment.createdAt));
-      }
+      await this.comments.insertAll(
+        transaction.later,
+        id,
+        added.map(({ author, body, visibility, createdAt }) => ({ author, body, visibility, createdAt: new Date(createdAt) })),
+      );
       const commentKeys = [...keys, ...added.map((comment) => comment.key)];
-      await this.imports.save(transaction, line.externalId, { ticketId: id, hash: line.hash, commentKeys }, !known, now);
+      await this.imports.save(transaction.later, line.externalId, { ticketId: id, hash: line.hash, commentKeys }, !known, now);
       const fieldKeys = [...new Set([...Object.keys(fieldsBefore), ...Object.keys(checked.values)])];
       await this.history.record(transaction.later, {
         ticketId: id,

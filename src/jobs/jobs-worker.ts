@@ -190,7 +190,7 @@ export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown
     try {
       await this.importer.write(line, job.createdAt, job.createdBy, async (transaction, outcome) => {
         await this.jobs.fence(transaction, job, this.settings.leaseTtlMs, { done: 1 });
-        await this.jobs.record(transaction, job.id, item.position, { outcome: 'succeeded', ...outcome });
+        await this.jobs.record(transaction.later, job.id, item.position, { outcome: 'succeeded', ...outcome });
       });
     } catch (error) {
       await this.refused(job, item, error, `/api/v2/jobs/${job.id}/results`, `Line ${item.position}: `);

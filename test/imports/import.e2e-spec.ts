@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { EventConsumer } from '../support/event-consumer.js';
 import { connectToDatabase, useOwnDatabase } from '../support/database.js';
@@ -79,6 +80,13 @@ describe('Import', () => {
   const ticket = async (id: number): Promise<Json> => (await testApp.http.get(`/api/v2/tickets/${id}`).expect(200)).body;
   const history = async (id: number): Promise<Json[]> => (await testApp.http.get(`/api/v2/tickets/${id}/history`).expect(200)).body.items;
   const comments = async (id: number): Promise<Json[]> => (await testApp.http.get(`/api/v2/tickets/${id}/comments`).expect(200)).body.items;
+  /** A required enum field `site`, defined by the first test that needs it. */
+  const defineSite = async () => {
+    const response = await testApp.http
+      .post('/api/v2/fields')
+      .send({ key: 'site', label: 'Site', type: 'enum', options: ['berlin', 'lisbon'], required: true });
+    expect([201, 409]).toContain(response.status);
+  };
   const prefix = () => `zd-${randomBytes(3).toString('hex')}-`;
 
   beforeAll(async () => {
@@ -91,10 +99,7 @@ describe('Import', () => {
   });
 
   it('creates each line’s ticket with its own times, tags, fields and comments, and publishes IMPORTED, never CREATED', async () => {
-    await testApp.http
-      .post('/api/v2/fields')
-      .send({ key: 'site', label: 'Site', type: 'enum', options: ['berlin', 'lisbon'], required: true })
-      .expect(201);
+    await defineSite();
     const id = prefix();
     const { job: done, results: lines } = await imported([
       line(`${id}1`, {
@@ -279,6 +284,97 @@ describe('Import', () => {
     } finally {
       await db.end();
     }
+  });
+
+  it('imports 10,000 lines with comments, and the same file again as nothing new; an edited file updates its edited lines only', async () => {
+    const id = prefix();
+    const lines = Array.from({ length: 10_000 }, (_, i) =>
+      line(`${id}${i}`, {
+        tags: [`batch-${i % 7}`],
+        comments: [
+          { author: 'dana@example.com', body: `Line ${i}: still jams.`, createdAt: '2023-04-03T09:00:00Z' },
+          { externalId: `c-${i}`, author: 'kim', body: 'Looking into it.', visibility: 'INTERNAL', createdAt: '2023-04-03T10:00:00Z' },
+        ],
+      }),
+    );
+    const body = ndjson(lines);
+    const dry = (await post(body, '?dryRun=true').expect(200)).body;
+    expect(dry).toMatchObject({ lines: 10_000, create: 10_000, update: 0, unchanged: 0, invalid: 0, errors: [] });
+
+    const db = await connectToDatabase({ database });
+    const count = async (sql: string) => Number(((await db.query(sql, [`${id}%`]))[0] as Json[])[0].n);
+    const imports = 'SELECT COUNT(*) AS n FROM ticket_imports WHERE external_id LIKE ?';
+    const commentCount =
+      'SELECT COUNT(*) AS n FROM ticket_comments c JOIN ticket_imports i ON i.ticket_id = c.ticket_id WHERE i.external_id LIKE ?';
+    const logged = 'SELECT COUNT(*) AS n FROM change_log c JOIN ticket_imports i ON i.ticket_id = c.ticket_id WHERE i.external_id LIKE ?';
+    try {
+      const started = Date.now();
+      const accepted = await post(body).expect(202);
+      const received = (Date.now() - started) / 1000;
+      const first = await finished(accepted.body.id, 240_000);
+      const seconds = (Date.now() - started) / 1000;
+      expect(first).toMatchObject({ status: 'succeeded', total: 10_000, done: 10_000, failed: 0 });
+      expect([await count(imports), await count(commentCount), await count(logged)]).toEqual([10_000, 20_000, 10_000]);
+      process.stdout.write(
+        `10,000-line import with 20,000 comments: ${seconds.toFixed(1)} s (${Math.round(10_000 / seconds)} lines/s), received in ${received.toFixed(1)} s\n`,
+      );
+
+      const again = await finished((await post(body).expect(202)).body.id, 240_000);
+      expect(again).toMatchObject({ status: 'succeeded', done: 10_000, failed: 0 });
+      const actions = (await results(again.id)).map((item) => item.action);
+      expect(new Set(actions)).toEqual(new Set(['unchanged']));
+      expect([await count(imports), await count(commentCount), await count(logged)]).toEqual([10_000, 20_000, 10_000]);
+
+      const edited = lines.map((item, i) => (i % 1000 === 0 ? { ...item, priority: 'HIGH' } : item));
+      const third = await finished((await post(ndjson(edited)).expect(202)).body.id, 240_000);
+      const outcomes = await results(third.id);
+      expect(outcomes.filter((item) => item.action === 'updated').map((item) => item.line)).toEqual(
+        Array.from({ length: 10 }, (_, i) => i * 1000 + 1),
+      );
+      expect(outcomes.filter((item) => item.action === 'unchanged')).toHaveLength(9_990);
+      expect([await count(imports), await count(commentCount), await count(logged)]).toEqual([10_000, 20_000, 10_010]);
+    } finally {
+      await db.end();
+    }
+  }, 600_000);
+
+  it('imports a Zendesk export through the converter in scripts/, with its people, tags, fields and comments', async () => {
+    await defineSite();
+    const id = prefix();
+    const converted = execFileSync(
+      process.execPath,
+      ['scripts/zendesk-to-ndjson.mjs', 'test/imports/fixtures/zendesk-export.json', '--prefix', id, '--field', '360001=site'],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const { job: done, results: lines } = await imported(converted.trim().split('\n'));
+    expect(done).toMatchObject({ status: 'succeeded', total: 2, done: 2, failed: 0 });
+    expect(lines.map((item) => [item.externalId, item.action])).toEqual([
+      [`${id}101`, 'created'],
+      [`${id}102`, 'created'],
+    ]);
+    const vpn = await ticket(lines[0].ticketId);
+    expect(vpn).toMatchObject({
+      title: 'VPN drops every hour',
+      status: 'RESOLVED',
+      priority: 'CRITICAL',
+      requesterEmail: 'dana@example.com',
+      assignedTo: 'kim@desk.example',
+      ccEmails: ['olaf@example.com'],
+      tags: ['site-berlin', 'vpn'],
+      fields: { site: 'berlin' },
+      createdAt: '2023-02-01T08:00:00.000Z',
+      updatedAt: '2023-02-03T17:45:00.000Z',
+      resolvedAt: '2023-02-03T17:45:00.000Z',
+    });
+    expect([...vpn.description]).toHaveLength(2000);
+    expect((await comments(vpn.id)).map((item) => [item.author, item.visibility, item.createdAt])).toEqual([
+      ['dana@example.com', 'PUBLIC', '2023-02-01T08:00:00.000Z'],
+      ['kim@desk.example', 'INTERNAL', '2023-02-01T09:30:00.000Z'],
+      ['kim@desk.example', 'PUBLIC', '2023-02-03T17:40:00.000Z'],
+    ]);
+    const keyboard = await ticket(lines[1].ticketId);
+    expect(keyboard).toMatchObject({ title: '(no subject)', status: 'WAITING_ON_CUSTOMER', priority: 'MEDIUM', fields: {} });
+    expect((await comments(keyboard.id)).map((item) => item.body)).toEqual(['Keyboard missing keys', '(no text)']);
   });
 
   it('refuses a body that is not NDJSON, one without a line, and a bad dryRun, with a problem', async () => {
