@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { importLine, importTimes, lineProblems } from './import-line.js';
-import { bodyLines } from './ndjson-lines.js';
+import { type BodyLine, bodyLines } from './ndjson-lines.js';
 import { TicketPriority } from '../tickets/ticket-priority.enum.js';
 import { TicketStatus } from '../tickets/ticket-status.enum.js';
 
@@ -81,7 +81,7 @@ describe('an import line', () => {
           }
           expect(resolvedAt !== null).toBe(status === TicketStatus.RESOLVED || status === TicketStatus.CLOSED);
           for (const [name, value] of Object.entries(given))
-            expect(importTimes(line, receivedAt)[name as 'createdAt'].getTime()).toBe(Date.parse(value));
+            expect(importTimes(line, receivedAt)[name as 'createdAt'].getTime()).toBe(Date.parse(value!));
         },
       ),
     );
@@ -141,7 +141,7 @@ describe('the lines of a body', () => {
           const at = [...new Set(cuts.map((cut) => cut % (body.length + 1)))].sort((a, b) => a - b);
           const chunks = [0, ...at].map((from, i, all) => body.subarray(from, all[i + 1] ?? body.length));
           const max = 20;
-          const expected = texts.flatMap((text, i) => {
+          const expected = texts.flatMap((text, i): BodyLine[] => {
             const raw = crlf && i < texts.length - 1 ? `${text}\r` : text;
             if (Buffer.byteLength(raw) > max) return [{ number: i + 1, tooLong: true }];
             const stripped = raw.replace(/\r$/, '');
