@@ -58,6 +58,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       'UNLINKED',
       'MERGED',
       'UNMERGED',
+      'IMPORTED',
     ]);
   });
 
@@ -90,6 +91,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
     expect([channel('ticketUnlinked').address(), names('ticketUnlinked')]).toEqual([TICKET_EVENT_ROUTING_KEYS.UNLINKED, ['UNLINKED']]);
     expect([channel('ticketMerged').address(), names('ticketMerged')]).toEqual([TICKET_EVENT_ROUTING_KEYS.MERGED, ['MERGED']]);
     expect([channel('ticketUnmerged').address(), names('ticketUnmerged')]).toEqual([TICKET_EVENT_ROUTING_KEYS.UNMERGED, ['UNMERGED']]);
+    expect([channel('ticketImported').address(), names('ticketImported')]).toEqual([TICKET_EVENT_ROUTING_KEYS.IMPORTED, ['IMPORTED']]);
     for (const id of [
       'ticketDeleted',
       'ticketCommentAdded',
@@ -100,6 +102,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       'ticketUnlinked',
       'ticketMerged',
       'ticketUnmerged',
+      'ticketImported',
     ]) {
       expect(channel(id).bindings().get('amqp')!.value()).toMatchObject({
         is: 'routingKey',
@@ -162,8 +165,16 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
       await http.delete(`/api/tickets/${id}`).expect(204);
       await consumer.waitFor(() => consumer.forTicket(id).length === 4);
       expect(consumer.typesFor(id)).toEqual(['CREATED', 'UPDATED', 'COMMENT_ADDED', 'DELETED']);
+      const line = { ...buildTicketRequest(), externalId: `asyncapi-${id}`, tags: ['imported'], createdAt: '2024-01-02T03:04:05Z' };
+      const job = (await http.post('/api/v2/imports').set('Content-Type', 'application/x-ndjson').send(JSON.stringify(line)).expect(202))
+        .body;
+      await consumer.waitFor(() => consumer.bodies().some((body) => body.import?.externalId === line.externalId), 30_000);
+      const imported = consumer.messages.filter(
+        (message) => JSON.parse(message.content.toString('utf8')).import?.externalId === line.externalId,
+      );
+      expect([imported.length, job.kind]).toEqual([1, 'import']);
 
-      for (const delivery of consumer.forTicket(id)) {
+      for (const delivery of [...consumer.forTicket(id), ...imported]) {
         const body = JSON.parse(delivery.content.toString('utf8'));
         const message = messageFor(body.eventType);
         expect(payloadValidator(message.payload()!.json())(body)).toEqual([]);
@@ -238,6 +249,7 @@ describe('AsyncAPI document (docs/asyncapi.yaml)', () => {
         'UNLINKED',
         'MERGED',
         'UNMERGED',
+        'IMPORTED',
       ]);
     });
 
