@@ -95,9 +95,10 @@ export function visibleChanges(viewer: RequesterViewer): SqlFragment {
 
 /**
  * What of a ticket is the desk's alone: its tags, custom field values and links (docs/api.md#tags, #custom-fields,
- * #links). A requester's answers, feed and history leave them out.
+ * #links), and how many comments an import brought (internal ones among them: docs/import.md). A requester's answers,
+ * feed and history leave them out.
  */
-const DESK_ONLY_PARTS: readonly string[] = ['tags', 'fields', 'links'];
+const DESK_ONLY_PARTS: readonly string[] = ['tags', 'fields', 'links', 'importedComments'];
 const deskOnly = (part: string) => DESK_ONLY_PARTS.includes(part) || part.startsWith('fields.');
 
 /**

@@ -9,6 +9,7 @@ import { waitUntil } from '../support/waits.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { SmtpReceiver } from '../support/smtp-receiver.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
+import { useTestIssuer } from '../support/test-issuer.js';
 
 type Json = Record<string, any>;
 
@@ -389,5 +390,64 @@ describe('Import', () => {
     } finally {
       await db.end();
     }
+  });
+
+  describe('with tokens', () => {
+    const env: Record<string, string> = { DB_DATABASE: database };
+    const tokens = useTestIssuer(env);
+    const secured = useTestApp({ env });
+
+    it("takes tickets.write; a requester never imports, and sees their imported ticket without the desk's parts", async () => {
+      const token = async (claims: Json) => ({ Authorization: `Bearer ${await tokens.issuer.token({ claims })}` });
+      const agent = await token({ scope: 'tickets.read tickets.write', sub: 'agent-kim' });
+      const reader = await token({ scope: 'tickets.read' });
+      const email = `imported-${randomBytes(4).toString('hex')}@example.com`;
+      const requester = await token({ scope: 'tickets.requester', email, sub: email });
+      const body = ndjson([
+        line(prefix(), {
+          requesterEmail: email,
+          tags: ['vip'],
+          comments: [
+            { author: email, body: 'It jams.', createdAt: '2023-04-03T09:00:00Z' },
+            { author: 'kim', body: 'Their printer is out of warranty.', visibility: 'INTERNAL', createdAt: '2023-04-03T10:00:00Z' },
+          ],
+        }),
+      ]);
+      const send = (headers: Record<string, string>, query = '') =>
+        secured.http.post(`/api/v2/imports${query}`).set(headers).set('Content-Type', NDJSON).send(body);
+      expectProblem(asHttpResponse(await send(requester)), 403);
+      expectProblem(asHttpResponse(await send(requester, '?dryRun=true')), 403);
+      expect((await send(reader)).status).toBe(403);
+      const accepted = (await send(agent).expect(202)).body;
+      await waitUntil(
+        async () => (await secured.http.get(`/api/v2/jobs/${accepted.id}`).set(agent).expect(200)).body.finishedAt !== null,
+        30_000,
+        'the import finished',
+      );
+      const [result] = (await secured.http.get(`/api/v2/jobs/${accepted.id}/results`).set(agent).expect(200)).body.items;
+      const id = result.ticketId as number;
+      const entries = (await secured.http.get(`/api/v2/tickets/${id}/history`).set(agent).expect(200)).body.items as Json[];
+      expect(entries.map((entry) => [entry.action, entry.actor, entry.changes.importedComments])).toEqual([
+        ['IMPORTED', 'agent-kim', { from: 0, to: 2 }],
+      ]);
+
+      const seen = (await secured.http.get(`/api/v2/tickets/${id}/history`).set(requester).expect(200)).body.items as Json[];
+      expect(seen.map((entry) => entry.action)).toEqual(['IMPORTED']);
+      expect(Object.keys(seen[0].changes).filter((key) => ['tags', 'importedComments'].includes(key) || key.startsWith('fields.'))).toEqual(
+        [],
+      );
+      const theirs = (await secured.http.get(`/api/v2/tickets/${id}/comments`).set(requester).expect(200)).body.items as Json[];
+      expect(theirs.map((comment) => comment.body)).toEqual(['It jams.']);
+      const feed = (
+        await secured.http
+          .get(`/api/v2/changes?since=${encodeURIComponent(accepted.createdAt)}`)
+          .set(requester)
+          .expect(200)
+      ).body.items as Json[];
+      const change = feed.find((item) => item.ticketId === id)!;
+      expect(change.eventType).toBe('IMPORTED');
+      expect(change.data.ticket.requesterEmail).toBe(email);
+      expect([change.data.ticket.tags, change.data.ticket.fields]).toEqual([undefined, undefined]);
+    });
   });
 });
