@@ -191,9 +191,19 @@ export class TicketsRepository {
     const { from, where } = matchingTicketsSql(query);
     return this.database.rows(
       `SELECT ${groups.selects}, COUNT(*) AS count FROM ${from.sql}${groups.joins}${where.sql} GROUP BY ${groups.groups}` +
-        ` ORDER BY count DESC, ${groups.groups} LIMIT ${STATS_GROUPS_MAX + 1}`,
-      [...from.params, ...groups.params, ...where.params],
+        ` ORDER BY ${groups.order} LIMIT ${STATS_GROUPS_MAX + 1}`,
+      [...groups.selectParams, ...from.params, ...groups.params, ...where.params],
     );
+  }
+
+  /** The earliest and latest of a time column among the tickets the query's filters match (null: none has one). */
+  async timeRange(query: TicketQuery, column: 'created_at' | 'resolved_at'): Promise<{ from: Date | null; to: Date | null }> {
+    const { from, where } = matchingTicketsSql(query);
+    const [range] = await this.database.rows<{ first: Date | null; last: Date | null }>(
+      `SELECT MIN(tickets.${column}) AS first, MAX(tickets.${column}) AS last FROM ${from.sql}${where.sql}`,
+      [...from.params, ...where.params],
+    );
+    return { from: range.first, to: range.last };
   }
 
   /** How many tickets match the query's filters. */

@@ -41,6 +41,7 @@ import { seenBy } from '../people/visibility.js';
 import { FieldsService, invalidFields } from '../fields/fields.service.js';
 import { resolveFieldFilters, resolveFieldSort } from '../fields/field-filters.js';
 import { type GroupKey, groupByProblem, groupSql, STATS_GROUPS_MAX } from './stats/ticket-stats.js';
+import { TIME_BUCKETS_MAX, timeBuckets, utcNumber } from './stats/time-buckets.js';
 import type { TicketStatsResponse } from './stats/ticket-stats.dto.js';
 import { LinksRepository } from './links/links.repository.js';
 import { MergesRepository } from './merges/merges.repository.js';
@@ -269,7 +270,7 @@ export class TicketsService {
    * The tickets the query's filters match, counted by `keys` (GET /api/v2/tickets/stats): the counts and the total read
    * side by side, as a page and its total are. The desk's numbers: a requester may not ask.
    */
-  async stats(listed: TicketQuery, keys: GroupKey[], viewer: Viewer = DESK): Promise<TicketStatsResponse> {
+  async stats(listed: TicketQuery, keys: GroupKey[], viewer: Viewer = DESK, zone = 'UTC'): Promise<TicketStatsResponse> {
     if (isRequester(viewer)) throw requesterMayNot("count tickets: the numbers are the desk's");
     const query = await this.checked(listed);
     const fields = new Map<string, { fieldId: number; column: string; type: string }>();
@@ -287,13 +288,17 @@ export class TicketsService {
       }
       fields.set(key.key, { fieldId: definition.id, column: FieldValuesRepository.column(definition), type: definition.type });
     }
-    const [rows, total] = await Promise.all([this.tickets.countGroups(query, groupSql(keys, fields)), this.tickets.count(query)]);
+    const buckets = await this.timeBuckets(query, keys, zone);
+    const starts = buckets.map((bucket) => utcNumber(bucket.start));
+    const [rows, total] = await Promise.all([this.tickets.countGroups(query, groupSql(keys, fields, starts)), this.tickets.count(query)]);
     const value = (key: GroupKey, raw: unknown) =>
-      raw === null || raw === undefined
+      raw === null || raw === undefined || (key.kind === 'time' && Number(raw) < 1)
         ? null
-        : key.kind === 'field' && fields.get(key.key)!.type === 'boolean'
-          ? raw === 'true'
-          : String(raw);
+        : key.kind === 'time'
+          ? buckets[Number(raw) - 1].label
+          : key.kind === 'field' && fields.get(key.key)!.type === 'boolean'
+            ? raw === 'true'
+            : String(raw);
     return {
       groupBy: keys.map((key) => key.name),
       total,
@@ -303,6 +308,25 @@ export class TicketsService {
         count: Number(row.count),
       })),
     };
+  }
+
+  /**
+   * The buckets a time key counts in: its unit's, in `zone`, from the earliest to the latest time among the matches (so a
+   * bucket between them with none is absent from the answer, not zero); none without a time key or a match with a time.
+   */
+  private async timeBuckets(query: TicketQuery, keys: GroupKey[], zone: string): Promise<Array<{ start: number; label: string }>> {
+    const key = keys.find((candidate) => candidate.kind === 'time');
+    if (!key) return [];
+    const range = await this.tickets.timeRange(query, key.column);
+    if (!range.from || !range.to) return [];
+    const buckets = timeBuckets(key.unit, zone, range.from.getTime(), range.to.getTime());
+    if (!buckets) {
+      throw groupByProblem(
+        key.name,
+        `The matches span more than ${TIME_BUCKETS_MAX} ${key.unit}s: narrow them (createdAfter, createdBefore) or count by a longer unit`,
+      );
+    }
+    return buckets;
   }
 
   /** A list's query checked as the list checks it: its custom fields by their definitions, its prefix words by their counts. */

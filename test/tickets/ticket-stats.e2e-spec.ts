@@ -115,6 +115,133 @@ describe('Ticket stats', () => {
     expect(problem.errors[0]).toMatchObject({ field: 'groupBy' });
   });
 
+  describe('by day, week and month in a time zone', () => {
+    const zone = 'Europe/Berlin';
+    const timeTag = `stats-time-${randomBytes(3).toString('hex')}`;
+    // Around Berlin's change to summer time (2024-03-31 02:00 → 03:00) and month ends; created with these times by an import.
+    const created = [
+      '2024-03-29T23:30:00Z', // 2024-03-30 00:30 local
+      '2024-03-30T22:59:59Z', // 2024-03-30 23:59:59 local
+      '2024-03-30T23:00:00Z', // 2024-03-31 00:00 local, a Sunday
+      '2024-03-31T21:59:59Z', // 2024-03-31 23:59:59 local (summer time)
+      '2024-03-31T22:00:00Z', // 2024-04-01 00:00 local, a Monday
+      '2024-04-30T21:59:00Z', // 2024-04-30 23:59 local
+      '2024-04-30T22:00:00Z', // 2024-05-01 00:00 local
+    ];
+    const localDate = (iso: string) =>
+      new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
+
+    beforeAll(async () => {
+      const lines = created.map((createdAt, i) => ({
+        externalId: `${timeTag}-${i}`,
+        title: `Ticket ${i}`,
+        description: 'Counted by its time',
+        status: i % 2 === 0 ? 'RESOLVED' : 'OPEN',
+        priority: 'LOW',
+        requesterEmail: 'dana@example.com',
+        tags: [timeTag],
+        createdAt,
+        ...(i % 2 === 0 && { resolvedAt: created[Math.min(i + 2, created.length - 1)], updatedAt: created[created.length - 1] }),
+      }));
+      const job = (
+        await testApp.http
+          .post('/api/v2/imports')
+          .set('Content-Type', 'application/x-ndjson')
+          .send(lines.map((line) => JSON.stringify(line)).join('\n'))
+          .expect(202)
+      ).body;
+      for (let finished = false; !finished; await new Promise((resolve) => setTimeout(resolve, 100))) {
+        finished = (await testApp.http.get(`/api/v2/jobs/${job.id}`).expect(200)).body.status === 'succeeded';
+      }
+    });
+
+    it("counts by the local day, week and month, each bucket the list's total between its local starts", async () => {
+      const days = await stats(`groupBy=createdAt:day&zone=${encodeURIComponent(zone)}&tags=${timeTag}`);
+      expect(days.groups).toEqual([
+        { key: { 'createdAt:day': '2024-03-30' }, count: 2 },
+        { key: { 'createdAt:day': '2024-03-31' }, count: 2 },
+        { key: { 'createdAt:day': '2024-04-01' }, count: 1 },
+        { key: { 'createdAt:day': '2024-04-30' }, count: 1 },
+        { key: { 'createdAt:day': '2024-05-01' }, count: 1 },
+      ]);
+      expect(days.groups.map((group: Json) => group.key['createdAt:day'])).toEqual([...new Set(created.map(localDate))]);
+      // Each day's count is the list's total from its local midnight to the next (the summer-time day is 23 hours long).
+      const midnight = (date: string) => {
+        const [year, month, day] = date.split('-').map(Number);
+        const guess = Date.UTC(year, month - 1, day);
+        const offset = (at: number) => {
+          const local = new Intl.DateTimeFormat('en-US', {
+            timeZone: zone,
+            hourCycle: 'h23',
+            year: 'numeric',
+            month: 'numeric',
+            day: 'numeric',
+            hour: 'numeric',
+            minute: 'numeric',
+          }).formatToParts(new Date(at));
+          const part = (type: string) => Number(local.find((item) => item.type === type)!.value);
+          return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute')) - at;
+        };
+        return new Date(guess - offset(guess - offset(guess))).toISOString();
+      };
+      for (const group of days.groups) {
+        const day = group.key['createdAt:day'] as string;
+        const next = new Date(Date.parse(`${day}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+        const range = `createdAfter=${encodeURIComponent(midnight(day))}&createdBefore=${encodeURIComponent(midnight(next))}`;
+        expect([day, await total(`tags=${timeTag}&${range}`)]).toEqual([day, group.count]);
+      }
+      expect(midnight('2024-03-31')).toBe('2024-03-30T23:00:00.000Z');
+      expect(midnight('2024-04-01')).toBe('2024-03-31T22:00:00.000Z');
+
+      const weeks = await stats(`groupBy=createdAt:week,status&zone=${encodeURIComponent(zone)}&tags=${timeTag}`);
+      expect(weeks.groups.map((group: Json) => [group.key['createdAt:week'], group.key.status, group.count])).toEqual([
+        ['2024-03-25', 'OPEN', 2],
+        ['2024-03-25', 'RESOLVED', 2],
+        ['2024-04-01', 'RESOLVED', 1],
+        ['2024-04-29', 'OPEN', 1],
+        ['2024-04-29', 'RESOLVED', 1],
+      ]);
+      const months = await stats(`groupBy=resolvedAt:month&zone=${encodeURIComponent(zone)}&tags=${timeTag}`);
+      expect(months.groups).toEqual([
+        { key: { 'resolvedAt:month': '2024-03' }, count: 1 },
+        { key: { 'resolvedAt:month': '2024-04' }, count: 1 },
+        { key: { 'resolvedAt:month': '2024-05' }, count: 2 },
+        { key: { 'resolvedAt:month': null }, count: 3 },
+      ]);
+      // In UTC the same tickets fall on other days.
+      const utc = await stats(`groupBy=createdAt:day&tags=${timeTag}`);
+      expect(utc.groups.map((group: Json) => group.key['createdAt:day'])).toEqual([...new Set(created.map((iso) => iso.slice(0, 10)))]);
+    });
+
+    it('refuses an unknown zone, two keys of time, an unknown unit, and more than 1,000 buckets', async () => {
+      const refused = async (query: string, field: string) => {
+        const body = expectProblem(asHttpResponse(await testApp.http.get(`/api/v2/tickets/stats?${query}`)), 400);
+        expect((body.errors as Json[]).map((error) => error.field)).toEqual([field]);
+      };
+      await refused('groupBy=createdAt:day&zone=Mars/Olympus', 'zone');
+      await refused('groupBy=createdAt:day,resolvedAt:day', 'groupBy');
+      await refused('groupBy=createdAt:year', 'groupBy');
+      const line = {
+        externalId: `${timeTag}-old`,
+        title: 'Old',
+        description: 'From long ago',
+        status: 'OPEN',
+        priority: 'LOW',
+        requesterEmail: 'dana@example.com',
+        tags: [`${timeTag}-old`],
+        createdAt: '2019-01-01T00:00:00Z',
+      };
+      const job = (
+        await testApp.http.post('/api/v2/imports').set('Content-Type', 'application/x-ndjson').send(JSON.stringify(line)).expect(202)
+      ).body;
+      for (let finished = false; !finished; await new Promise((resolve) => setTimeout(resolve, 100))) {
+        finished = (await testApp.http.get(`/api/v2/jobs/${job.id}`).expect(200)).body.status === 'succeeded';
+      }
+      await refused(`groupBy=createdAt:day&anyTags=${timeTag},${timeTag}-old`, 'groupBy');
+      expect((await stats(`groupBy=createdAt:month&anyTags=${timeTag},${timeTag}-old`)).total).toBe(created.length + 1);
+    });
+  });
+
   describe('with tokens', () => {
     const env: Record<string, string> = { DB_DATABASE: database };
     const tokens = useTestIssuer(env);

@@ -20,8 +20,16 @@ export const ticketStatsApi = () =>
       name: 'groupBy',
       required: true,
       description:
-        'One or two of status, priority, assignedTo, requesterDomain, tag, field.<key> (a text, enum, boolean or multi_enum field), comma-separated',
-      schema: { type: 'string', example: 'status,priority' },
+        'One or two of status, priority, assignedTo, requesterDomain, tag, field.<key> (a text, enum, boolean or multi_enum field), ' +
+        'createdAt:<unit> and resolvedAt:<unit> (unit day, week (from Monday) or month, in `zone`; at most one of these, over at most ' +
+        '1,000 of its units), comma-separated',
+      schema: { type: 'string', example: 'createdAt:week,priority' },
+    }),
+    ApiQuery({
+      name: 'zone',
+      required: false,
+      description: "The IANA time zone a time key's days, weeks and months are in",
+      schema: { type: 'string', default: 'UTC', example: 'Europe/Berlin' },
     }),
     ApiTicketQueryParameters('v2', false),
     ApiOkResponse({ description: 'The counts', type: TicketStatsResponse }),

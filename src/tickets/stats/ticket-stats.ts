@@ -1,16 +1,23 @@
 import { ValidationFailedException } from '../../common/errors/validation-failed.exception.js';
 import { springFieldError } from '../../common/errors/spring-field-error.js';
 import type { ResolvedFieldFilter } from '../../fields/field-filters.js';
+import { isTimeZone, TIME_UNITS, type TimeUnit } from './time-buckets.js';
 
-/** What tickets are counted by (`groupBy`): one of their columns, a tag, the domain of the requester's address, or a field's value. */
+/**
+ * What tickets are counted by (`groupBy`): one of their columns, a tag, the domain of the requester's address, a
+ * field's value, or the day, week or month of their creation or resolution (`createdAt:week`).
+ */
 export type GroupKey =
-  { kind: 'status' | 'priority' | 'assignedTo' | 'requesterDomain' | 'tag'; name: string } | { kind: 'field'; name: string; key: string };
+  | { kind: 'status' | 'priority' | 'assignedTo' | 'requesterDomain' | 'tag'; name: string }
+  | { kind: 'field'; name: string; key: string }
+  | { kind: 'time'; name: string; column: 'created_at' | 'resolved_at'; unit: TimeUnit };
 
 export const GROUP_KEYS_MAX = 2;
 /** The groups an answer holds at most, the largest: a free text's values could otherwise be as many as the tickets. */
 export const STATS_GROUPS_MAX = 1000;
 const COLUMNS = ['status', 'priority', 'assignedTo', 'requesterDomain', 'tag'] as const;
 const FIELD = /^field\.([a-z][a-z0-9_]{0,63})$/;
+const TIME = new RegExp(`^(createdAt|resolvedAt):(${TIME_UNITS.join('|')})$`);
 
 /** The list parameters a count has no use for: it counts every match, in no order. */
 export const PAGE_PARAMETERS = ['sort', 'limit', 'cursor', 'total'] as const;
@@ -23,14 +30,31 @@ export function parseGroupBy(given: unknown): GroupKey[] {
   const keys: GroupKey[] = [];
   for (const name of names) {
     const field = FIELD.exec(name);
+    const time = TIME.exec(name);
     if ((COLUMNS as readonly string[]).includes(name)) keys.push({ kind: name as (typeof COLUMNS)[number], name });
     else if (field) keys.push({ kind: 'field', name, key: field[1] });
+    else if (time)
+      keys.push({ kind: 'time', name, column: time[1] === 'createdAt' ? 'created_at' : 'resolved_at', unit: time[2] as TimeUnit });
     else
-      throw groupByProblem(text, `Group by ${GROUP_KEYS_MAX === 2 ? 'one or two' : GROUP_KEYS_MAX} of ${COLUMNS.join(', ')}, field.<key>`);
+      throw groupByProblem(
+        text,
+        `Group by ${GROUP_KEYS_MAX === 2 ? 'one or two' : GROUP_KEYS_MAX} of ${COLUMNS.join(', ')}, field.<key>, ` +
+          `createdAt:<unit> or resolvedAt:<unit> (unit: ${TIME_UNITS.join(', ')})`,
+      );
   }
+  if (keys.filter((key) => key.kind === 'time').length > 1) throw groupByProblem(text, 'At most one group key of time');
   if (keys.length > GROUP_KEYS_MAX) throw groupByProblem(text, `At most ${GROUP_KEYS_MAX} group keys`);
   if (new Set(names).size !== names.length) throw groupByProblem(text, 'A group key is given more than once');
   return keys;
+}
+
+/** `zone=Europe/Berlin`: the IANA time zone a time key's days, weeks and months are in; UTC when absent. */
+export function parseZone(given: unknown): string {
+  if (given === undefined) return 'UTC';
+  if (typeof given !== 'string' || !isTimeZone(given)) {
+    throw statsProblem('zone', 'An IANA time zone, such as Europe/Berlin or UTC', Array.isArray(given) ? given.join(',') : String(given));
+  }
+  return given;
 }
 
 export function groupByProblem(text: string | undefined, message: string): ValidationFailedException {
@@ -52,21 +76,29 @@ export function queryProblem(objectName: string, parameter: string, message: str
 /**
  * The column or join each key reads, as `g<i>`: a ticket is counted once per tag it carries (and once, as `null`,
  * without any), once per item of a multi_enum; a field's value is a text, option or boolean (numbers and dates are
- * ranges, which `field.<key>.gte`/`.lt` count).
+ * ranges, which `field.<key>.gte`/`.lt` count); a time, the number of the bucket it falls in (`INTERVAL` over the
+ * buckets' starts: 1 for the first, -1 without a time), as the database compares DATETIMEs stored in UTC with numbers.
+ * Groups come largest first; with a time key, in time order first (those without a time last).
  */
 export interface GroupSql {
   selects: string;
+  /** The parameters of `selects`, which come before the FROM's. */
+  selectParams: unknown[];
   joins: string;
+  /** The parameters of `joins`. */
   params: unknown[];
   groups: string;
+  order: string;
 }
 
 export function groupSql(
   keys: readonly GroupKey[],
   fields: ReadonlyMap<string, Pick<ResolvedFieldFilter, 'fieldId' | 'column'>>,
+  bucketStarts: readonly number[] = [],
 ): GroupSql {
   const selects: string[] = [];
   const joins: string[] = [];
+  const selectParams: unknown[] = [];
   const params: unknown[] = [];
   keys.forEach((key, i) => {
     const alias = `g${i}`;
@@ -94,7 +126,20 @@ export function groupSql(
         selects.push(`f${i}.${field.column} AS ${alias}`);
         break;
       }
+      case 'time':
+        selects.push(`INTERVAL(tickets.${key.column} + 0, ${bucketStarts.map(() => '?').join(', ')}) AS ${alias}`);
+        selectParams.push(...bucketStarts);
+        break;
     }
   });
-  return { selects: selects.join(', '), joins: joins.join(''), params, groups: keys.map((_key, i) => `g${i}`).join(', ') };
+  const groups = keys.map((_key, i) => `g${i}`).join(', ');
+  const time = keys.findIndex((key) => key.kind === 'time');
+  return {
+    selects: selects.join(', '),
+    joins: joins.join(''),
+    selectParams,
+    params,
+    groups,
+    order: `${time >= 0 ? `g${time} < 1, g${time}, ` : ''}count DESC, ${groups}`,
+  };
 }

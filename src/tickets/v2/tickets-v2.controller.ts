@@ -43,7 +43,7 @@ import { type TicketPage, TicketsService } from '../tickets.service.js';
 import { ticketsApi } from '../tickets.openapi.js';
 import { writeContext } from '../../common/context/write-context.js';
 import { ticketBodyEtag, withEtag } from '../ticket-etag.js';
-import { PAGE_PARAMETERS, parseGroupBy, queryProblem, statsProblem } from '../stats/ticket-stats.js';
+import { PAGE_PARAMETERS, parseGroupBy, parseZone, queryProblem, statsProblem } from '../stats/ticket-stats.js';
 import { pipeline } from 'node:stream/promises';
 import { TicketExportService } from '../export/ticket-export.service.js';
 import { ticketExportApi } from '../export/ticket-export.openapi.js';
@@ -154,11 +154,11 @@ export class TicketsV2Controller {
     const viewer = viewerOf(request);
     // Before the parameters are read: a requester learns nothing of them either.
     if (isRequester(viewer)) throw requesterMayNot("count tickets: the numbers are the desk's");
-    const { groupBy, ...filters } = request.query;
+    const { groupBy, zone, ...filters } = request.query;
     const paging = PAGE_PARAMETERS.find((name) => name in filters);
     if (paging) throw statsProblem(paging, 'A count takes the filters of the list, not its sort or page', String(filters[paging]));
     const keys = parseGroupBy(groupBy);
-    return this.tickets.stats(parseTicketQuery(filters, 'v2', this.sla), keys, viewer);
+    return this.tickets.stats(parseTicketQuery(filters, 'v2', this.sla), keys, viewer, parseZone(zone));
   }
 
   // Before `:id`, as stats.
