@@ -9,6 +9,7 @@
 // Zendesk custom field's id to the key of a field defined here (GET /api/v2/fields); unmapped fields are left out.
 // Warnings go to stderr; the lines to stdout.
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 const STATUS = { new: 'OPEN', open: 'OPEN', pending: 'WAITING_ON_CUSTOMER', hold: 'IN_PROGRESS', solved: 'RESOLVED', closed: 'CLOSED' };
 const PRIORITY = { low: 'LOW', normal: 'MEDIUM', high: 'HIGH', urgent: 'CRITICAL' };
@@ -43,13 +44,17 @@ function cut(text, max) {
   return characters.length <= max ? text : `${characters.slice(0, max - 1).join('')}…`;
 }
 
-/** A Zendesk tag as a tag here: lower-case, other characters as `-`, at most 64. */
+/** A Zendesk tag as a tag here: lower-case, NFC, characters other than letters, digits, `_.:-` as `-`, at most 64. */
 function tagOf(tag) {
-  const canonical = String(tag)
-    .trim()
-    .toLowerCase()
-    .replace(/[^a-z0-9._:-]+/g, '-')
-    .slice(0, LIMITS.tag);
+  const canonical = [
+    ...String(tag)
+      .trim()
+      .toLowerCase()
+      .normalize('NFC')
+      .replace(/[^\p{L}\p{M}\p{N}_.:-]+/gu, '-'),
+  ]
+    .slice(0, LIMITS.tag)
+    .join('');
   return canonical.replace(/^-+|-+$/g, '') || undefined;
 }
 
@@ -105,7 +110,7 @@ export function convert(data, options, warn = (message) => process.stderr.write(
   return lines;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const options = parseArguments(process.argv.slice(2));
   const data = JSON.parse(readFileSync(options.file, 'utf8'));
   for (const line of convert(data, options)) process.stdout.write(`${JSON.stringify(line)}\n`);

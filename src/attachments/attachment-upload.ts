@@ -1,5 +1,6 @@
 import { finished, PassThrough, type Readable } from 'node:stream';
-import { BadRequestException, HttpException, PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
+import { assertIdentityEncoding } from '../common/http/content-encoding.js';
+import { BadRequestException, HttpException, PayloadTooLargeException } from '@nestjs/common';
 import busboy from 'busboy';
 import type { Request } from 'express';
 import typeIs from 'type-is';
@@ -32,10 +33,7 @@ export function tooLarge(maxFileSize: number): PayloadTooLargeException {
  * (413), or content encoded for transport (415: the bytes are stored as they come, so they must be the file's).
  */
 export function checkUploadHeaders(request: Request, maxFileSize: number): void {
-  const encoding = request.headers['content-encoding'];
-  if (encoding && encoding.toLowerCase() !== 'identity') {
-    throw new UnsupportedMediaTypeException(`Content-Encoding ${JSON.stringify(encoding)} is not supported for uploads`);
-  }
+  assertIdentityEncoding(request, 'uploads');
   const length = Number(request.headers['content-length'] ?? 0);
   const overhead = typeIs(request, ['multipart/form-data']) ? MULTIPART_OVERHEAD_BYTES : 0;
   if (length > maxFileSize + overhead) throw tooLarge(maxFileSize);

@@ -52,6 +52,11 @@ export interface TransactionOptions {
   retryDeadlocks?: boolean;
   /** DB_QUERY_TIMEOUT_MS (see request-deadline.ts); 0 or absent: unbounded. */
   budgetMs?: number;
+  /**
+   * READ COMMITTED for work that locks a row by a key which may not exist yet (an import's externalId): at REPEATABLE
+   * READ that lock covers the gap, and two such transactions inserting into one gap deadlock.
+   */
+  isolation?: 'READ COMMITTED';
 }
 
 /** InnoDB's ER_LOCK_DEADLOCK: it rolled the whole transaction back to break a deadlock. */
@@ -77,7 +82,7 @@ export async function inTransaction<T>(
     const attempts = options.retryDeadlocks === false ? 1 : ATTEMPTS;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await runTransaction(dataSource.createQueryRunner(), server, budgetMs, work);
+        return await runTransaction(dataSource.createQueryRunner(), server, budgetMs, work, options.isolation);
       } catch (error) {
         if (attempt === attempts || !isDeadlock(error)) throw error;
       }
@@ -95,8 +100,11 @@ async function runTransaction<T>(
   server: DatabaseServer,
   budgetMs: number,
   work: (transaction: Transaction) => Promise<T>,
+  isolation?: TransactionOptions['isolation'],
 ): Promise<T> {
   let begun = false;
+  // SET TRANSACTION (without SESSION) holds for the next transaction only: nothing is left on the pooled connection.
+  const begin = isolation ? [`SET TRANSACTION ISOLATION LEVEL ${isolation}`, 'START TRANSACTION'] : ['START TRANSACTION'];
   let result: T;
   const hooks: AfterCommit[] = [];
   const afterCommit = (hook: AfterCommit) => {
@@ -112,13 +120,13 @@ async function runTransaction<T>(
       if (begun) return send(sql, params);
       begun = true;
       // One result per statement, a list of them for several (mysql2's answer to several statements).
-      const [, ...results] = (await send(`START TRANSACTION;\n${sql}`, params)) as unknown[];
+      const results = ((await send(`${begin.join(';\n')};\n${sql}`, params)) as unknown[]).slice(begin.length);
       return results.length === 1 ? results[0] : results;
     },
     execute: async (sql: string, params: ExecuteValues[]) => {
       if (!begun) {
         begun = true;
-        await send('START TRANSACTION', []);
+        await send(begin.join(';\n'), []);
       }
       assertDeadlineNotPassed();
       // The connection TypeORM's runner holds for the transaction, as QueryRunner.connect() answers it.
@@ -180,7 +188,9 @@ function writeTimeLimited(sql: string, server: DatabaseServer, budgetMs: number)
   return sql
     .split(';\n')
     .map((statement) =>
-      /^\s*(START TRANSACTION|COMMIT)\s*$/i.test(statement) ? statement : withServerTimeLimit(statement, limitMs, server),
+      /^\s*(START TRANSACTION|COMMIT|SET TRANSACTION ISOLATION LEVEL [A-Z ]+)\s*$/i.test(statement)
+        ? statement
+        : withServerTimeLimit(statement, limitMs, server),
     )
     .join(';\n');
 }

@@ -42,8 +42,11 @@ export class HistoryRepository {
   }
 }
 
-/** What v2 tickets have and v1's know nothing of: a change of them is left out of a v1 entry. */
-const v2Only = (part: string) => part === 'ccEmails' || part === 'tags' || part.startsWith('fields.');
+/**
+ * What v2 tickets have and v1's know nothing of: a change of them is left out of a v1 entry (how many comments an
+ * import brought among them, which a requester must not read either: see people/visibility.ts).
+ */
+const v2Only = (part: string) => part === 'ccEmails' || part === 'tags' || part === 'importedComments' || part.startsWith('fields.');
 
 /** An entry as v1 shows it: without changes of what v1 knows nothing of (participants, tags, custom fields). */
 export function v1HistoryEntry(entry: HistoryEntryResponse): HistoryEntryResponse {

@@ -95,8 +95,18 @@ export function lineProblems(line: Record<string, unknown>, now: Date): ValuePro
     if (!(LINE_KEYS as readonly string[]).includes(key)) problem(key, `Unknown member; a line has ${LINE_KEYS.join(', ')}`, line[key]);
   }
   const { externalId } = line;
-  if (typeof externalId !== 'string' || externalId.trim() === '' || [...externalId].length > EXTERNAL_ID_MAX_LENGTH) {
-    problem('externalId', `must be the ticket's id in the other desk: 1 to ${EXTERNAL_ID_MAX_LENGTH} characters, not blank`, externalId);
+  // Without spaces at its ends: the database compares keys without trailing spaces, so `a` and `a ` would be one.
+  if (
+    typeof externalId !== 'string' ||
+    externalId.trim() !== externalId ||
+    externalId === '' ||
+    [...externalId].length > EXTERNAL_ID_MAX_LENGTH
+  ) {
+    problem(
+      'externalId',
+      `must be the ticket's id in the other desk: 1 to ${EXTERNAL_ID_MAX_LENGTH} characters, without spaces at its ends`,
+      externalId,
+    );
   }
   const times: Record<string, Date | null> = {};
   for (const name of ['createdAt', 'updatedAt', 'resolvedAt'] as const) {

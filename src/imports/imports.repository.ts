@@ -2,9 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
 
-/** The ticket an externalId became: the hash of the line it was last imported from, and its imported comments' keys. */
+/**
+ * The ticket an externalId became (null: it was deleted here since, and the import keeps knowing it), the hash of the
+ * line it was last imported from, and its imported comments' keys.
+ */
 export interface KnownImport {
-  ticketId: number;
+  ticketId: number | null;
   hash: string;
   commentKeys: string[];
 }
@@ -19,22 +22,37 @@ export class ImportsRepository {
     const [row] = (await transaction.query(
       'SELECT ticket_id, line_hash, comment_keys FROM ticket_imports WHERE external_id = ? FOR UPDATE',
       [externalId],
-    )) as Array<{ ticket_id: string | number; line_hash: string; comment_keys: string }>;
-    return row && { ticketId: Number(row.ticket_id), hash: row.line_hash, commentKeys: JSON.parse(row.comment_keys) as string[] };
+    )) as Array<{ ticket_id: string | number | null; line_hash: string; comment_keys: string }>;
+    return (
+      row && {
+        ticketId: row.ticket_id === null ? null : Number(row.ticket_id),
+        hash: row.line_hash,
+        commentKeys: JSON.parse(row.comment_keys) as string[],
+      }
+    );
   }
 
-  /** The hashes of the lines these externalIds were last imported from (those never imported are absent). */
-  async hashes(externalIds: readonly string[]): Promise<Map<string, string>> {
+  /**
+   * The hashes of the lines these externalIds were last imported from (those never imported are absent), and whether
+   * their ticket was deleted since.
+   */
+  async hashes(externalIds: readonly string[]): Promise<Map<string, { hash: string; deleted: boolean }>> {
     if (externalIds.length === 0) return new Map();
-    const rows = await this.database.rows<{ external_id: string; line_hash: string }>(
-      'SELECT external_id, line_hash FROM ticket_imports WHERE external_id IN (?)',
+    const rows = await this.database.rows<{ external_id: string; line_hash: string; ticket_id: string | number | null }>(
+      'SELECT external_id, line_hash, ticket_id FROM ticket_imports WHERE external_id IN (?)',
       [externalIds],
     );
-    return new Map(rows.map((row) => [row.external_id, row.line_hash]));
+    return new Map(rows.map((row) => [row.external_id, { hash: row.line_hash, deleted: row.ticket_id === null }]));
   }
 
   /** Records, in the caller's transaction, what the line made of `externalId` (a second insert of one fails on its key). */
-  async save(transaction: Queryable, externalId: string, known: KnownImport, isNew: boolean, now: Date): Promise<void> {
+  async save(
+    transaction: Queryable,
+    externalId: string,
+    known: KnownImport & { ticketId: number },
+    isNew: boolean,
+    now: Date,
+  ): Promise<void> {
     const keys = JSON.stringify(known.commentKeys);
     await transaction.query(
       isNew

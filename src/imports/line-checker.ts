@@ -1,4 +1,6 @@
 import { ValidationFailedException } from '../common/errors/validation-failed.exception.js';
+import { jsonBodyProblem } from '../common/http/json-body-limits.js';
+import { REQUEST_LIMITS } from '../common/http/request-limits.js';
 import type { SpringFieldError } from '../common/errors/spring-field-error.js';
 import { RequestValidationPipe } from '../common/validation/request-validation.pipe.js';
 import type { StoredDefinition } from '../fields/field-definitions.repository.js';
@@ -31,6 +33,9 @@ export async function checkLine(text: string, definitions: readonly StoredDefini
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { error: new Error('Not a JSON object: a line is one ticket'), externalId: null };
   }
+  // What a JSON body is refused for (json-body-limits.ts), refused in a line too: too deep to check, or not Unicode text.
+  const unreadable = jsonBodyProblem(raw, REQUEST_LIMITS.jsonDepth);
+  if (unreadable) return { error: new Error(`Not acceptable JSON: ${unreadable}`), externalId: null };
   const given = raw as Record<string, unknown>;
   const externalId = typeof given.externalId === 'string' ? given.externalId : null;
   const errors: SpringFieldError[] = [...invalidFields(LINE_OBJECT, lineProblems(given, now)).fieldErrors];

@@ -21,8 +21,9 @@ import { type TicketPartsWrite, TicketsService } from '../tickets/tickets.servic
 import { finalStatus } from './job-status.js';
 import { type ClaimedJob, type JobItem, JobLeaseLost, JobsRepository } from './jobs.repository.js';
 
-/** Tickets read from a job at a time; a cancel is seen between two such reads. */
+/** Tickets read from a job at a time; a cancel is seen between two such reads. An import's lines, which can be megabytes each, fewer. */
 const BATCH = 48;
+const IMPORT_BATCH = 8;
 /**
  * Tickets changed at once: each is a transaction of its own on a ticket of its own, so they wait for each other only
  * for the job's row, which each updates (its counts, its lease) just before its COMMIT.
@@ -105,7 +106,7 @@ export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown
     if (job.total === null && !(await this.snapshot(job))) return;
     for (;;) {
       if (this.stopping) return this.jobs.release(job).catch(() => undefined);
-      const items = await this.jobs.pending(job.id, BATCH);
+      const items = await this.jobs.pending(job.id, job.kind === 'import' ? IMPORT_BATCH : BATCH);
       if (items.length === 0) break;
       if (await this.jobs.cancelRequested(job.id)) return this.cancel(job, items);
       for (let from = 0; from < items.length && !this.stopping; from += CONCURRENCY) {

@@ -14,6 +14,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import typeIs from 'type-is';
+import { assertIdentityEncoding } from '../common/http/content-encoding.js';
 import type { Request, Response } from 'express';
 import { viewerOf } from '../common/context/viewer.js';
 import { writeContext } from '../common/context/write-context.js';
@@ -55,6 +56,7 @@ export class JobsController {
     @Query('dryRun') dryRun?: string,
   ): Promise<JobResponse | ImportReportResponse> {
     if (dryRun !== undefined && dryRun !== 'true' && dryRun !== 'false') throw new BadRequestException('dryRun: true or false');
+    assertIdentityEncoding(http, 'imports');
     const declared = http.headers['content-type'];
     if (!declared || !typeIs.is(declared, [NDJSON])) {
       throw new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(declared ?? '(none)')} is not supported; send ${NDJSON}`);

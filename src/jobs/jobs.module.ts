@@ -9,7 +9,10 @@ import { JobsController } from './jobs.controller.js';
 import { JobsRepository } from './jobs.repository.js';
 import { JobsService } from './jobs.service.js';
 
-/** Bulk changes and imports as jobs: the API, and the worker that changes each ticket through the tickets' and comments' own services. */
+/**
+ * Bulk changes and imports as jobs: the API, and the worker that works each item, a ticket changed through the tickets'
+ * and comments' own services or an import's line written by imports/.
+ */
 @Module({
   imports: [TicketsModule, CommentsModule, IdempotencyModule, FieldsModule, ImportsModule],
   controllers: [JobsController],

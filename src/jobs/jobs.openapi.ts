@@ -5,7 +5,7 @@ import { versionedOperationId } from '../docs/operation-ids.js';
 import { ImportReportResponse, JobResponse, JobResultPageResponse } from './dto/job-response.dto.js';
 
 const unavailable = () => ApiProblemResponse(503, 'The database cannot be reached right now; retry later');
-const requester = () => ApiProblemResponse(403, "A requester token: bulk changes are the desk's");
+const requester = () => ApiProblemResponse(403, "A requester token: bulk changes and imports are the desk's");
 const job = () => ApiParam({ name: 'jobId', schema: { type: 'integer', minimum: 1 } });
 
 /** The OpenAPI description of bulk changes and their jobs (docs/api.md#bulk-changes). */

@@ -31,7 +31,7 @@ export interface ClaimedJob extends StoredJob {
 
 export interface JobItem {
   position: number;
-  /** The ticket it changes (a bulk change's), or the one its line wrote (null until then). */
+  /** The ticket it changes (a bulk change's); an import's line names none until it is written (0). */
   ticketId: number;
   /** `changed`: the ticket's change committed, its comment not yet. */
   stage: string | null;

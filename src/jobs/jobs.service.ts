@@ -22,7 +22,7 @@ import { freeOfRequestDeadline } from '../database/request-deadline.js';
 import { bodyLines } from '../imports/ndjson-lines.js';
 import { checkLine } from '../imports/line-checker.js';
 import { ImportsRepository } from '../imports/imports.repository.js';
-import { problemOf } from './item-problem.js';
+import { boundedProblem, problemOf } from './item-problem.js';
 import { JobsWorker } from './jobs-worker.js';
 import { JobsRepository, type ReceivedLine, type StoredJob } from './jobs.repository.js';
 import type { KeysetPageRequest } from '../common/paging/keyset-page.js';
@@ -30,10 +30,14 @@ import { encodePosition } from '../common/paging/cursor.js';
 
 const validation = new RequestValidationPipe();
 
-/** The longest line of an import: a ticket with up to a thousand comments of 10,000 characters fits. */
-export const IMPORT_LINE_MAX_BYTES = 16 * 1024 * 1024;
-/** Lines of an import recorded, or looked up for a dry run, at a time. */
+/**
+ * The longest line of an import, well below MariaDB's default max_allowed_packet (16 MiB): a line is one statement's
+ * value when it is received, and its comments one statement when it is written.
+ */
+export const IMPORT_LINE_MAX_BYTES = 8 * 1024 * 1024;
+/** Lines of an import recorded, or looked up for a dry run, at a time; and the most of their bytes one statement carries. */
 const RECEIVE_BATCH = 500;
+const RECEIVE_BATCH_BYTES = 4 * 1024 * 1024;
 /** Refused lines a dry run lists. */
 const REPORTED_ERRORS = 100;
 const IMPORTS_PATH = '/api/v2/imports';
@@ -69,8 +73,9 @@ async function checked<T extends object>(value: unknown, metatype: new () => T, 
 }
 
 /**
- * Jobs, as the API asks for and shows them (docs/api.md#bulk-changes): a bulk change is checked whole when it is asked
- * for (every key known, every value as a PATCH would check it), then recorded as a queued job that JobsWorker works.
+ * Jobs, as the API asks for and shows them (docs/api.md#bulk-changes, docs/import.md): a bulk change is checked whole
+ * when it is asked for (every key known, every value as a PATCH would check it), an import a line at a time as its
+ * body arrives; each is then recorded as a queued job that JobsWorker works.
  */
 @Injectable()
 export class JobsService {
@@ -130,7 +135,7 @@ export class JobsService {
       const refused = (error: Error, externalId: string | null): ReceivedLine => ({
         position: line.number,
         externalId,
-        error: { ...problemOf(error, IMPORTS_PATH, `Line ${line.number}: `), line: line.number },
+        error: { ...boundedProblem(problemOf(error, IMPORTS_PATH, `Line ${line.number}: `)), line: line.number },
       });
       if ('tooLong' in line) {
         yield refused(new BadRequestException(`longer than ${IMPORT_LINE_MAX_BYTES} bytes`), null);
@@ -156,14 +161,15 @@ export class JobsService {
   }
 
   private async dryRun(body: AsyncIterable<Buffer>): Promise<ImportReportResponse> {
-    const report: ImportReportResponse = { dryRun: true, lines: 0, create: 0, update: 0, unchanged: 0, invalid: 0, errors: [] };
+    const report: ImportReportResponse = { dryRun: true, lines: 0, create: 0, update: 0, unchanged: 0, deleted: 0, invalid: 0, errors: [] };
     let batch: Array<{ externalId: string; hash: string }> = [];
     const count = async () => {
       const known = await this.imports.hashes(batch.map((line) => line.externalId));
       for (const { externalId, hash } of batch) {
         const last = known.get(externalId);
         if (last === undefined) report.create += 1;
-        else if (last === hash) report.unchanged += 1;
+        else if (last.deleted) report.deleted += 1;
+        else if (last.hash === hash) report.unchanged += 1;
         else report.update += 1;
       }
       batch = [];
@@ -193,15 +199,20 @@ export class JobsService {
     let failed = 0;
     try {
       let batch: ReceivedLine[] = [];
+      let bytes = 0;
       const record = async () => {
         const lines = batch;
         batch = [];
+        bytes = 0;
         await this.database.transaction((transaction) => this.jobs.addLines(transaction, job.id, lines));
       };
       for await (const { hash: _hash, ...line } of this.checkedLines(body, now)) {
         total += 1;
         if (line.error) failed += 1;
+        const size = line.payload?.length ?? 1024;
+        if (batch.length > 0 && bytes + size > RECEIVE_BATCH_BYTES) await record();
         batch.push(line);
+        bytes += size;
         if (batch.length >= RECEIVE_BATCH) await record();
       }
       await record();
@@ -292,7 +303,7 @@ export class JobsService {
   }
 
   private async found(id: string, viewer: Viewer): Promise<StoredJob> {
-    if (isRequester(viewer)) throw requesterMayNot("read jobs: bulk changes are the desk's");
+    if (isRequester(viewer)) throw requesterMayNot("read jobs: bulk changes and imports are the desk's");
     const job = await this.jobs.find(id);
     if (!job) throw new NotFoundException(`Job not found with id: ${id}`);
     return job;

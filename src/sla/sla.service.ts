@@ -55,6 +55,14 @@ export class SlaService implements TicketWriteHook, TicketSlaSummaries, OnApplic
     await this.repository.save(writes, ticket.id, clocks, nextBreachTime(clocks), now);
   }
 
+  /**
+   * An imported ticket has no clocks (what is imported happened elsewhere), but its write is marked as seen, as every
+   * write while SLA is on is: SlaReconciler does not look at it again at the next start.
+   */
+  async ticketImported(writes: TransactionWrites, ticket: TicketResponse, now: Date): Promise<void> {
+    if (this.policy) await this.repository.markSynced(writes, ticket.id, now);
+  }
+
   /** Every write while SLA is on marks the ticket's clocks as having seen it (SlaReconciler looks for those that did not). */
   async ticketUpdated(transaction: Transaction, before: TicketResponse, after: TicketResponse, now: Date): Promise<void> {
     if (!this.policy) return;

@@ -1,4 +1,5 @@
 import type { TicketResponse } from './dto/ticket-response.dto.js';
+import { type FieldValue, type FieldValues, sameValue } from '../fields/field-values.js';
 
 /** One changed field: its value before and after the write, as the API serves them (timestamps as ISO strings). */
 export interface FieldChange<Value = unknown> {
@@ -43,4 +44,10 @@ export function ticketChanges(before: TicketFields | null, after: TicketFields):
 
 function wire(value: string | Date | null): string | null {
   return value instanceof Date ? value.toISOString() : value;
+}
+
+/** Each custom field whose value differs, as a history entry names it: `fields.<key>` from the old value to the new (null: none). */
+export function fieldChanges(before: FieldValues, after: FieldValues): Record<string, FieldChange<FieldValue | null>> {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => !sameValue(before[key], after[key]));
+  return Object.fromEntries(keys.map((key) => [`fields.${key}`, { from: before[key] ?? null, to: after[key] ?? null }]));
 }

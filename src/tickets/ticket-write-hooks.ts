@@ -18,6 +18,8 @@ export interface AddedComment {
 export interface TicketWriteHook {
   /** In the create's transaction, which may hold other creates too. */
   ticketCreated?(writes: TransactionWrites, ticket: TicketResponse, now: Date): Promise<void>;
+  /** A ticket created or updated by an import (docs/import.md), which is no activity here: no clock starts for it. */
+  ticketImported?(writes: TransactionWrites, ticket: TicketResponse, now: Date): Promise<void>;
   /** While the update holds the ticket's row lock. */
   ticketUpdated?(transaction: Transaction, before: TicketResponse, after: TicketResponse, now: Date): Promise<void>;
   /** A ticket merged into another, or unmerged (`ticket` as the unmerge restored it), while the merge holds its row lock. */
@@ -50,6 +52,10 @@ export class TicketWriteHooks implements OnModuleInit {
 
   async ticketCreated(writes: TransactionWrites, ticket: TicketResponse, now: Date): Promise<void> {
     for (const hook of this.hooks) await hook.ticketCreated?.(writes, ticket, now);
+  }
+
+  async ticketImported(writes: TransactionWrites, ticket: TicketResponse, now: Date): Promise<void> {
+    for (const hook of this.hooks) await hook.ticketImported?.(writes, ticket, now);
   }
 
   async ticketUpdated(transaction: Transaction, before: TicketResponse, after: TicketResponse, now: Date): Promise<void> {

@@ -4,7 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { HistoryAction } from './history-action.js';
 import { TicketHistoryRepository } from './ticket-history.repository.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
-import { type FieldChange, ticketChanges } from './ticket-changes.js';
+import { type FieldChange, fieldChanges, ticketChanges } from './ticket-changes.js';
 import { OutboxWriter } from '../outbox/outbox.writer.js';
 import type { TicketPatch } from './dto/ticket-patch.dto.js';
 import type { TicketRequest } from './dto/ticket-request.dto.js';
@@ -49,7 +49,7 @@ import { linkCounts } from './links/links.js';
 import { recordLinkChange } from './links/link-changes.js';
 import { FieldValuesRepository } from '../fields/field-values.repository.js';
 import type { StoredDefinition } from '../fields/field-definitions.repository.js';
-import { applyFieldValues, type FieldValue, type FieldValues, sameValue, type ValuesWrite } from '../fields/field-values.js';
+import { applyFieldValues, type FieldValue, type FieldValues, type ValuesWrite } from '../fields/field-values.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -97,12 +97,6 @@ function withParts(
   context: WriteContext,
 ): TicketResponse {
   return parts === undefined ? ticket : seenBy(context.viewer, { ...ticket, ...parts } as TicketResponse);
-}
-
-/** Each field whose value differs, as a history entry names it: `fields.<key>` from the old value to the new (null: none). */
-function fieldChanges(before: FieldValues, after: FieldValues): Record<string, FieldChange<FieldValue | null>> {
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => !sameValue(before[key], after[key]));
-  return Object.fromEntries(keys.map((key) => [`fields.${key}`, { from: before[key] ?? null, to: after[key] ?? null }]));
 }
 
 /** The tickets a requester sees (the one rule, src/people/visibility.ts); undefined for the desk, which sees all. */

@@ -200,6 +200,11 @@ describe('Import', () => {
       expect(await count('mail_notifications', [created.id])).toBe(1);
       expect(await count('ticket_sla_clocks', [first.id, second.id])).toBe(0);
       expect(await count('mail_notifications', [first.id, second.id])).toBe(0);
+      // Marked as seen by SLA, so that the next start's reconciliation does not look at them again.
+      const [synced] = await db.query('SELECT COUNT(*) AS n FROM tickets WHERE id IN (?) AND sla_synced_at IS NOT NULL', [
+        [first.id, second.id],
+      ]);
+      expect(Number((synced as Json[])[0].n)).toBe(2);
     } finally {
       await db.end();
     }
@@ -378,10 +383,56 @@ describe('Import', () => {
     expect((await comments(keyboard.id)).map((item) => item.body)).toEqual(['Keyboard missing keys', '(no text)']);
   });
 
+  it('refuses, line by line, what a ticket may not be: a key with spaces, JSON too deep, a huge value kept short in the result', async () => {
+    const id = prefix();
+    let deep: Json = {};
+    for (let i = 0; i < 40; i++) deep = { nested: deep };
+    const { job: done, results: lines } = await imported([
+      line(`${id}1 `),
+      { ...line(`${id}2`), fields: deep },
+      line(`${id}3`, { description: 'x'.repeat(70_000), comments: Array.from({ length: 300 }, () => ({ body: 'b', createdAt: 'soon' })) }),
+      line(`${id}4`),
+    ]);
+    expect(done).toMatchObject({ status: 'partially_succeeded', total: 4, done: 1, failed: 3 });
+    expect(lines[0].error.errors.map((error: Json) => error.field)).toEqual(['externalId']);
+    expect(lines[1].error.detail).toBe('Line 2: Not acceptable JSON: nesting deeper than 32 levels');
+    const huge = lines[2].error;
+    expect(huge.errors).toHaveLength(301);
+    expect(huge.errors.find((error: Json) => error.field === 'description').rejectedValue.length).toBeLessThanOrEqual(200);
+    expect(JSON.stringify(huge).length).toBeLessThan(200_000);
+    expect(lines[3]).toMatchObject({ action: 'created', outcome: 'succeeded' });
+  });
+
+  it('refuses to bring back a ticket deleted here since, or to change one merged since', async () => {
+    const id = prefix();
+    const once = await imported([line(`${id}deleted`), line(`${id}merged`), line(`${id}target`)]);
+    const [deleted, merged, target] = once.results.map((item) => item.ticketId as number);
+    await testApp.http.delete(`/api/v2/tickets/${deleted}`).expect(204);
+    await testApp.http
+      .post(`/api/v2/tickets/${target}/merge`)
+      .send({ sources: [merged] })
+      .expect(200);
+    const edited = [line(`${id}deleted`, { title: 'Again' }), line(`${id}merged`, { title: 'Changed' })];
+    const report = (await post(ndjson(edited), '?dryRun=true').expect(200)).body;
+    expect(report).toMatchObject({ lines: 2, create: 0, update: 1, deleted: 1 });
+    const again = await imported(edited);
+    expect(again.results.map((item) => [item.ticketId, item.outcome, item.error?.status])).toEqual([
+      [null, 'failed', 409],
+      [null, 'failed', 409],
+    ]);
+    expect(again.results[0].error.detail).toMatch(/was deleted here: an import does not bring it back/);
+    expect(again.results[1].error.detail).toBe(
+      `Line 2: Ticket ${merged} is merged into ticket ${target}: write to ticket ${target} instead`,
+    );
+    await testApp.http.get(`/api/v2/tickets/${deleted}`).expect(404);
+    expect((await ticket(merged)).title).not.toBe('Changed');
+  });
+
   it('refuses a body that is not NDJSON, one without a line, and a bad dryRun, with a problem', async () => {
     expectProblem(asHttpResponse(await testApp.http.post('/api/v2/imports').send([line('a')])), 415);
     expectProblem(asHttpResponse(await post('\n\n')), 400);
     expectProblem(asHttpResponse(await post(ndjson([line('a')]), '?dryRun=yes')), 400);
+    expectProblem(asHttpResponse(await post(ndjson([line('a')])).set('Content-Encoding', 'gzip')), 415);
     const db = await connectToDatabase({ database });
     try {
       // A body refused whole leaves no job behind.
@@ -436,6 +487,11 @@ describe('Import', () => {
       expect(Object.keys(seen[0].changes).filter((key) => ['tags', 'importedComments'].includes(key) || key.startsWith('fields.'))).toEqual(
         [],
       );
+      // v1's history, streamed whole, leaves it out too.
+      const v1History = (await secured.http.get(`/api/tickets/${id}/history`).set(requester).expect(200)).body as Json[];
+      expect(v1History.map((entry) => [entry.action, Object.keys(entry.changes).includes('importedComments')])).toEqual([
+        ['IMPORTED', false],
+      ]);
       const theirs = (await secured.http.get(`/api/v2/tickets/${id}/comments`).set(requester).expect(200)).body.items as Json[];
       expect(theirs.map((comment) => comment.body)).toEqual(['It jams.']);
       const feed = (

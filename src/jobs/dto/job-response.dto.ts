@@ -111,6 +111,9 @@ export class ImportReportResponse {
   @ApiProperty({ description: 'Lines as they were last imported: nothing to do', example: 3 })
   unchanged: number;
 
+  @ApiProperty({ description: 'Lines whose ticket was deleted here since it was imported: they would be refused', example: 0 })
+  deleted: number;
+
   @ApiProperty({ description: 'Lines refused', example: 3 })
   invalid: number;
 
