@@ -102,7 +102,8 @@ export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private async work(job: ClaimedJob): Promise<void> {
-    if (job.cancelRequested) return this.jobs.finish(job, 'cancelled');
+    // Asked to stop while another replica worked it: what that one changed but had not commented on is recorded too.
+    if (job.cancelRequested) return this.cancel(job, await this.jobs.pending(job.id, BATCH));
     if (job.total === null && !(await this.snapshot(job))) return;
     for (;;) {
       if (this.stopping) return this.jobs.release(job).catch(() => undefined);

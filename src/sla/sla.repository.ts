@@ -280,6 +280,41 @@ export class SlaRepository {
     );
     return rows.map((row) => ({ metric: row.metric, running: Number(row.running) }));
   }
+  /**
+   * The SLA figures of the tickets `matching` selects, by metric and the ticket's priority now: each ticket's clocks
+   * of a metric (all its cycles) are one: completed when every one has stopped, breached when one spent its goal (or
+   * runs past its breach time at `now`), its business time their sum. The median and the 90th percentile of the
+   * completed ones' times are their nearest ranks, by window functions (MariaDB and MySQL both have them).
+   */
+  async figures(matching: { from: { sql: string; params: unknown[] }; where: { sql: string; params: unknown[] } }, now: Date) {
+    return this.database.rows<{
+      priority: SlaPriority;
+      metric: SlaMetricName;
+      tickets: number | string;
+      completed: number | string;
+      met: number | string;
+      breached: number | string;
+      median_ms: number | string | null;
+      p90_ms: number | string | null;
+    }>(
+      `WITH per_ticket AS (
+         SELECT tickets.priority AS priority, c.metric AS metric, SUM(c.elapsed_ms) AS elapsed,
+           MIN(c.stopped_at IS NOT NULL) AS completed,
+           MAX(c.elapsed_ms >= c.goal_ms OR (c.running_since IS NOT NULL AND c.breach_at <= ?)) AS breached
+         FROM ${matching.from.sql} STRAIGHT_JOIN ticket_sla_clocks c ON c.ticket_id = tickets.id${matching.where.sql}
+         GROUP BY tickets.id, tickets.priority, c.metric),
+       ranked AS (
+         SELECT per_ticket.*, ROW_NUMBER() OVER (PARTITION BY priority, metric, completed ORDER BY elapsed) AS place,
+           COUNT(*) OVER (PARTITION BY priority, metric, completed) AS of_all
+         FROM per_ticket)
+       SELECT priority, metric, COUNT(*) AS tickets, SUM(completed) AS completed, SUM(completed = 1 AND breached = 0) AS met,
+         SUM(breached) AS breached,
+         MAX(CASE WHEN completed = 1 AND place = CEIL(0.5 * of_all) THEN elapsed END) AS median_ms,
+         MAX(CASE WHEN completed = 1 AND place = CEIL(0.9 * of_all) THEN elapsed END) AS p90_ms
+       FROM ranked GROUP BY priority, metric`,
+      [now, ...matching.from.params, ...matching.where.params],
+    );
+  }
 }
 
 function clockFromRow(row: ClockRow): SlaClock {

@@ -17,6 +17,11 @@ import {
 } from './sla-clock.js';
 import { isResponse } from './sla-replay.js';
 import { NEVER_DUE, SlaRepository } from './sla.repository.js';
+import type { SqlStatement } from '../tickets/query/ticket-query-sql.js';
+import type { SlaMetricFigures } from '../tickets/stats/ticket-sla-figures.dto.js';
+import { TicketPriority } from '../tickets/ticket-priority.enum.js';
+
+const PRIORITY_ORDER: readonly string[] = Object.values(TicketPriority);
 import { slaView } from './sla-view.js';
 
 /** The message of the /sla endpoints when SLA is off: a 404, as for a resource this service does not have. */
@@ -121,6 +126,31 @@ export class SlaService implements TicketWriteHook, TicketSlaSummaries, OnApplic
             ]),
           ),
       );
+  }
+
+  figures(matching: { from: SqlStatement; where: SqlStatement }): Promise<SlaMetricFigures[]> | undefined {
+    if (!this.policy) return undefined;
+    const count = (value: number | string | null) => (value === null ? null : Number(value));
+    const order = (metric: string, priority: string) => `${metric === 'firstResponse' ? 0 : 1}${PRIORITY_ORDER.indexOf(priority)}`;
+    return this.repository.figures(matching, new Date()).then((rows) =>
+      rows
+        .map((row) => {
+          const completed = Number(row.completed);
+          const met = Number(row.met);
+          return {
+            metric: row.metric,
+            priority: row.priority as TicketPriority,
+            tickets: Number(row.tickets),
+            completed,
+            met,
+            breached: Number(row.breached),
+            metShare: completed === 0 ? null : Math.round((met / completed) * 1000) / 1000,
+            medianMs: count(row.median_ms),
+            p90Ms: count(row.p90_ms),
+          };
+        })
+        .sort((a, b) => order(a.metric, a.priority).localeCompare(order(b.metric, b.priority))),
+    );
   }
 
   /** GET …/sla: every cycle of the ticket's clocks in Jira's shape. */

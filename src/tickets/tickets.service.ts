@@ -346,6 +346,11 @@ export class TicketsService {
     };
   }
 
+  /** How many tickets match a checked query's filters (a list's total, counted alone). */
+  count(query: TicketQuery): Promise<number> {
+    return this.tickets.count(query);
+  }
+
   /** By id, read in batches with the reads of other requests (see BatchedLookup). */
   async findOne(id: string): Promise<TicketResponse> {
     const ticket = await this.tickets.findById(id);

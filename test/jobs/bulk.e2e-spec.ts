@@ -3,11 +3,13 @@ import { EventConsumer } from '../support/event-consumer.js';
 import { connectToDatabase, useOwnDatabase } from '../support/database.js';
 import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
-import { useTestApp } from '../support/test-app.js';
+import { createTestApp, useTestApp } from '../support/test-app.js';
 import { useTestIssuer } from '../support/test-issuer.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 import { waitUntil } from '../support/waits.js';
 import { JobLeaseLost, JobsRepository } from '../../src/jobs/jobs.repository.js';
+import { TicketsService } from '../../src/tickets/tickets.service.js';
+import { jest } from '@jest/globals';
 
 type Json = Record<string, any>;
 
@@ -266,6 +268,69 @@ describe('Bulk changes', () => {
     expect(priorities).toEqual(['LOW', 'CRITICAL', 'CRITICAL']);
   });
 
+  it('goes on from a ticket changed but not commented on: its comment alone, or, when the job was cancelled, its failure', async () => {
+    const [changed, cancelled] = [await create({ priority: 'LOW' }), await create({ priority: 'LOW' })];
+    const db = await connectToDatabase({ database });
+    const stopped = async (ticketId: number, cancel: boolean) => {
+      // Another replica changed the ticket (its item at stage `changed`), then died before adding the comment.
+      await testApp.http
+        .patch(`/api/v2/tickets/${ticketId}`)
+        .set('Content-Type', 'application/merge-patch+json')
+        .send({ priority: 'HIGH' })
+        .expect(200);
+      const request = { ids: [ticketId], patch: { priority: 'HIGH' }, comment: { body: 'Raised by the night shift.' } };
+      const [inserted] = (await db.query(
+        `INSERT INTO jobs (kind, status, request, total, cancel_requested, lease_owner, lease_epoch, lease_until, created_at, started_at)
+         VALUES ('bulk', 'running', ?, 1, ?, 'a-replica-that-died', 2, NOW(3) - INTERVAL 1 SECOND, NOW(3), NOW(3))`,
+        [JSON.stringify(request), cancel ? 1 : 0],
+      )) as any;
+      await db.query("INSERT INTO job_items (job_id, position, ticket_id, stage) VALUES (?, 1, ?, 'changed')", [
+        inserted.insertId,
+        ticketId,
+      ]);
+      return inserted.insertId as number;
+    };
+    try {
+      const resumed = await stopped(changed, false);
+      expect(await finished(resumed)).toMatchObject({ status: 'succeeded', done: 1, failed: 0 });
+      const history = (await testApp.http.get(`/api/v2/tickets/${changed}/history`).expect(200)).body.items as Json[];
+      // One UPDATED (the change the other replica made), then the comment: the change is not made twice.
+      expect(history.map((entry) => entry.action)).toEqual(['CREATED', 'UPDATED', 'COMMENTED']);
+
+      const ended = await stopped(cancelled, true);
+      expect(await finished(ended)).toMatchObject({ status: 'cancelled', done: 0, failed: 1 });
+      expect((await results(ended))[0].error).toMatchObject({
+        status: 409,
+        detail: 'The job was cancelled after its change, before its comment',
+      });
+      expect((await testApp.http.get(`/api/v2/tickets/${cancelled}/comments`).expect(200)).body.items).toEqual([]);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('gives a ticket up after three failures of its own, with a 500, and goes on with the others', async () => {
+    const [failing, fine] = [await create({ priority: 'LOW' }), await create({ priority: 'LOW' })];
+    const original = TicketsService.prototype.patch;
+    let attempts = 0;
+    const spy = jest.spyOn(TicketsService.prototype, 'patch').mockImplementation(function (this: TicketsService, id, ...rest) {
+      if (id !== String(failing)) return original.call(this, id, ...rest);
+      attempts += 1;
+      return Promise.reject(new Error('the database went away'));
+    });
+    try {
+      const accepted = (await bulk({ ids: [failing, fine], patch: { priority: 'HIGH' } }).expect(202)).body;
+      expect(await finished(accepted.id)).toMatchObject({ status: 'partially_succeeded', done: 1, failed: 1 });
+      expect(attempts).toBe(3);
+      expect((await results(accepted.id)).map((result) => [result.ticketId, result.outcome, result.error?.status])).toEqual([
+        [failing, 'failed', 500],
+        [fine, 'succeeded', undefined],
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('fences a replica whose lease went to another: what it would record is refused', async () => {
     const db = await connectToDatabase({ database });
     try {
@@ -285,6 +350,37 @@ describe('Bulk changes', () => {
       expect((await jobs.find(inserted.insertId))!.done).toBe(1);
       await db.query("UPDATE jobs SET status = 'cancelled', finished_at = NOW(3) WHERE id = ?", [inserted.insertId]);
     } finally {
+      await db.end();
+    }
+  });
+
+  it('deletes jobs finished longer ago than JOBS_RETENTION with their results, and imports whose body stopped arriving a day ago', async () => {
+    const db = await connectToDatabase({ database });
+    const insert = async (status: string, createdDaysAgo: number, finishedDaysAgo: number | null) => {
+      const [inserted] = (await db.query(
+        `INSERT INTO jobs (kind, status, request, total, created_at, finished_at)
+         VALUES ('bulk', ?, '{"ids":[1],"patch":{"priority":"LOW"}}', 1, NOW(3) - INTERVAL ? DAY, IF(? IS NULL, NULL, NOW(3) - INTERVAL ? DAY))`,
+        [status, createdDaysAgo, finishedDaysAgo, finishedDaysAgo],
+      )) as any;
+      await db.query("INSERT INTO job_items (job_id, position, ticket_id, outcome) VALUES (?, 1, 1, 'succeeded')", [inserted.insertId]);
+      return inserted.insertId as number;
+    };
+    const exists = async (id: number) => ((await db.query('SELECT id FROM jobs WHERE id = ?', [id]))[0] as unknown[]).length > 0;
+    const app = { close: async () => undefined } as { close(): Promise<void> };
+    try {
+      const old = await insert('succeeded', 3, 2);
+      const recent = await insert('succeeded', 1, 0);
+      const abandoned = await insert('receiving', 2, null);
+      const receiving = await insert('receiving', 0, null);
+      // A replica purges at its first pass, then hourly: one started now purges these.
+      Object.assign(app, await createTestApp({ env: { DB_DATABASE: database, JOBS_RETENTION: '1d' } }));
+      await waitUntil(async () => !(await exists(old)) && !(await exists(abandoned)), 30_000, 'the purge');
+      expect([await exists(recent), await exists(receiving)]).toEqual([true, true]);
+      const [items] = (await db.query('SELECT COUNT(*) AS n FROM job_items WHERE job_id IN (?)', [[old, abandoned]])) as any;
+      expect(Number(items[0].n)).toBe(0);
+      await db.query('DELETE FROM jobs WHERE id IN (?)', [[recent, receiving]]);
+    } finally {
+      await app.close();
       await db.end();
     }
   });

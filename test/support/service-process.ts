@@ -32,6 +32,11 @@ export class ServiceProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
+  /** Its process id, as its workers name themselves in the leases they hold (src/database/worker-owner.ts). */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   /** Where the service answers; known once it has logged its start-up line (at LOG_LEVEL info or lower). */
   get url(): string {
     if (this.port === undefined) throw new Error(`The service has not said which port it listens on:\n${this.output}`);

@@ -203,6 +203,42 @@ describe('Exporting tickets', () => {
     }
   });
 
+  it('runs three exports at once on a replica: a fourth is a 503 until one of them ends', async () => {
+    const requester = address();
+    const db = await connectToDatabase({ database });
+    const held: IncomingMessage[] = [];
+    try {
+      await db.query(
+        `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
+         SELECT CONCAT('Held ', seq), REPEAT('x', 1500), 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_3000`,
+        [requester],
+      );
+      const server = testApp.app.getHttpServer();
+      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      // Three clients that read their first bytes, then nothing: each export waits for its client, holding its turn.
+      for (let i = 0; i < 3; i++) {
+        const response = await new Promise<IncomingMessage>((resolve) =>
+          httpGet(`http://127.0.0.1:${port}/api/v2/tickets/export?requesterEmail=${encodeURIComponent(requester)}`, resolve),
+        );
+        await new Promise((resolve) => response.once('data', resolve));
+        response.pause();
+        held.push(response);
+      }
+      const refused = await problem(testApp.http.get(`/api/v2/tickets/export?requesterEmail=${encodeURIComponent(requester)}`), 503);
+      expect(refused.detail).toBe('3 exports are running; retry in a few seconds');
+      held.pop()!.destroy();
+      await waitUntil(
+        async () => (await testApp.http.get(`/api/v2/tickets/export?requesterEmail=${encodeURIComponent(address())}`)).status === 200,
+        10_000,
+        'a turn freed by the client that went away',
+      );
+    } finally {
+      for (const response of held) response.destroy();
+      await db.end();
+    }
+  });
+
   it('writes a header alone for no match, and a negative number as a number', async () => {
     const empty = await exported(`requesterEmail=${encodeURIComponent(address())}&format=csv`).expect(200);
     expect(empty.body as string).toBe(

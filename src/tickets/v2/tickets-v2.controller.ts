@@ -20,6 +20,7 @@ import {
   Headers,
   HttpCode,
   Inject,
+  NotFoundException,
   Param,
   Patch,
   Post,
@@ -49,6 +50,9 @@ import { TicketExportService } from '../export/ticket-export.service.js';
 import { ticketExportApi } from '../export/ticket-export.openapi.js';
 import { ticketStatsApi } from '../stats/ticket-stats.openapi.js';
 import type { TicketStatsResponse } from '../stats/ticket-stats.dto.js';
+import type { TicketSlaFiguresResponse } from '../stats/ticket-sla-figures.dto.js';
+import { ticketSlaFiguresApi } from '../stats/ticket-sla-figures.openapi.js';
+import { matchingTicketsSql } from '../query/ticket-query-sql.js';
 import { TICKET_SLA_SUMMARIES, type TicketSlaSummaries } from '../ticket-sla-summaries.js';
 import type { TicketV2Response } from '../dto/ticket-v2-response.dto.js';
 
@@ -159,6 +163,19 @@ export class TicketsV2Controller {
     if (paging) throw statsProblem(paging, 'A count takes the filters of the list, not its sort or page', String(filters[paging]));
     const keys = parseGroupBy(groupBy);
     return this.tickets.stats(parseTicketQuery(filters, 'v2', this.sla), keys, viewer, parseZone(zone));
+  }
+
+  // Before `:id`, as stats.
+  @Get('stats/sla')
+  @ticketSlaFiguresApi()
+  async slaFigures(@Req() request: Request): Promise<TicketSlaFiguresResponse> {
+    if (isRequester(viewerOf(request))) throw requesterMayNot("count tickets: the numbers are the desk's");
+    const paging = PAGE_PARAMETERS.find((name) => name in request.query);
+    if (paging) throw statsProblem(paging, 'A count takes the filters of the list, not its sort or page', String(request.query[paging]));
+    const query = await this.tickets.checked(parseTicketQuery(request.query, 'v2', this.sla));
+    const [figures, total] = await Promise.all([this.slaSummaries.figures(matchingTicketsSql(query)), this.tickets.count(query)]);
+    if (!figures) throw new NotFoundException('SLA clocks are off (SLA_ENABLED=false): there are no SLA figures');
+    return { total, figures: await figures };
   }
 
   // Before `:id`, as stats.

@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import { connectToDatabase, useOwnDatabase } from '../support/database.js';
+import { EventConsumer } from '../support/event-consumer.js';
+import { ServiceProcess } from '../support/service-process.js';
+import { waitUntil } from '../support/waits.js';
+
+type Json = Record<string, any>;
+
+// Its own: two real replicas work its job, and nothing else may claim it.
+const database = useOwnDatabase('bulk_failover');
+const TICKETS = 10_000;
+
+/**
+ * A bulk change of 10,000 tickets worked by two real replicas (child processes), the one holding the job's lease
+ * SIGKILLed mid-job while other clients write the same tickets through the other: every ticket is changed by the job
+ * exactly once, no client's write is lost, and each ticket's events go out in the order of its writes.
+ */
+describe('Bulk change across a replica killed mid-job', () => {
+  const env = { DB_DATABASE: database, JOBS_POLL_INTERVAL: '100ms', JOBS_LEASE_TTL: '2s' };
+  let replicas: ServiceProcess[] = [];
+  let consumer: EventConsumer;
+
+  beforeAll(async () => {
+    consumer = await EventConsumer.bound('ticket.#');
+    // One after the other: the first applies the migrations, which take no cluster-wide lock (docs/operations.md).
+    replicas = [await ServiceProcess.start(env)];
+    replicas.push(await ServiceProcess.start(env));
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    await consumer.stop();
+  });
+
+  it('changes every ticket exactly once, keeps the other clients’ writes, and publishes each ticket’s events in order', async () => {
+    const requester = `failover-${randomBytes(4).toString('hex')}@example.com`;
+    const db = await connectToDatabase({ database });
+    const query = async (sql: string, params: unknown[] = []) => (await db.query(sql, params))[0] as Json[];
+    try {
+      await query(
+        `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
+         SELECT CONCAT('Failover ', seq), 'Seeded', 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_${TICKETS}`,
+        [requester],
+      );
+      const ids = (await query('SELECT id FROM tickets WHERE requester_email = ? ORDER BY id', [requester])).map((row) => Number(row.id));
+      const accepted = await fetch(`${replicas[0].url}/api/v2/tickets/bulk`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ filter: { requesterEmail: requester }, patch: { status: 'CLOSED' } }),
+      });
+      expect(accepted.status).toBe(202);
+      const jobId = ((await accepted.json()) as Json).id as number;
+      const job = async () => (await query('SELECT status, done, failed, total, lease_owner FROM jobs WHERE id = ?', [jobId]))[0];
+      await waitUntil(async () => Number((await job()).done) >= 1000, 120_000, 'a thousand tickets changed');
+      const owner = String((await job()).lease_owner);
+      const holder = replicas.find((replica) => owner.split(':')[1] === String(replica.pid))!;
+      const other = replicas.find((replica) => replica !== holder)!;
+
+      // Other clients write the same tickets through the other replica while the job goes on and is taken over.
+      let writing = true;
+      let written = 0;
+      const writers = Array.from({ length: 3 }, async (_, w) => {
+        for (let n = 0; writing; n++) {
+          const id = ids[(w * 3331 + n * 97) % ids.length];
+          const response = await fetch(`${other.url}/api/v2/tickets/${id}`, {
+            method: 'PATCH',
+            headers: { 'Content-Type': 'application/merge-patch+json' },
+            body: JSON.stringify({ assignedTo: `writer-${w}-${n}` }),
+          });
+          if (response.status === 200) written += 1;
+          else expect([response.status, await response.text()]).toEqual([200, '']);
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      holder.kill('SIGKILL');
+      await holder.exited;
+      await waitUntil(async () => (await job()).status !== 'running' && (await job()).status !== 'queued', 240_000, 'the job finished');
+      writing = false;
+      await Promise.all(writers);
+      expect(await job()).toMatchObject({ status: 'succeeded', total: TICKETS, done: TICKETS, failed: 0 });
+
+      // Each ticket closed by exactly one history entry (the job's change, made once), and every client's write recorded.
+      const [closed] = await query(
+        `SELECT COUNT(*) AS tickets, SUM((SELECT COUNT(*) FROM ticket_history h WHERE h.ticket_id = t.id AND h.action = 'UPDATED'
+           AND JSON_VALUE(h.changes, '$.status.to') = 'CLOSED') = 1) AS once
+         FROM tickets t WHERE t.requester_email = ? AND t.status = 'CLOSED'`,
+        [requester],
+      );
+      expect([Number(closed.tickets), Number(closed.once)]).toEqual([TICKETS, TICKETS]);
+      const [writes] = await query(
+        `SELECT COUNT(*) AS n FROM ticket_history h JOIN tickets t ON t.id = h.ticket_id
+         WHERE t.requester_email = ? AND JSON_VALUE(h.changes, '$.assignedTo.to') LIKE 'writer-%'`,
+        [requester],
+      );
+      expect(written).toBeGreaterThan(0);
+      expect(Number(writes.n)).toBe(written);
+
+      // Every change reaches RabbitMQ (at least once: a replica killed between a publish and its mark may send one
+      // again), each ticket's in the order of its writes.
+      const expected = Number(
+        (
+          await query('SELECT COUNT(*) AS n FROM change_log c JOIN tickets t ON t.id = c.ticket_id WHERE t.requester_email = ?', [
+            requester,
+          ])
+        )[0].n,
+      );
+      const mine = new Set(ids);
+      const unique = () =>
+        new Map(
+          consumer
+            .bodies()
+            .filter((body) => mine.has(body.ticketId))
+            .map((body) => [body.eventId, body]),
+        );
+      await waitUntil(() => unique().size >= expected, 120_000, 'every change published');
+      const byTicket = new Map<number, Json[]>();
+      for (const body of unique().values()) byTicket.set(body.ticketId, [...(byTicket.get(body.ticketId) ?? []), body]);
+      const [ordered] = await query(
+        `SELECT COUNT(*) AS n FROM change_log c JOIN tickets t ON t.id = c.ticket_id WHERE t.requester_email = ?`,
+        [requester],
+      );
+      expect(unique().size).toBe(Number(ordered.n));
+      for (const [, events] of byTicket) {
+        const times = events.map((event) => Date.parse(event.ticket.updatedAt));
+        expect(times).toEqual([...times].sort((a, b) => a - b));
+        expect(events.filter((event) => event.ticket.status === 'CLOSED' && event.eventType === 'UPDATED').length).toBeGreaterThanOrEqual(
+          1,
+        );
+      }
+    } finally {
+      await db.end();
+    }
+  }, 400_000);
+});
