@@ -366,21 +366,21 @@ describe('Bulk changes', () => {
       return inserted.insertId as number;
     };
     const exists = async (id: number) => ((await db.query('SELECT id FROM jobs WHERE id = ?', [id]))[0] as unknown[]).length > 0;
-    const app = { close: async () => undefined } as { close(): Promise<void> };
+    let app: Awaited<ReturnType<typeof createTestApp>> | undefined;
     try {
       const old = await insert('succeeded', 3, 2);
       const recent = await insert('succeeded', 1, 0);
       const abandoned = await insert('receiving', 2, null);
       const receiving = await insert('receiving', 0, null);
       // A replica purges at its first pass, then hourly: one started now purges these.
-      Object.assign(app, await createTestApp({ env: { DB_DATABASE: database, JOBS_RETENTION: '1d' } }));
+      app = await createTestApp({ env: { DB_DATABASE: database, JOBS_RETENTION: '1d' } });
       await waitUntil(async () => !(await exists(old)) && !(await exists(abandoned)), 30_000, 'the purge');
       expect([await exists(recent), await exists(receiving)]).toEqual([true, true]);
       const [items] = (await db.query('SELECT COUNT(*) AS n FROM job_items WHERE job_id IN (?)', [[old, abandoned]])) as any;
       expect(Number(items[0].n)).toBe(0);
       await db.query('DELETE FROM jobs WHERE id IN (?)', [[recent, receiving]]);
     } finally {
-      await app.close();
+      await app?.close();
       await db.end();
     }
   });
