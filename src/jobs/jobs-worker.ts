@@ -103,7 +103,8 @@ export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown
 
   private async work(job: ClaimedJob): Promise<void> {
     // Asked to stop while another replica worked it: what that one changed but had not commented on is recorded too.
-    if (job.cancelRequested) return this.cancel(job, await this.jobs.pending(job.id, BATCH));
+    // An import's lines have no such stage: their (large) payloads are not read for it.
+    if (job.cancelRequested) return this.cancel(job, job.kind === 'import' ? [] : await this.jobs.pending(job.id, BATCH));
     if (job.total === null && !(await this.snapshot(job))) return;
     for (;;) {
       if (this.stopping) return this.jobs.release(job).catch(() => undefined);
@@ -111,7 +112,11 @@ export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown
       if (items.length === 0) break;
       if (await this.jobs.cancelRequested(job.id)) return this.cancel(job, items);
       for (let from = 0; from < items.length && !this.stopping; from += CONCURRENCY) {
-        await Promise.all(items.slice(from, from + CONCURRENCY).map((item) => this.workOne(job, item)));
+        // Every item of the group ends before a failure ends the pass: the next pass must not find one still running
+        // among those it reads as not yet worked, and work it a second time.
+        const settled = await Promise.allSettled(items.slice(from, from + CONCURRENCY).map((item) => this.workOne(job, item)));
+        const failure = settled.find((outcome) => outcome.status === 'rejected');
+        if (failure) throw failure.reason;
       }
     }
     const worked = (await this.jobs.find(job.id))!;

@@ -187,29 +187,37 @@ export class TicketsRepository {
     return rows.map(ticketFromRow);
   }
 
-  async countGroups(query: TicketQuery, groups: GroupSql): Promise<Array<Record<string, unknown> & { count: number | string }>> {
+  async countGroups(
+    query: TicketQuery,
+    groups: GroupSql,
+    db: Queryable = this.database,
+  ): Promise<Array<Record<string, unknown> & { count: number | string }>> {
     const { from, where } = matchingTicketsSql(query);
-    return this.database.rows(
+    return (await db.query(
       `SELECT ${groups.selects}, COUNT(*) AS count FROM ${from.sql}${groups.joins}${where.sql} GROUP BY ${groups.groups}` +
         ` ORDER BY ${groups.order} LIMIT ${STATS_GROUPS_MAX + 1}`,
       [...groups.selectParams, ...from.params, ...groups.params, ...where.params],
-    );
+    )) as Array<Record<string, unknown> & { count: number | string }>;
   }
 
   /** The earliest and latest of a time column among the tickets the query's filters match (null: none has one). */
-  async timeRange(query: TicketQuery, column: 'created_at' | 'resolved_at'): Promise<{ from: Date | null; to: Date | null }> {
+  async timeRange(
+    query: TicketQuery,
+    column: 'created_at' | 'resolved_at',
+    db: Queryable = this.database,
+  ): Promise<{ from: Date | null; to: Date | null }> {
     const { from, where } = matchingTicketsSql(query);
-    const [range] = await this.database.rows<{ first: Date | null; last: Date | null }>(
-      `SELECT MIN(tickets.${column}) AS first, MAX(tickets.${column}) AS last FROM ${from.sql}${where.sql}`,
-      [...from.params, ...where.params],
-    );
+    const [range] = (await db.query(`SELECT MIN(tickets.${column}) AS first, MAX(tickets.${column}) AS last FROM ${from.sql}${where.sql}`, [
+      ...from.params,
+      ...where.params,
+    ])) as Array<{ first: Date | null; last: Date | null }>;
     return { from: range.first, to: range.last };
   }
 
   /** How many tickets match the query's filters. */
-  async count(query: TicketQuery, visible?: SqlStatement): Promise<number> {
+  async count(query: TicketQuery, visible?: SqlStatement, db: Queryable = this.database): Promise<number> {
     const counting = ticketCountSql(query, visible);
-    const [counted] = await this.database.rows<{ total: number | string }>(counting.sql, counting.params);
+    const [counted] = (await db.query(counting.sql, counting.params)) as Array<{ total: number | string }>;
     return Number(counted.total);
   }
 

@@ -40,7 +40,7 @@ import { assertTagCount, changedTags } from '../tags/tags.js';
 import { seenBy } from '../people/visibility.js';
 import { FieldsService, invalidFields } from '../fields/fields.service.js';
 import { resolveFieldFilters, resolveFieldSort } from '../fields/field-filters.js';
-import { type GroupKey, groupByProblem, groupSql, STATS_GROUPS_MAX } from './stats/ticket-stats.js';
+import { type GroupKey, groupByProblem, groupSql, STATS_GROUPS_MAX, STATS_READ_MAX } from './stats/ticket-stats.js';
 import { TIME_BUCKETS_MAX, timeBuckets, utcNumber } from './stats/time-buckets.js';
 import type { TicketStatsResponse } from './stats/ticket-stats.dto.js';
 import { LinksRepository } from './links/links.repository.js';
@@ -282,9 +282,34 @@ export class TicketsService {
       }
       fields.set(key.key, { fieldId: definition.id, column: FieldValuesRepository.column(definition), type: definition.type });
     }
-    const buckets = await this.timeBuckets(query, keys, zone);
-    const starts = buckets.map((bucket) => utcNumber(bucket.start));
-    const [rows, total] = await Promise.all([this.tickets.countGroups(query, groupSql(keys, fields, starts)), this.tickets.count(query)]);
+    // A ticket column is counted in one scan of the tickets, whatever their number; a tag, a field's value or a time
+    // costs a read per match (a join, a bucket), so those count at most STATS_READ_MAX matches.
+    const perMatch = keys.filter((key) => key.kind === 'tag' || key.kind === 'field' || key.kind === 'time');
+    const counted = async (db?: Queryable) => {
+      const total = await this.tickets.count(query, undefined, db);
+      if (perMatch.length > 0 && total > STATS_READ_MAX) {
+        throw groupByProblem(
+          keys.map((key) => key.name).join(','),
+          `Counting by ${perMatch.map((key) => key.name).join(' and ')} reads each match: the filters match ${total} tickets, ` +
+            `more than ${STATS_READ_MAX}; narrow them (createdAfter, status, tags…), or count by status, priority, assignedTo or ` +
+            'requesterDomain, which count any number',
+        );
+      }
+      const buckets = db ? await this.timeBuckets(query, keys, zone, db) : [];
+      const starts = buckets.map((bucket) => utcNumber(bucket.start));
+      return { buckets, rows: await this.tickets.countGroups(query, groupSql(keys, fields, starts), db), total };
+    };
+    const { buckets, rows, total } = keys.some((key) => key.kind === 'time')
+      ? // The buckets from the matches' times, and their counts, of one snapshot: a ticket written in between would
+        // otherwise fall outside the buckets read.
+        await this.database.transaction((snapshot) => counted(snapshot))
+      : perMatch.length > 0
+        ? await counted()
+        : await Promise.all([this.tickets.countGroups(query, groupSql(keys, fields)), this.tickets.count(query)]).then(([rows, total]) => ({
+            buckets: [] as Array<{ start: number; label: string }>,
+            rows,
+            total,
+          }));
     const value = (key: GroupKey, raw: unknown) =>
       raw === null || raw === undefined || (key.kind === 'time' && Number(raw) < 1)
         ? null
@@ -308,10 +333,15 @@ export class TicketsService {
    * The buckets a time key counts in: its unit's, in `zone`, from the earliest to the latest time among the matches (so a
    * bucket between them with none is absent from the answer, not zero); none without a time key or a match with a time.
    */
-  private async timeBuckets(query: TicketQuery, keys: GroupKey[], zone: string): Promise<Array<{ start: number; label: string }>> {
+  private async timeBuckets(
+    query: TicketQuery,
+    keys: GroupKey[],
+    zone: string,
+    db: Queryable,
+  ): Promise<Array<{ start: number; label: string }>> {
     const key = keys.find((candidate) => candidate.kind === 'time');
     if (!key) return [];
-    const range = await this.tickets.timeRange(query, key.column);
+    const range = await this.tickets.timeRange(query, key.column, db);
     if (!range.from || !range.to) return [];
     const buckets = timeBuckets(key.unit, zone, range.from.getTime(), range.to.getTime());
     if (!buckets) {

@@ -246,11 +246,12 @@ describe('Bulk changes', () => {
     const db = await connectToDatabase({ database });
     let jobId: number;
     try {
-      // A job another replica had begun: the first ticket recorded as changed (its change is not made again), its lease run out.
+      // A job another replica had begun: the first ticket recorded as changed (its change is not made again), its lease
+      // running out a second from now (so that no replica claims the job before its items are written).
       const request = { ids: tickets, patch: { priority: 'CRITICAL' } };
       const [inserted] = (await db.query(
         `INSERT INTO jobs (kind, status, request, total, done, lease_owner, lease_epoch, lease_until, created_at, started_at)
-         VALUES ('bulk', 'running', ?, 3, 1, 'a-replica-that-died', 4, NOW(3) - INTERVAL 1 SECOND, NOW(3), NOW(3))`,
+         VALUES ('bulk', 'running', ?, 3, 1, 'a-replica-that-died', 4, NOW(3) + INTERVAL 1 SECOND, NOW(3), NOW(3))`,
         [JSON.stringify(request)],
       )) as any;
       jobId = inserted.insertId;
@@ -272,7 +273,8 @@ describe('Bulk changes', () => {
     const [changed, cancelled] = [await create({ priority: 'LOW' }), await create({ priority: 'LOW' })];
     const db = await connectToDatabase({ database });
     const stopped = async (ticketId: number, cancel: boolean) => {
-      // Another replica changed the ticket (its item at stage `changed`), then died before adding the comment.
+      // Another replica changed the ticket (its item at stage `changed`), then died before adding the comment; its lease
+      // runs out a second from now, once the item is written.
       await testApp.http
         .patch(`/api/v2/tickets/${ticketId}`)
         .set('Content-Type', 'application/merge-patch+json')
@@ -281,7 +283,7 @@ describe('Bulk changes', () => {
       const request = { ids: [ticketId], patch: { priority: 'HIGH' }, comment: { body: 'Raised by the night shift.' } };
       const [inserted] = (await db.query(
         `INSERT INTO jobs (kind, status, request, total, cancel_requested, lease_owner, lease_epoch, lease_until, created_at, started_at)
-         VALUES ('bulk', 'running', ?, 1, ?, 'a-replica-that-died', 2, NOW(3) - INTERVAL 1 SECOND, NOW(3), NOW(3))`,
+         VALUES ('bulk', 'running', ?, 1, ?, 'a-replica-that-died', 2, NOW(3) + INTERVAL 1 SECOND, NOW(3), NOW(3))`,
         [JSON.stringify(request), cancel ? 1 : 0],
       )) as any;
       await db.query("INSERT INTO job_items (job_id, position, ticket_id, stage) VALUES (?, 1, ?, 'changed')", [

@@ -6,6 +6,9 @@ import { asHttpResponse } from '../support/supertest-response.js';
 import { useTestApp } from '../support/test-app.js';
 import { useTestIssuer } from '../support/test-issuer.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
+import { jest } from '@jest/globals';
+import { TicketsRepository } from '../../src/tickets/tickets.repository.js';
+import { STATS_READ_MAX } from '../../src/tickets/stats/ticket-stats.js';
 
 type Json = Record<string, any>;
 
@@ -115,6 +118,22 @@ describe('Ticket stats', () => {
     expect(problem.errors[0]).toMatchObject({ field: 'groupBy' });
   });
 
+  it('counts by a tag, a field or a time at most 200,000 matches, and by the ticket columns any number', async () => {
+    // The filters made to match more than the bound: the count is the first statement of such a request.
+    const spy = jest.spyOn(TicketsRepository.prototype, 'count').mockResolvedValue(STATS_READ_MAX + 1);
+    try {
+      for (const groupBy of ['tag', 'field.category', 'createdAt:month', 'status,tag']) {
+        const body = expectProblem(asHttpResponse(await testApp.http.get(`/api/v2/tickets/stats?groupBy=${groupBy}`)), 400);
+        expect([groupBy, body.errors.map((error: Json) => error.field)]).toEqual([groupBy, ['groupBy']]);
+        expect(JSON.stringify(body.errors)).toContain(`the filters match ${STATS_READ_MAX + 1} tickets, more than ${STATS_READ_MAX}`);
+      }
+      expect((await stats('groupBy=status,priority')).total).toBe(STATS_READ_MAX + 1);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await stats(`groupBy=tag&anyTags=${tag}`)).total).toBe(tickets.length);
+  });
+
   describe('by day, week and month in a time zone', () => {
     const zone = 'Europe/Berlin';
     const timeTag = `stats-time-${randomBytes(3).toString('hex')}`;
@@ -151,7 +170,9 @@ describe('Ticket stats', () => {
           .expect(202)
       ).body;
       for (let finished = false; !finished; await new Promise((resolve) => setTimeout(resolve, 100))) {
-        finished = (await testApp.http.get(`/api/v2/jobs/${job.id}`).expect(200)).body.status === 'succeeded';
+        const { status } = (await testApp.http.get(`/api/v2/jobs/${job.id}`).expect(200)).body;
+        expect(['queued', 'running', 'succeeded']).toContain(status);
+        finished = status === 'succeeded';
       }
     });
 
@@ -208,6 +229,10 @@ describe('Ticket stats', () => {
         { key: { 'resolvedAt:month': '2024-05' }, count: 2 },
         { key: { 'resolvedAt:month': null }, count: 3 },
       ]);
+      // Tickets none of which has the time are one group without it; no match, no group.
+      const unresolved = await stats(`groupBy=resolvedAt:week&status=OPEN&tags=${timeTag}`);
+      expect([unresolved.total, unresolved.groups]).toEqual([3, [{ key: { 'resolvedAt:week': null }, count: 3 }]]);
+      expect((await stats(`groupBy=createdAt:day,status&tags=${timeTag}-none`)).groups).toEqual([]);
       // In UTC the same tickets fall on other days.
       const utc = await stats(`groupBy=createdAt:day&tags=${timeTag}`);
       expect(utc.groups.map((group: Json) => group.key['createdAt:day'])).toEqual([...new Set(created.map((iso) => iso.slice(0, 10)))]);
@@ -235,7 +260,9 @@ describe('Ticket stats', () => {
         await testApp.http.post('/api/v2/imports').set('Content-Type', 'application/x-ndjson').send(JSON.stringify(line)).expect(202)
       ).body;
       for (let finished = false; !finished; await new Promise((resolve) => setTimeout(resolve, 100))) {
-        finished = (await testApp.http.get(`/api/v2/jobs/${job.id}`).expect(200)).body.status === 'succeeded';
+        const { status } = (await testApp.http.get(`/api/v2/jobs/${job.id}`).expect(200)).body;
+        expect(['queued', 'running', 'succeeded']).toContain(status);
+        finished = status === 'succeeded';
       }
       await refused(`groupBy=createdAt:day&anyTags=${timeTag},${timeTag}-old`, 'groupBy');
       expect((await stats(`groupBy=createdAt:month&anyTags=${timeTag},${timeTag}-old`)).total).toBe(created.length + 1);

@@ -19,6 +19,12 @@ const COLUMNS = ['status', 'priority', 'assignedTo', 'requesterDomain', 'tag'] a
 const FIELD = /^field\.([a-z][a-z0-9_]{0,63})$/;
 const TIME = new RegExp(`^(createdAt|resolvedAt):(${TIME_UNITS.join('|')})$`);
 
+/**
+ * The most matches a count by a tag, a field's value or a time reads (each match joined or bucketed): about a second on
+ * the 2-core development machine (docs/performance.md#numbers-a-desk-reports-on); the ticket columns count any number.
+ */
+export const STATS_READ_MAX = 200_000;
+
 /** The list parameters a count has no use for: it counts every match, in no order. */
 export const PAGE_PARAMETERS = ['sort', 'limit', 'cursor', 'total'] as const;
 
@@ -127,7 +133,9 @@ export function groupSql(
         break;
       }
       case 'time':
-        selects.push(`INTERVAL(tickets.${key.column} + 0, ${bucketStarts.map(() => '?').join(', ')}) AS ${alias}`);
+        // No bucket: no match has the time (none resolved), and every one is in the group without it.
+        if (bucketStarts.length === 0) selects.push(`-1 AS ${alias}`);
+        else selects.push(`INTERVAL(tickets.${key.column} + 0, ${bucketStarts.map(() => '?').join(', ')}) AS ${alias}`);
         selectParams.push(...bucketStarts);
         break;
     }

@@ -165,7 +165,7 @@ export class TicketsV2Controller {
     return this.tickets.stats(parseTicketQuery(filters, 'v2', this.sla), keys, viewer, parseZone(zone));
   }
 
-  // Before `:id`, as stats.
+  // Before `:id`, as stats; and before SlaModule's `:id/sla`, as TicketsModule comes before it in AppModule.
   @Get('stats/sla')
   @ticketSlaFiguresApi()
   async slaFigures(@Req() request: Request): Promise<TicketSlaFiguresResponse> {
@@ -173,9 +173,10 @@ export class TicketsV2Controller {
     const paging = PAGE_PARAMETERS.find((name) => name in request.query);
     if (paging) throw statsProblem(paging, 'A count takes the filters of the list, not its sort or page', String(request.query[paging]));
     const query = await this.tickets.checked(parseTicketQuery(request.query, 'v2', this.sla));
-    const [figures, total] = await Promise.all([this.slaSummaries.figures(matchingTicketsSql(query)), this.tickets.count(query)]);
+    const figures = this.slaSummaries.figures(matchingTicketsSql(query));
     if (!figures) throw new NotFoundException('SLA clocks are off (SLA_ENABLED=false): there are no SLA figures');
-    return { total, figures: await figures };
+    const [byMetric, total] = await Promise.all([figures, this.tickets.count(query)]);
+    return { total, figures: byMetric };
   }
 
   // Before `:id`, as stats.
