@@ -4,24 +4,10 @@ import { COMMENT_BODY_MAX_LENGTH } from '../comments/dto/comment-request.dto.js'
 import { CommentVisibility } from '../comments/comment-visibility.enum.js';
 import type { TicketPriority } from '../tickets/ticket-priority.enum.js';
 import { TicketStatus } from '../tickets/ticket-status.enum.js';
+import { TICKET_FIELDS } from '../tickets/ticket-changes.js';
 
 /** The members a line may have (docs/import.md): any other is a mistake an import of thousands must not pass over. */
-export const LINE_KEYS = [
-  'externalId',
-  'title',
-  'description',
-  'status',
-  'priority',
-  'requesterEmail',
-  'assignedTo',
-  'ccEmails',
-  'tags',
-  'fields',
-  'createdAt',
-  'updatedAt',
-  'resolvedAt',
-  'comments',
-] as const;
+export const LINE_KEYS = ['externalId', ...TICKET_FIELDS, 'ccEmails', 'tags', 'fields', 'comments'] as const;
 export const COMMENT_KEYS = ['externalId', 'author', 'body', 'visibility', 'createdAt'] as const;
 
 export const EXTERNAL_ID_MAX_LENGTH = 255;

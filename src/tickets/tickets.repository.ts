@@ -200,18 +200,18 @@ export class TicketsRepository {
     )) as Array<Record<string, unknown> & { count: number | string }>;
   }
 
-  /** The earliest and latest of a time column among the tickets the query's filters match (null: none has one). */
+  /** How many tickets the query's filters match, and the earliest and latest of a time column among them (null: none has one). */
   async timeRange(
     query: TicketQuery,
     column: 'created_at' | 'resolved_at',
     db: Queryable = this.database,
-  ): Promise<{ from: Date | null; to: Date | null }> {
+  ): Promise<{ total: number; from: Date | null; to: Date | null }> {
     const { from, where } = matchingTicketsSql(query);
-    const [range] = (await db.query(`SELECT MIN(tickets.${column}) AS first, MAX(tickets.${column}) AS last FROM ${from.sql}${where.sql}`, [
-      ...from.params,
-      ...where.params,
-    ])) as Array<{ first: Date | null; last: Date | null }>;
-    return { from: range.first, to: range.last };
+    const [range] = (await db.query(
+      `SELECT COUNT(*) AS total, MIN(tickets.${column}) AS first, MAX(tickets.${column}) AS last FROM ${from.sql}${where.sql}`,
+      [...from.params, ...where.params],
+    )) as Array<{ total: number | string; first: Date | null; last: Date | null }>;
+    return { total: Number(range.total), from: range.first, to: range.last };
   }
 
   /** How many tickets match the query's filters. */

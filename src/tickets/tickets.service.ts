@@ -99,6 +99,24 @@ function withParts(
   return parts === undefined ? ticket : seenBy(context.viewer, { ...ticket, ...parts } as TicketResponse);
 }
 
+/**
+ * The buckets a time key counts in: its unit's, in `zone`, from the earliest to the latest time among the matches (so a
+ * bucket between them with none is absent from the answer, not zero); none when no match has the time.
+ */
+function bucketsOf(
+  key: Extract<GroupKey, { kind: 'time' }>,
+  zone: string,
+  range: { from: Date | null; to: Date | null },
+): Array<{ start: number; label: string }> {
+  if (!range.from || !range.to) return [];
+  const buckets = timeBuckets(key.unit, zone, range.from.getTime(), range.to.getTime());
+  if (buckets) return buckets;
+  throw groupByProblem(
+    key.name,
+    `The matches span more than ${TIME_BUCKETS_MAX} ${key.unit}s: narrow them (createdAfter, createdBefore) or count by a longer unit`,
+  );
+}
+
 /** The tickets a requester sees (the one rule, src/people/visibility.ts); undefined for the desk, which sees all. */
 function visibleTo(viewer: Viewer): SqlStatement | undefined {
   return isRequester(viewer) ? visibleTicketIds(viewer) : undefined;
@@ -285,8 +303,11 @@ export class TicketsService {
     // A ticket column is counted in one scan of the tickets, whatever their number; a tag, a field's value or a time
     // costs a read per match (a join, a bucket), so those count at most STATS_READ_MAX matches.
     const perMatch = keys.filter((key) => key.kind === 'tag' || key.kind === 'field' || key.kind === 'time');
+    const time = keys.find((key) => key.kind === 'time');
     const counted = async (db?: Queryable) => {
-      const total = await this.tickets.count(query, undefined, db);
+      // With a time key, the matches' count comes with their earliest and latest times, in the same one read.
+      const range = time && (await this.tickets.timeRange(query, time.column, db));
+      const total = range ? range.total : await this.tickets.count(query, undefined, db);
       if (perMatch.length > 0 && total > STATS_READ_MAX) {
         throw groupByProblem(
           keys.map((key) => key.name).join(','),
@@ -295,11 +316,11 @@ export class TicketsService {
             'requesterDomain, which count any number',
         );
       }
-      const buckets = db ? await this.timeBuckets(query, keys, zone, db) : [];
+      const buckets = time && range ? bucketsOf(time, zone, range) : [];
       const starts = buckets.map((bucket) => utcNumber(bucket.start));
       return { buckets, rows: await this.tickets.countGroups(query, groupSql(keys, fields, starts), db), total };
     };
-    const { buckets, rows, total } = keys.some((key) => key.kind === 'time')
+    const { buckets, rows, total } = time
       ? // The buckets from the matches' times, and their counts, of one snapshot: a ticket written in between would
         // otherwise fall outside the buckets read.
         await this.database.transaction((snapshot) => counted(snapshot))
@@ -327,30 +348,6 @@ export class TicketsService {
         count: Number(row.count),
       })),
     };
-  }
-
-  /**
-   * The buckets a time key counts in: its unit's, in `zone`, from the earliest to the latest time among the matches (so a
-   * bucket between them with none is absent from the answer, not zero); none without a time key or a match with a time.
-   */
-  private async timeBuckets(
-    query: TicketQuery,
-    keys: GroupKey[],
-    zone: string,
-    db: Queryable,
-  ): Promise<Array<{ start: number; label: string }>> {
-    const key = keys.find((candidate) => candidate.kind === 'time');
-    if (!key) return [];
-    const range = await this.tickets.timeRange(query, key.column, db);
-    if (!range.from || !range.to) return [];
-    const buckets = timeBuckets(key.unit, zone, range.from.getTime(), range.to.getTime());
-    if (!buckets) {
-      throw groupByProblem(
-        key.name,
-        `The matches span more than ${TIME_BUCKETS_MAX} ${key.unit}s: narrow them (createdAfter, createdBefore) or count by a longer unit`,
-      );
-    }
-    return buckets;
   }
 
   /** A list's query checked as the list checks it: its custom fields by their definitions, its prefix words by their counts. */

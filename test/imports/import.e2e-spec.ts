@@ -6,6 +6,7 @@ import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
 import { useTestApp } from '../support/test-app.js';
 import { waitUntil } from '../support/waits.js';
+import { jobReads } from '../support/jobs.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { SmtpReceiver } from '../support/smtp-receiver.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
@@ -56,22 +57,7 @@ describe('Import', () => {
   let v1: EventConsumer;
 
   const post = (body: string, query = '') => testApp.http.post(`/api/v2/imports${query}`).set('Content-Type', NDJSON).send(body);
-  const job = async (id: number): Promise<Json> => (await testApp.http.get(`/api/v2/jobs/${id}`).expect(200)).body;
-  const finished = async (id: number, timeoutMs = 60_000): Promise<Json> => {
-    await waitUntil(async () => (await job(id)).finishedAt !== null, timeoutMs, `job ${id} finished`);
-    return job(id);
-  };
-  const results = async (id: number): Promise<Json[]> => {
-    const items: Json[] = [];
-    let cursor: string | null = null;
-    do {
-      const query: string = cursor ? `limit=500&cursor=${encodeURIComponent(cursor)}` : 'limit=500';
-      const page: { body: Json } = await testApp.http.get(`/api/v2/jobs/${id}/results?${query}`).expect(200);
-      items.push(...page.body.items);
-      cursor = page.body.nextCursor;
-    } while (cursor);
-    return items;
-  };
+  const { finished, results } = jobReads(testApp);
   /** Imports `lines` and waits for its job: the job and its results. */
   const imported = async (lines: Array<Json | string>): Promise<{ job: Json; results: Json[] }> => {
     const accepted = await post(ndjson(lines)).expect(202);

@@ -7,6 +7,7 @@ import { createTestApp, useTestApp } from '../support/test-app.js';
 import { useTestIssuer } from '../support/test-issuer.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
 import { waitUntil } from '../support/waits.js';
+import { jobReads } from '../support/jobs.js';
 import { JobLeaseLost, JobsRepository } from '../../src/jobs/jobs.repository.js';
 import { TicketsService } from '../../src/tickets/tickets.service.js';
 import { jest } from '@jest/globals';
@@ -26,22 +27,8 @@ describe('Bulk changes', () => {
     (await testApp.http.post('/api/v2/tickets').send(buildTicketRequest(overrides)).expect(201)).body.id;
   const bulk = (body: Json) => testApp.http.post('/api/v2/tickets/bulk').send(body);
   const problem = async (request: PromiseLike<any>, status: number) => expectProblem(asHttpResponse(await request), status);
-  const job = async (id: number): Promise<Json> => (await testApp.http.get(`/api/v2/jobs/${id}`).expect(200)).body;
-  const finished = async (id: number, timeoutMs = 60_000): Promise<Json> => {
-    await waitUntil(async () => (await job(id)).finishedAt !== null, timeoutMs, `job ${id} finished`);
-    return job(id);
-  };
-  const results = async (id: number): Promise<Json[]> => {
-    const items: Json[] = [];
-    let cursor: string | null = null;
-    do {
-      const query: string = cursor ? `limit=2&cursor=${encodeURIComponent(cursor)}` : 'limit=2';
-      const page: { body: Json } = await testApp.http.get(`/api/v2/jobs/${id}/results?${query}`).expect(200);
-      items.push(...page.body.items);
-      cursor = page.body.nextCursor;
-    } while (cursor);
-    return items;
-  };
+  // Pages of two: the results' cursor is walked too.
+  const { job, finished, results } = jobReads(testApp, 2);
 
   beforeAll(async () => {
     consumer = await EventConsumer.bound('ticket.#');

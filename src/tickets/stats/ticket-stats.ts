@@ -23,7 +23,7 @@ const TIME = new RegExp(`^(createdAt|resolvedAt):(${TIME_UNITS.join('|')})$`);
  * The most matches a count by a tag, a field's value or a time reads (each match joined or bucketed): about a second on
  * the 2-core development machine (docs/performance.md#numbers-a-desk-reports-on); the ticket columns count any number.
  */
-export const STATS_READ_MAX = 200_000;
+export const STATS_READ_MAX = 50_000;
 
 /** The list parameters a count has no use for: it counts every match, in no order. */
 export const PAGE_PARAMETERS = ['sort', 'limit', 'cursor', 'total'] as const;
