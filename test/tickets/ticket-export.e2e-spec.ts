@@ -170,7 +170,7 @@ describe('Exporting tickets', () => {
     try {
       await db.query(
         `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
-         SELECT CONCAT('Gone ', seq), REPEAT('x', 1500), 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_3000`,
+         SELECT CONCAT('Gone ', seq), REPEAT('x', 2000), 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_20000`,
         [requester],
       );
       const server = testApp.app.getHttpServer();
@@ -210,13 +210,14 @@ describe('Exporting tickets', () => {
     try {
       await db.query(
         `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
-         SELECT CONCAT('Held ', seq), REPEAT('x', 1500), 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_3000`,
+         SELECT CONCAT('Held ', seq), REPEAT('x', 2000), 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_20000`,
         [requester],
       );
       const server = testApp.app.getHttpServer();
       if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
-      // Three clients that read their first bytes, then nothing: each export waits for its client, holding its turn.
+      // Three clients that read their first bytes, then nothing: each export waits for its client, holding its turn. Each
+      // is 45 MB, far more than the socket buffers on both sides hold (a few MB on loopback), so none can end unread.
       for (let i = 0; i < 3; i++) {
         const response = await new Promise<IncomingMessage>((resolve) =>
           httpGet(`http://127.0.0.1:${port}/api/v2/tickets/export?requesterEmail=${encodeURIComponent(requester)}`, resolve),
