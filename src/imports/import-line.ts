@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ValueProblem } from '../fields/field-values.js';
 import { COMMENT_BODY_MAX_LENGTH } from '../comments/dto/comment-request.dto.js';
 import { CommentVisibility } from '../comments/comment-visibility.enum.js';
-import type { TicketPriority } from '../tickets/ticket-priority.enum.js';
+import type { TicketState } from '../tickets/ticket.rules.js';
 import { TicketStatus } from '../tickets/ticket-status.enum.js';
 import { TICKET_FIELDS } from '../tickets/ticket-changes.js';
 
@@ -26,14 +26,8 @@ export interface ImportedComment {
 }
 
 /** A line as its job item keeps it: checked when it was received; its custom field values are checked again when written. */
-export interface ImportLine {
+export interface ImportLine extends Pick<TicketState, 'title' | 'description' | 'status' | 'priority' | 'requesterEmail' | 'assignedTo'> {
   externalId: string;
-  title: string;
-  description: string;
-  status: TicketStatus;
-  priority: TicketPriority;
-  requesterEmail: string;
-  assignedTo: string | null;
   ccEmails: string[];
   tags: string[];
   fields: Record<string, unknown>;
