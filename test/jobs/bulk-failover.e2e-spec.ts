@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { connectToDatabase, useOwnDatabase } from '../support/database.js';
+import { connectToDatabase, seedTickets, useOwnDatabase } from '../support/database.js';
 import { EventConsumer } from '../support/event-consumer.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { waitUntil } from '../support/waits.js';
@@ -38,11 +38,7 @@ describe('Bulk change across a replica killed mid-job', () => {
     let writing = true;
     let writers: Array<Promise<void>> = [];
     try {
-      await query(
-        `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
-         SELECT CONCAT('Failover ', seq), 'Seeded', 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_${TICKETS}`,
-        [requester],
-      );
+      await seedTickets(db, requester, TICKETS, { title: 'Failover' });
       const ids = (await query('SELECT id FROM tickets WHERE requester_email = ? ORDER BY id', [requester])).map((row) => Number(row.id));
       const accepted = await fetch(`${replicas[0].url}/api/v2/tickets/bulk`, {
         method: 'POST',

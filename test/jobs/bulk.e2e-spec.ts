@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventConsumer } from '../support/event-consumer.js';
-import { connectToDatabase, useOwnDatabase } from '../support/database.js';
+import { connectToDatabase, seedTickets, useOwnDatabase } from '../support/database.js';
 import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
 import { createTestApp, useTestApp } from '../support/test-app.js';
@@ -114,11 +114,7 @@ describe('Bulk changes', () => {
     const requester = address();
     const db = await connectToDatabase({ database });
     try {
-      await db.query(
-        `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
-         SELECT CONCAT('Bulk ', seq), 'Seeded', 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_10000`,
-        [requester],
-      );
+      await seedTickets(db, requester, 10_000, { title: 'Bulk' });
       const accepted = (await bulk({ filter: { requesterEmail: requester }, patch: { status: 'CLOSED' } }).expect(202)).body;
       // Ten thousand transactions: while the other suites run beside it, that takes a while.
       expect(await finished(accepted.id, 170_000)).toMatchObject({ status: 'succeeded', total: 10_000, done: 10_000, failed: 0 });
@@ -193,11 +189,7 @@ describe('Bulk changes', () => {
     const db = await connectToDatabase({ database });
     try {
       // 400 tickets by SQL: the job is what is measured, not their creation.
-      await db.query(
-        `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
-         SELECT CONCAT('Bulk ', seq), 'Seeded', 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_400`,
-        [requester],
-      );
+      await seedTickets(db, requester, 400, { title: 'Bulk' });
     } finally {
       await db.end();
     }

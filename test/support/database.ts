@@ -64,3 +64,22 @@ export async function lockWaitOf(db: { query(sql: string): Promise<unknown> }, t
   const index = /\bindex (\S+) of table\b/.exec(lock)?.[1];
   return index === undefined ? { table } : { table, index };
 }
+
+/**
+ * `count` OPEN, LOW tickets of `requester`, written by one statement from MariaDB's SEQUENCE engine (titled `<title> <n>`,
+ * each description `descriptionLength` characters, or `Seeded`): no events, history or search words, for suites that
+ * measure what is done to many tickets rather than their creation.
+ */
+export async function seedTickets(
+  db: Connection,
+  requester: string,
+  count: number,
+  { title = 'Seeded', descriptionLength }: { title?: string; descriptionLength?: number } = {},
+): Promise<void> {
+  await db.query(
+    `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
+     SELECT CONCAT(?, ' ', seq), ${descriptionLength ? `REPEAT('x', ${Number(descriptionLength)})` : "'Seeded'"}, 'OPEN', 'LOW', ?, NOW(3), NOW(3)
+     FROM seq_1_to_${Number(count)}`,
+    [title, requester],
+  );
+}

@@ -3,7 +3,7 @@ import { get as httpGet, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
-import { connectToDatabase, useOwnDatabase } from '../support/database.js';
+import { connectToDatabase, seedTickets, useOwnDatabase } from '../support/database.js';
 import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
 import { useTestApp } from '../support/test-app.js';
@@ -108,11 +108,7 @@ describe('Exporting tickets', () => {
     const requester = address();
     const db = await connectToDatabase({ database });
     try {
-      await db.query(
-        `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
-         SELECT CONCAT('Snapshot ', seq), 'Seeded', 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_2500`,
-        [requester],
-      );
+      await seedTickets(db, requester, 2_500, { title: 'Snapshot' });
       const [[bounds]] = (await db.query('SELECT MIN(id) AS first, MAX(id) AS last FROM tickets WHERE requester_email = ?', [
         requester,
       ])) as any;
@@ -168,11 +164,7 @@ describe('Exporting tickets', () => {
     const requester = address();
     const db = await connectToDatabase({ database });
     try {
-      await db.query(
-        `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
-         SELECT CONCAT('Gone ', seq), REPEAT('x', 2000), 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_20000`,
-        [requester],
-      );
+      await seedTickets(db, requester, 20_000, { title: 'Gone', descriptionLength: 2000 });
       const server = testApp.app.getHttpServer();
       if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
@@ -208,11 +200,7 @@ describe('Exporting tickets', () => {
     const db = await connectToDatabase({ database });
     const held: IncomingMessage[] = [];
     try {
-      await db.query(
-        `INSERT INTO tickets (title, description, status, priority, requester_email, created_at, updated_at)
-         SELECT CONCAT('Held ', seq), REPEAT('x', 2000), 'OPEN', 'LOW', ?, NOW(3), NOW(3) FROM seq_1_to_20000`,
-        [requester],
-      );
+      await seedTickets(db, requester, 20_000, { title: 'Held', descriptionLength: 2000 });
       const server = testApp.app.getHttpServer();
       if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;

@@ -154,13 +154,16 @@ async function write(out: Writable, item: unknown): Promise<void> {
   if (out.destroyed) throw new ExportAbandoned();
   if (out.write(item)) return;
   const gone = new AbortController();
+  let stalled: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
       once(out, 'drain', { signal: gone.signal }),
       once(out, 'close', { signal: gone.signal }).then(() => Promise.reject(new ExportAbandoned())),
-      new Promise((_, reject) => setTimeout(() => reject(new ExportAbandoned()), STALL_MS).unref()),
+      new Promise((_, reject) => (stalled = setTimeout(() => reject(new ExportAbandoned()), STALL_MS))),
     ]);
   } finally {
+    // Each wait's own: a million tickets wait for the reader thousands of times, and none may leave a timer behind.
+    clearTimeout(stalled);
     gone.abort();
   }
 }
