@@ -33,16 +33,18 @@ export class ImportsRepository {
   }
 
   /**
-   * The hashes of the lines these externalIds were last imported from (those never imported are absent), and whether
-   * their ticket was deleted since.
+   * The hashes of the lines these externalIds were last imported from (those never imported are absent), and the ticket
+   * each became (null: deleted since), as committed now: read without a lock.
    */
-  async hashes(externalIds: readonly string[]): Promise<Map<string, { hash: string; deleted: boolean }>> {
+  async hashes(externalIds: readonly string[]): Promise<Map<string, { hash: string; ticketId: number | null }>> {
     if (externalIds.length === 0) return new Map();
     const rows = await this.database.rows<{ external_id: string; line_hash: string; ticket_id: string | number | null }>(
       'SELECT external_id, line_hash, ticket_id FROM ticket_imports WHERE external_id IN (?)',
       [externalIds],
     );
-    return new Map(rows.map((row) => [row.external_id, { hash: row.line_hash, deleted: row.ticket_id === null }]));
+    return new Map(
+      rows.map((row) => [row.external_id, { hash: row.line_hash, ticketId: row.ticket_id === null ? null : Number(row.ticket_id) }]),
+    );
   }
 
   /** Records, in the caller's transaction, what the line made of `externalId` (a second insert of one fails on its key). */

@@ -50,6 +50,21 @@ export class TicketImporter {
     private readonly hooks: TicketWriteHooks,
   ) {}
 
+  /**
+   * Of these lines, those last imported from the very same line (its hash), with the ticket each became: nothing to
+   * write. Read as committed, without a lock: each was so when it was read. A line whose ticket was deleted since is not
+   * among them (write refuses it).
+   */
+  async unchanged(lines: readonly ImportLine[]): Promise<Map<string, number>> {
+    const known = await this.imports.hashes(lines.map((line) => line.externalId));
+    return new Map(
+      lines.flatMap(({ externalId, hash }): Array<[string, number]> => {
+        const last = known.get(externalId);
+        return last && last.ticketId !== null && last.hash === hash ? [[externalId, last.ticketId]] : [];
+      }),
+    );
+  }
+
   write(
     line: ImportLine,
     receivedAt: Date,

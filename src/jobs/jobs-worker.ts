@@ -21,9 +21,12 @@ import { type TicketPartsWrite, TicketsService } from '../tickets/tickets.servic
 import { finalStatus } from './job-status.js';
 import { type ClaimedJob, type JobItem, JobLeaseLost, JobsRepository } from './jobs.repository.js';
 
-/** Tickets read from a job at a time; a cancel is seen between two such reads. An import's lines, which can be megabytes each, fewer. */
+/**
+ * Items read from a job at a time; a cancel is seen between two such reads. An import's lines, which can be megabytes
+ * each, as many as fit in IMPORT_BATCH_BYTES (at least one).
+ */
 const BATCH = 48;
-const IMPORT_BATCH = 8;
+const IMPORT_BATCH_BYTES = 4 * 1024 * 1024;
 /**
  * Tickets changed at once: each is a transaction of its own on a ticket of its own, so they wait for each other only
  * for the job's row, which each updates (its counts, its lease) just before its COMMIT.
@@ -108,13 +111,14 @@ export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown
     if (job.total === null && !(await this.snapshot(job))) return;
     for (;;) {
       if (this.stopping) return this.jobs.release(job).catch(() => undefined);
-      const items = await this.jobs.pending(job.id, job.kind === 'import' ? IMPORT_BATCH : BATCH);
+      const items = await this.jobs.pending(job.id, BATCH, job.kind === 'import' ? IMPORT_BATCH_BYTES : undefined);
       if (items.length === 0) break;
       if (await this.jobs.cancelRequested(job.id)) return this.cancel(job, items);
-      for (let from = 0; from < items.length && !this.stopping; from += CONCURRENCY) {
+      const toWork = job.kind === 'import' ? await this.recordUnchanged(job, items) : items;
+      for (let from = 0; from < toWork.length && !this.stopping; from += CONCURRENCY) {
         // Every item of the group ends before a failure ends the pass: the next pass must not find one still running
         // among those it reads as not yet worked, and work it a second time.
-        const settled = await Promise.allSettled(items.slice(from, from + CONCURRENCY).map((item) => this.workOne(job, item)));
+        const settled = await Promise.allSettled(toWork.slice(from, from + CONCURRENCY).map((item) => this.workOne(job, item)));
         const failure = settled.find((outcome) => outcome.status === 'rejected');
         if (failure) throw failure.reason;
       }
@@ -189,6 +193,25 @@ export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown
 
   private workOne(job: ClaimedJob, item: JobItem): Promise<void> {
     return job.kind === 'import' ? this.importOne(job, item) : this.changeOne(job, item);
+  }
+
+  /**
+   * An import's lines last imported as they are now (most of a file imported again) are recorded together, in one
+   * transaction, without a transaction each; the others are left to be written.
+   */
+  private async recordUnchanged(job: ClaimedJob, items: JobItem[]): Promise<JobItem[]> {
+    const lines = items.map((item) => JSON.parse(item.payload!) as ImportLine);
+    const unchanged = await this.importer.unchanged(lines);
+    if (unchanged.size === 0) return items;
+    await this.database.transaction(async (transaction) => {
+      await this.jobs.fence(transaction, job, this.settings.leaseTtlMs, { done: unchanged.size });
+      for (const [i, item] of items.entries()) {
+        const ticketId = unchanged.get(lines[i].externalId);
+        if (ticketId !== undefined)
+          await this.jobs.record(transaction.later, job.id, item.position, { outcome: 'succeeded', ticketId, action: 'unchanged' });
+      }
+    });
+    return items.filter((_item, i) => !unchanged.has(lines[i].externalId));
   }
 
   /** An import's line: written, and its outcome recorded, in one transaction. */

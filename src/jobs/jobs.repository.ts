@@ -221,11 +221,18 @@ export class JobsRepository {
     await transaction.query('UPDATE jobs SET total = ? WHERE id = ?', [total, jobId]);
   }
 
-  /** The next tickets of the job not yet worked, in order. */
-  async pending(jobId: number, limit: number): Promise<JobItem[]> {
+  /**
+   * The next items of the job not yet worked, in order: at most `limit`, their payloads (an import's lines) within
+   * `bytes` together, the first whatever its size.
+   */
+  async pending(jobId: number, limit: number, bytes = Number.MAX_SAFE_INTEGER): Promise<JobItem[]> {
     const rows = (await this.database.query(
-      'SELECT position, ticket_id, stage, attempts, payload FROM job_items WHERE job_id = ? AND outcome IS NULL ORDER BY position LIMIT ?',
-      [jobId, limit],
+      `SELECT position, ticket_id, stage, attempts, payload FROM (
+         SELECT *, SUM(COALESCE(LENGTH(payload), 0)) OVER (ORDER BY position) AS upto, ROW_NUMBER() OVER (ORDER BY position) AS n
+         FROM (SELECT position, ticket_id, stage, attempts, payload FROM job_items
+               WHERE job_id = ? AND outcome IS NULL ORDER BY position LIMIT ?) next_items) counted
+       WHERE n = 1 OR upto <= ? ORDER BY position`,
+      [jobId, limit, bytes],
     )) as Array<{ position: number; ticket_id: string | number | null; stage: string | null; attempts: number; payload: string | null }>;
     return rows.map((row) => ({
       position: Number(row.position),

@@ -168,7 +168,7 @@ export class JobsService {
       for (const { externalId, hash } of batch) {
         const last = known.get(externalId);
         if (last === undefined) report.create += 1;
-        else if (last.deleted) report.deleted += 1;
+        else if (last.ticketId === null) report.deleted += 1;
         else if (last.hash === hash) report.unchanged += 1;
         else report.update += 1;
       }

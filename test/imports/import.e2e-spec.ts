@@ -7,6 +7,8 @@ import { asHttpResponse } from '../support/supertest-response.js';
 import { useTestApp } from '../support/test-app.js';
 import { waitUntil } from '../support/waits.js';
 import { jobReads } from '../support/jobs.js';
+import { Database } from '../../src/database/database.js';
+import { JobsRepository } from '../../src/jobs/jobs.repository.js';
 import { slaPolicyEnv } from '../support/sla-policy.js';
 import { SmtpReceiver } from '../support/smtp-receiver.js';
 import { buildTicketRequest } from '../support/ticket-factory.js';
@@ -329,6 +331,24 @@ describe('Import', () => {
       await db.end();
     }
   }, 600_000);
+
+  it('reads a job’s lines in batches within a size (4 MiB for an import), a larger line alone', async () => {
+    const jobs = testApp.app.get(JobsRepository);
+    const kib = [5, 3, 1, 2, 9, 1];
+    const jobId = await testApp.app.get(Database).transaction(async (transaction) => {
+      // Left receiving: no worker claims it.
+      const { id } = await jobs.insert(transaction, 'import', { patch: {} }, null, new Date(), 'receiving');
+      const lines = kib.map((size, i) => ({ position: i + 1, externalId: `batch-${i}`, payload: 'x'.repeat(size * 1024) }));
+      await jobs.addLines(transaction, id, lines);
+      return id;
+    });
+    const positions = async (limit: number, bytes?: number) => (await jobs.pending(jobId, limit, bytes)).map((item) => item.position);
+    expect(await positions(48, 4 * 1024)).toEqual([1]);
+    expect(await positions(48, 9 * 1024)).toEqual([1, 2, 3]);
+    expect(await positions(48, 10 * 1024)).toEqual([1, 2, 3]);
+    expect(await positions(2, 100 * 1024)).toEqual([1, 2]);
+    expect(await positions(48)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
 
   it('imports a Zendesk export through the converter in scripts/, with its people, tags, fields and comments', async () => {
     await defineSite();
