@@ -99,10 +99,15 @@ export class FieldValuesRepository {
   ): Promise<void> {
     const changed = definitions.filter((definition) => !sameValue(before[definition.key], after[definition.key]));
     if (changed.length === 0) return;
-    await transaction.query('DELETE FROM ticket_field_values WHERE ticket_id = ? AND field_id IN (?)', [
-      ticketId,
-      changed.map((definition) => definition.id),
-    ]);
+    // Only values that were there: a DELETE finding no row still locks the gap where it looked, and two creates whose
+    // new tickets' values fall in one gap (the end of the table) then deadlock on their INSERTs.
+    const held = changed.filter((definition) => before[definition.key] !== undefined);
+    if (held.length > 0) {
+      await transaction.query('DELETE FROM ticket_field_values WHERE ticket_id = ? AND field_id IN (?)', [
+        ticketId,
+        held.map((definition) => definition.id),
+      ]);
+    }
     const rows = changed
       .filter((definition) => after[definition.key] !== undefined)
       .flatMap((definition) => rowsOf(definition, after[definition.key]).map((row) => [ticketId, definition.id, ...row]));

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { EventConsumer } from '../support/event-consumer.js';
 import { FeedWalker } from '../support/change-feed.js';
-import { useOwnDatabase } from '../support/database.js';
+import { connectToDatabase, seedTickets, useOwnDatabase } from '../support/database.js';
+import { FieldDefinitionsRepository } from '../../src/fields/field-definitions.repository.js';
+import { FieldValuesRepository } from '../../src/fields/field-values.repository.js';
 import { listen } from '../support/http-client.js';
 import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
@@ -361,5 +363,33 @@ describe('Custom fields', () => {
         403,
       );
     });
+  });
+  it('writes a new ticket’s values without locking the gap after them: values of a newer ticket never wait for its transaction', async () => {
+    await define({ key: 'gap_cost', label: 'Cost', type: 'number' }).expect(201);
+    const definitions = await testApp.app.get(FieldDefinitionsRepository).all();
+    const values = testApp.app.get(FieldValuesRepository);
+    const [one, two] = [await connectToDatabase({ database }), await connectToDatabase({ database })];
+    try {
+      // The newest tickets, without values: theirs go at the end of the values' primary key, one after the other.
+      await seedTickets(one, `gap-${randomBytes(4).toString('hex')}@example.com`, 2);
+      const [[{ newest }]] = (await one.query('SELECT MAX(id) AS newest FROM tickets')) as any;
+      const [first, second] = [Number(newest) - 1, Number(newest)];
+      // A DELETE of the values a new ticket does not have locked the gap up to the end of the table: the second
+      // transaction's INSERT then waited for the first's COMMIT (here: failed after a second), and two such deadlocked.
+      await two.query('SET SESSION innodb_lock_wait_timeout = 1');
+      await one.query('START TRANSACTION');
+      await two.query('START TRANSACTION');
+      await values.change(one, first, definitions, {}, { gap_cost: 1 });
+      await values.change(two, second, definitions, {}, { gap_cost: 2 });
+      await two.query('COMMIT');
+      await one.query('COMMIT');
+      const [rows] = (await one.query(
+        'SELECT v.number_value FROM ticket_field_values v JOIN field_definitions d ON d.id = v.field_id WHERE d.field_key = ? ORDER BY v.ticket_id',
+        ['gap_cost'],
+      )) as any;
+      expect(rows.map((row: Json) => Number(row.number_value))).toEqual([1, 2]);
+    } finally {
+      await Promise.all([one.end(), two.end()]);
+    }
   });
 });
