@@ -122,7 +122,7 @@ export class TicketImporter {
         const ccBefore = before ? ((await this.participants.of([id], transaction)).get(id) ?? []) : [];
         const fieldsBefore: FieldValues = before ? ((await this.fieldValues.of([id], definitions, transaction)).get(id) ?? {}) : {};
         if (tagsBefore.join() !== line.tags.join()) await this.tags.change(transaction.later, id, tagsBefore, line.tags);
-        if (ccBefore.join() !== line.ccEmails.join()) await this.participants.replace(transaction.later, id, line.ccEmails);
+        if (ccBefore.join() !== line.ccEmails.join()) await this.participants.replace(transaction.later, id, ccBefore, line.ccEmails);
         await this.fieldValues.change(transaction.later, id, definitions, fieldsBefore, checked.values);
         // Comments it brought before stay as they are (an import never deletes); those it did not have are added.
         const keys = known?.commentKeys ?? [];

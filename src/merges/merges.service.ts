@@ -149,7 +149,7 @@ export class MergesService {
       await this.merges.insert(transaction, stored);
       const before = people.get(targetId)!.participants;
       const after = [...before, ...gained.flat()];
-      if (after.length > before.length) await this.participants.replace(transaction, targetId, after);
+      if (after.length > before.length) await this.participants.replace(transaction, targetId, before, after);
       const note = await this.comments.record(
         transaction,
         String(targetId),
@@ -227,7 +227,7 @@ export class MergesService {
       const before = participants.get(targetId) ?? [];
       const stillMerged = others.map((other) => ({ requester: other.requester, participants: participants.get(other.sourceId) ?? [] }));
       const after = participantsAfterUnmerge(before, merge.participantsAdded, stillMerged);
-      if (after.participants.length < before.length) await this.participants.replace(transaction, targetId, after.participants);
+      if (after.participants.length < before.length) await this.participants.replace(transaction, targetId, before, after.participants);
       for (const [i, addresses] of after.handedOver) {
         await this.merges.setParticipantsAdded(transaction, others[i].sourceId, [...others[i].participantsAdded, ...addresses]);
       }

@@ -22,9 +22,13 @@ export class ParticipantsRepository {
     return listed;
   }
 
-  /** Makes `emails` the ticket's participants, in the caller's transaction. */
-  async replace(transaction: Queryable, ticketId: number | string, emails: readonly string[]): Promise<void> {
-    await transaction.query('DELETE FROM ticket_participants WHERE ticket_id = ?', [ticketId]);
+  /**
+   * Makes `emails` the ticket's participants in place of `before` (as read in the caller's transaction), in that
+   * transaction. A ticket without any is not asked to delete: a DELETE that finds no row still locks the gap where it
+   * looked (for a new ticket, the end of the table), and two writes inserting into one gap then deadlock.
+   */
+  async replace(transaction: Queryable, ticketId: number | string, before: readonly string[], emails: readonly string[]): Promise<void> {
+    if (before.length > 0) await transaction.query('DELETE FROM ticket_participants WHERE ticket_id = ?', [ticketId]);
     if (emails.length === 0) return;
     await transaction.query('INSERT INTO ticket_participants (ticket_id, email, position) VALUES ?', [
       emails.map((email, position) => [ticketId, email, position]),

@@ -224,7 +224,7 @@ export class TicketsService {
         const ccEmails = parts?.ccEmails ?? [];
         const tags = parts?.tags ?? [];
         const fields = parts?.fields ?? {};
-        if (ccEmails.length > 0) await this.participants.replace(transaction.later, ticket.id, ccEmails);
+        if (ccEmails.length > 0) await this.participants.replace(transaction.later, ticket.id, [], ccEmails);
         if (tags.length > 0) await this.tags.change(transaction.later, ticket.id, [], tags);
         await this.fieldValues.change(transaction.later, ticket.id, definitions, {}, fields);
         await this.recordWrite(transaction.later, context, HistoryAction.CREATED, null, ticket, now, trace, {
@@ -525,7 +525,7 @@ export class TicketsService {
   ): Promise<{ now: string[]; changed?: FieldChange<string[]> }> {
     const before = (await this.participants.of([Number(id)], transaction)).get(Number(id)) ?? [];
     if (set === undefined || set.join() === before.join()) return { now: before };
-    await this.participants.replace(transaction, id, set);
+    await this.participants.replace(transaction, id, before, set);
     return { now: set, changed: { from: before, to: set } };
   }
 

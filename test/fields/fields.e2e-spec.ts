@@ -5,6 +5,7 @@ import { FeedWalker } from '../support/change-feed.js';
 import { connectToDatabase, seedTickets, useOwnDatabase } from '../support/database.js';
 import { FieldDefinitionsRepository } from '../../src/fields/field-definitions.repository.js';
 import { FieldValuesRepository } from '../../src/fields/field-values.repository.js';
+import { ParticipantsRepository } from '../../src/people/participants.repository.js';
 import { listen } from '../support/http-client.js';
 import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
@@ -364,23 +365,26 @@ describe('Custom fields', () => {
       );
     });
   });
-  it('writes a new ticket’s values without locking the gap after them: values of a newer ticket never wait for its transaction', async () => {
+  it('writes a new ticket’s values and participants without locking the gap after them: a newer ticket’s never wait for its transaction', async () => {
     await define({ key: 'gap_cost', label: 'Cost', type: 'number' }).expect(201);
     const definitions = await testApp.app.get(FieldDefinitionsRepository).all();
     const values = testApp.app.get(FieldValuesRepository);
+    const participants = testApp.app.get(ParticipantsRepository);
     const [one, two] = [await connectToDatabase({ database }), await connectToDatabase({ database })];
     try {
       // The newest tickets, without values: theirs go at the end of the values' primary key, one after the other.
       await seedTickets(one, `gap-${randomBytes(4).toString('hex')}@example.com`, 2);
       const [[{ newest }]] = (await one.query('SELECT MAX(id) AS newest FROM tickets')) as any;
       const [first, second] = [Number(newest) - 1, Number(newest)];
-      // A DELETE of the values a new ticket does not have locked the gap up to the end of the table: the second
+      // A DELETE of the values (or participants) a new ticket does not have locked the gap up to the end of the table: the second
       // transaction's INSERT then waited for the first's COMMIT (here: failed after a second), and two such deadlocked.
       await two.query('SET SESSION innodb_lock_wait_timeout = 1');
       await one.query('START TRANSACTION');
       await two.query('START TRANSACTION');
       await values.change(one, first, definitions, {}, { gap_cost: 1 });
       await values.change(two, second, definitions, {}, { gap_cost: 2 });
+      await participants.replace(one, first, [], ['first@example.com']);
+      await participants.replace(two, second, [], ['second@example.com']);
       await two.query('COMMIT');
       await one.query('COMMIT');
       const [rows] = (await one.query(
@@ -388,6 +392,7 @@ describe('Custom fields', () => {
         ['gap_cost'],
       )) as any;
       expect(rows.map((row: Json) => Number(row.number_value))).toEqual([1, 2]);
+      expect([...(await participants.of([first, second])).values()]).toEqual([['first@example.com'], ['second@example.com']]);
     } finally {
       await Promise.all([one.end(), two.end()]);
     }
