@@ -28,6 +28,7 @@ import { TicketLinks1763900029000 } from './migrations/1763900029000-TicketLinks
 import { TicketMerges1763900030000 } from './migrations/1763900030000-TicketMerges.js';
 import { Jobs1763900031000 } from './migrations/1763900031000-Jobs.js';
 import { TicketImports1763900032000 } from './migrations/1763900032000-TicketImports.js';
+import { ImportLineSizes1763900033000 } from './migrations/1763900033000-ImportLineSizes.js';
 import { databaseTimeoutsSubscriber } from './database-timeouts.subscriber.js';
 import { NestTypeOrmLogger } from './typeorm-logger.js';
 
@@ -76,6 +77,7 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
       TicketMerges1763900030000,
       Jobs1763900031000,
       TicketImports1763900032000,
+      ImportLineSizes1763900033000,
     ],
     // The application runs them itself right after connecting (DatabaseModule, runMigrations), so that it can say
     // which ran; there is no other way they run.

@@ -89,7 +89,11 @@ export class FieldValuesRepository {
     return found;
   }
 
-  /** Changes the ticket's values from `before` to `after`, in the caller's transaction: only the fields that differ. */
+  /**
+   * Changes the ticket's values from `before` to `after`, in the caller's transaction: only the fields that differ.
+   * `before` must be what the ticket holds, read in that transaction after its row was locked (a value missed there
+   * would not be deleted, and its INSERT would fail on the key).
+   */
   async change(
     transaction: Queryable,
     ticketId: number | string,

@@ -34,14 +34,15 @@ export class ImportsRepository {
 
   /**
    * The hashes of the lines these externalIds were last imported from (those never imported are absent), and the ticket
-   * each became (null: deleted since), as committed now: read without a lock.
+   * each became (null: deleted since), as committed now; in `transaction` with a shared lock until it ends (neither
+   * written nor deleted meanwhile), else without one.
    */
-  async hashes(externalIds: readonly string[]): Promise<Map<string, { hash: string; ticketId: number | null }>> {
+  async hashes(externalIds: readonly string[], transaction?: Queryable): Promise<Map<string, { hash: string; ticketId: number | null }>> {
     if (externalIds.length === 0) return new Map();
-    const rows = await this.database.rows<{ external_id: string; line_hash: string; ticket_id: string | number | null }>(
-      'SELECT external_id, line_hash, ticket_id FROM ticket_imports WHERE external_id IN (?)',
+    const rows = (await (transaction ?? this.database).query(
+      `SELECT external_id, line_hash, ticket_id FROM ticket_imports WHERE external_id IN (?)${transaction ? ' LOCK IN SHARE MODE' : ''}`,
       [externalIds],
-    );
+    )) as Array<{ external_id: string; line_hash: string; ticket_id: string | number | null }>;
     return new Map(
       rows.map((row) => [row.external_id, { hash: row.line_hash, ticketId: row.ticket_id === null ? null : Number(row.ticket_id) }]),
     );

@@ -52,11 +52,14 @@ export class TicketImporter {
 
   /**
    * Of these lines, those last imported from the very same line (its hash), with the ticket each became: nothing to
-   * write. Read as committed, without a lock: each was so when it was read. A line whose ticket was deleted since is not
-   * among them (write refuses it).
+   * write. Read in `transaction` under a shared lock, so that each stays so until the caller has recorded it. A line
+   * whose ticket was deleted since is not among them (write refuses it).
    */
-  async unchanged(lines: readonly ImportLine[]): Promise<Map<string, number>> {
-    const known = await this.imports.hashes(lines.map((line) => line.externalId));
+  async unchanged(transaction: Transaction, lines: readonly ImportLine[]): Promise<Map<string, number>> {
+    const known = await this.imports.hashes(
+      lines.map((line) => line.externalId),
+      transaction,
+    );
     return new Map(
       lines.flatMap(({ externalId, hash }): Array<[string, number]> => {
         const last = known.get(externalId);

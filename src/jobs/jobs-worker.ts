@@ -44,7 +44,8 @@ const PURGE_INTERVAL_MS = 60 * 60_000;
  * each ticket changed by the tickets' own PATCH, and imports (docs/import.md), each line written by TicketImporter.
  * Each item is worked in its own transaction, and its outcome (with the lease's fence and the job's counts) is
  * recorded in that same transaction: a job that another replica takes over goes on from the first item not recorded,
- * and never works one twice. A refused write (a 4xx) is the item's outcome; a failure of the service's own (the
+ * and never works one twice. An import's lines unchanged since their last import have nothing to write: a batch's are
+ * recorded together, in one such transaction (recordUnchanged). A refused write (a 4xx) is the item's outcome; a failure of the service's own (the
  * database away) ends the pass and is tried again, up to ATTEMPTS times for one item.
  */
 @Injectable()
@@ -197,20 +198,25 @@ export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown
 
   /**
    * An import's lines last imported as they are now (most of a file imported again) are recorded together, in one
-   * transaction, without a transaction each; the others are left to be written.
+   * transaction, without a transaction each; the others are left to be written. At READ COMMITTED, as a line's own
+   * write: the shared locks of the lines found take no gap.
    */
   private async recordUnchanged(job: ClaimedJob, items: JobItem[]): Promise<JobItem[]> {
     const lines = items.map((item) => JSON.parse(item.payload!) as ImportLine);
-    const unchanged = await this.importer.unchanged(lines);
-    if (unchanged.size === 0) return items;
-    await this.database.transaction(async (transaction) => {
-      await this.jobs.fence(transaction, job, this.settings.leaseTtlMs, { done: unchanged.size });
-      for (const [i, item] of items.entries()) {
-        const ticketId = unchanged.get(lines[i].externalId);
-        if (ticketId !== undefined)
-          await this.jobs.record(transaction.later, job.id, item.position, { outcome: 'succeeded', ticketId, action: 'unchanged' });
-      }
-    });
+    const unchanged = await this.database.transaction(
+      async (transaction) => {
+        const found = await this.importer.unchanged(transaction, lines);
+        if (found.size === 0) return found;
+        await this.jobs.fence(transaction, job, this.settings.leaseTtlMs, { done: found.size });
+        for (const [i, item] of items.entries()) {
+          const ticketId = found.get(lines[i].externalId);
+          if (ticketId !== undefined)
+            await this.jobs.record(transaction.later, job.id, item.position, { outcome: 'succeeded', ticketId, action: 'unchanged' });
+        }
+        return found;
+      },
+      { isolation: 'READ COMMITTED' },
+    );
     return items.filter((_item, i) => !unchanged.has(lines[i].externalId));
   }
 

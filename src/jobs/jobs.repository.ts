@@ -180,17 +180,21 @@ export class JobsRepository {
   /** Records received lines of an import: a line refused is worked already (failed, with its problem). */
   async addLines(transaction: Queryable, jobId: number, lines: readonly ReceivedLine[]): Promise<void> {
     if (lines.length === 0) return;
-    await transaction.query('INSERT INTO job_items (job_id, position, external_id, payload, outcome, error, finished_at) VALUES ?', [
-      lines.map((line) => [
-        jobId,
-        line.position,
-        line.externalId,
-        line.payload ?? null,
-        line.error ? 'failed' : null,
-        line.error ? JSON.stringify(line.error) : null,
-        line.error ? new Date() : null,
-      ]),
-    ]);
+    await transaction.query(
+      'INSERT INTO job_items (job_id, position, external_id, payload, payload_bytes, outcome, error, finished_at) VALUES ?',
+      [
+        lines.map((line) => [
+          jobId,
+          line.position,
+          line.externalId,
+          line.payload ?? null,
+          line.payload === undefined ? null : Buffer.byteLength(line.payload),
+          line.error ? 'failed' : null,
+          line.error ? JSON.stringify(line.error) : null,
+          line.error ? new Date() : null,
+        ]),
+      ],
+    );
   }
 
   /** Every line of the import is recorded: the job is queued, with its lines counted (the refused ones as failed). */
@@ -226,13 +230,15 @@ export class JobsRepository {
    * `bytes` together, the first whatever its size.
    */
   async pending(jobId: number, limit: number, bytes = Number.MAX_SAFE_INTEGER): Promise<JobItem[]> {
+    // Chosen by their sizes (payload_bytes) alone: the lines themselves are read only for those chosen.
     const rows = (await this.database.query(
-      `SELECT position, ticket_id, stage, attempts, payload FROM (
-         SELECT *, SUM(COALESCE(LENGTH(payload), 0)) OVER (ORDER BY position) AS upto, ROW_NUMBER() OVER (ORDER BY position) AS n
-         FROM (SELECT position, ticket_id, stage, attempts, payload FROM job_items
+      `SELECT i.position, i.ticket_id, i.stage, i.attempts, i.payload FROM (
+         SELECT position, SUM(size) OVER (ORDER BY position) AS upto, ROW_NUMBER() OVER (ORDER BY position) AS n
+         FROM (SELECT position, COALESCE(payload_bytes, 0) AS size FROM job_items
                WHERE job_id = ? AND outcome IS NULL ORDER BY position LIMIT ?) next_items) counted
-       WHERE n = 1 OR upto <= ? ORDER BY position`,
-      [jobId, limit, bytes],
+       JOIN job_items i ON i.job_id = ? AND i.position = counted.position
+       WHERE counted.n = 1 OR counted.upto <= ? ORDER BY i.position`,
+      [jobId, limit, jobId, bytes],
     )) as Array<{ position: number; ticket_id: string | number | null; stage: string | null; attempts: number; payload: string | null }>;
     return rows.map((row) => ({
       position: Number(row.position),

@@ -23,7 +23,8 @@ export class ParticipantsRepository {
   }
 
   /**
-   * Makes `emails` the ticket's participants in place of `before` (as read in the caller's transaction), in that
+   * Makes `emails` the ticket's participants in place of `before` (read in the caller's transaction after the ticket's
+   * row was locked), in that
    * transaction. A ticket without any is not asked to delete: a DELETE that finds no row still locks the gap where it
    * looked (for a new ticket, the end of the table), and two writes inserting into one gap then deadlock.
    */

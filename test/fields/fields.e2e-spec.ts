@@ -373,9 +373,10 @@ describe('Custom fields', () => {
     const [one, two] = [await connectToDatabase({ database }), await connectToDatabase({ database })];
     try {
       // The newest tickets, without values: theirs go at the end of the values' primary key, one after the other.
-      await seedTickets(one, `gap-${randomBytes(4).toString('hex')}@example.com`, 2);
-      const [[{ newest }]] = (await one.query('SELECT MAX(id) AS newest FROM tickets')) as any;
-      const [first, second] = [Number(newest) - 1, Number(newest)];
+      const requester = `gap-${randomBytes(4).toString('hex')}@example.com`;
+      await seedTickets(one, requester, 2);
+      const [seeded] = (await one.query('SELECT id FROM tickets WHERE requester_email = ? ORDER BY id', [requester])) as any;
+      const [first, second] = seeded.map((row: Json) => Number(row.id));
       // A DELETE of the values (or participants) a new ticket does not have locked the gap up to the end of the table: the second
       // transaction's INSERT then waited for the first's COMMIT (here: failed after a second), and two such deadlocked.
       await two.query('SET SESSION innodb_lock_wait_timeout = 1');

@@ -343,11 +343,20 @@ describe('Import', () => {
       return id;
     });
     const positions = async (limit: number, bytes?: number) => (await jobs.pending(jobId, limit, bytes)).map((item) => item.position);
-    expect(await positions(48, 4 * 1024)).toEqual([1]);
-    expect(await positions(48, 9 * 1024)).toEqual([1, 2, 3]);
-    expect(await positions(48, 10 * 1024)).toEqual([1, 2, 3]);
-    expect(await positions(2, 100 * 1024)).toEqual([1, 2]);
-    expect(await positions(48)).toEqual([1, 2, 3, 4, 5, 6]);
+    try {
+      expect(await positions(48, 4 * 1024)).toEqual([1]);
+      expect(await positions(48, 9 * 1024)).toEqual([1, 2, 3]);
+      expect(await positions(48, 10 * 1024)).toEqual([1, 2, 3]);
+      expect(await positions(2, 100 * 1024)).toEqual([1, 2]);
+      expect(await positions(48)).toEqual([1, 2, 3, 4, 5, 6]);
+      // Those worked already are not counted: the next batch starts at the first not yet worked.
+      await jobs.record(testApp.app.get(Database), jobId, 1, { outcome: 'succeeded' });
+      expect(await positions(48, 4 * 1024)).toEqual([2, 3]);
+      expect((await jobs.pending(jobId, 1)).map((item) => item.payload!.length)).toEqual([3 * 1024]);
+    } finally {
+      // Left receiving it would count among the receptions a later test expects none of.
+      await jobs.drop(jobId);
+    }
   });
 
   it('imports a Zendesk export through the converter in scripts/, with its people, tags, fields and comments', async () => {
