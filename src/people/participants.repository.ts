@@ -24,9 +24,9 @@ export class ParticipantsRepository {
 
   /**
    * Makes `emails` the ticket's participants in place of `before` (read in the caller's transaction after the ticket's
-   * row was locked), in that
-   * transaction. A ticket without any is not asked to delete: a DELETE that finds no row still locks the gap where it
-   * looked (for a new ticket, the end of the table), and two writes inserting into one gap then deadlock.
+   * row was locked), in that transaction. A ticket without any is not asked to delete: a DELETE that finds no row
+   * still locks the gap where it looked (for a new ticket, the end of the table), and two writes inserting into one gap
+   * then deadlock.
    */
   async replace(transaction: Queryable, ticketId: number | string, before: readonly string[], emails: readonly string[]): Promise<void> {
     if (before.length > 0) await transaction.query('DELETE FROM ticket_participants WHERE ticket_id = ?', [ticketId]);
