@@ -45,8 +45,8 @@ const PURGE_INTERVAL_MS = 60 * 60_000;
  * Each item is worked in its own transaction, and its outcome (with the lease's fence and the job's counts) is
  * recorded in that same transaction: a job that another replica takes over goes on from the first item not recorded,
  * and never works one twice. An import's lines unchanged since their last import have nothing to write: a batch's are
- * recorded together, in one such transaction (recordUnchanged). A refused write (a 4xx) is the item's outcome; a failure of the service's own (the
- * database away) ends the pass and is tried again, up to ATTEMPTS times for one item.
+ * recorded together, in one such transaction (recordUnchanged). A refused write (a 4xx) is the item's outcome; a
+ * failure of the service's own (the database away) ends the pass and is tried again, up to ATTEMPTS times for one item.
  */
 @Injectable()
 export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -115,11 +115,18 @@ export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown
       const items = await this.jobs.pending(job.id, BATCH, job.kind === 'import' ? IMPORT_BATCH_BYTES : undefined);
       if (items.length === 0) break;
       if (await this.jobs.cancelRequested(job.id)) return this.cancel(job, items);
-      const toWork = job.kind === 'import' ? await this.recordUnchanged(job, items) : items;
+      const toWork: Array<() => Promise<void>> =
+        job.kind === 'import'
+          ? (await this.recordUnchanged(job, items)).map(
+              ({ item, line }) =>
+                () =>
+                  this.importOne(job, item, line),
+            )
+          : items.map((item) => () => this.changeOne(job, item));
       for (let from = 0; from < toWork.length && !this.stopping; from += CONCURRENCY) {
         // Every item of the group ends before a failure ends the pass: the next pass must not find one still running
         // among those it reads as not yet worked, and work it a second time.
-        const settled = await Promise.allSettled(toWork.slice(from, from + CONCURRENCY).map((item) => this.workOne(job, item)));
+        const settled = await Promise.allSettled(toWork.slice(from, from + CONCURRENCY).map((workOne) => workOne()));
         const failure = settled.find((outcome) => outcome.status === 'rejected');
         if (failure) throw failure.reason;
       }
@@ -192,16 +199,12 @@ export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown
     await this.failed(job, item, problemOf(error, instance, preface));
   }
 
-  private workOne(job: ClaimedJob, item: JobItem): Promise<void> {
-    return job.kind === 'import' ? this.importOne(job, item) : this.changeOne(job, item);
-  }
-
   /**
    * An import's lines last imported as they are now (most of a file imported again) are recorded together, in one
    * transaction, without a transaction each; the others are left to be written. At READ COMMITTED, as a line's own
-   * write: the shared locks of the lines found take no gap.
+   * write: the shared locks of the lines found take no gap. Each line is parsed here, once.
    */
-  private async recordUnchanged(job: ClaimedJob, items: JobItem[]): Promise<JobItem[]> {
+  private async recordUnchanged(job: ClaimedJob, items: JobItem[]): Promise<Array<{ item: JobItem; line: ImportLine }>> {
     const lines = items.map((item) => JSON.parse(item.payload!) as ImportLine);
     const unchanged = await this.database.transaction(
       async (transaction) => {
@@ -217,12 +220,11 @@ export class JobsWorker implements OnApplicationBootstrap, OnApplicationShutdown
       },
       { isolation: 'READ COMMITTED' },
     );
-    return items.filter((_item, i) => !unchanged.has(lines[i].externalId));
+    return items.flatMap((item, i) => (unchanged.has(lines[i].externalId) ? [] : [{ item, line: lines[i] }]));
   }
 
   /** An import's line: written, and its outcome recorded, in one transaction. */
-  private async importOne(job: ClaimedJob, item: JobItem): Promise<void> {
-    const line = JSON.parse(item.payload!) as ImportLine;
+  private async importOne(job: ClaimedJob, item: JobItem, line: ImportLine): Promise<void> {
     try {
       await this.importer.write(line, job.createdAt, job.createdBy, async (transaction, outcome) => {
         await this.jobs.fence(transaction, job, this.settings.leaseTtlMs, { done: 1 });

@@ -20,9 +20,11 @@ import { NEVER_DUE, SlaRepository } from './sla.repository.js';
 import type { SqlStatement } from '../tickets/query/ticket-query-sql.js';
 import type { SlaMetricFigures } from '../tickets/stats/ticket-sla-figures.dto.js';
 import { TicketPriority } from '../tickets/ticket-priority.enum.js';
-
-const PRIORITY_ORDER: readonly string[] = Object.values(TicketPriority);
 import { slaView } from './sla-view.js';
+
+/** The figures' order: by metric, then by priority from LOW to CRITICAL. */
+const METRIC_ORDER: readonly string[] = ['firstResponse', 'resolution'];
+const PRIORITY_ORDER: readonly string[] = Object.values(TicketPriority);
 
 /** The message of the /sla endpoints when SLA is off: a 404, as for a resource this service does not have. */
 export const SLA_OFF_MESSAGE = 'SLA clocks are not enabled on this service (SLA_ENABLED=false)';
@@ -131,7 +133,6 @@ export class SlaService implements TicketWriteHook, TicketSlaSummaries, OnApplic
   figures(matching: { from: SqlStatement; where: SqlStatement }): Promise<SlaMetricFigures[]> | undefined {
     if (!this.policy) return undefined;
     const count = (value: number | string | null) => (value === null ? null : Number(value));
-    const order = (metric: string, priority: string) => `${metric === 'firstResponse' ? 0 : 1}${PRIORITY_ORDER.indexOf(priority)}`;
     return this.repository.figures(matching, new Date()).then((rows) =>
       rows
         .map((row) => {
@@ -149,7 +150,11 @@ export class SlaService implements TicketWriteHook, TicketSlaSummaries, OnApplic
             p90Ms: count(row.p90_ms),
           };
         })
-        .sort((a, b) => order(a.metric, a.priority).localeCompare(order(b.metric, b.priority))),
+        .sort(
+          (a, b) =>
+            METRIC_ORDER.indexOf(a.metric) - METRIC_ORDER.indexOf(b.metric) ||
+            PRIORITY_ORDER.indexOf(a.priority) - PRIORITY_ORDER.indexOf(b.priority),
+        ),
     );
   }
 

@@ -320,17 +320,17 @@ export class TicketsService {
       const starts = buckets.map((bucket) => utcNumber(bucket.start));
       return { buckets, rows: await this.tickets.countGroups(query, groupSql(keys, fields, starts), db), total };
     };
-    const { buckets, rows, total } = time
-      ? // The buckets from the matches' times, and their counts, of one snapshot: a ticket written in between would
-        // otherwise fall outside the buckets read.
-        await this.database.transaction((snapshot) => counted(snapshot))
-      : perMatch.length > 0
-        ? await counted()
-        : await Promise.all([this.tickets.countGroups(query, groupSql(keys, fields)), this.tickets.count(query)]).then(([rows, total]) => ({
-            buckets: [] as Array<{ start: number; label: string }>,
-            rows,
-            total,
-          }));
+    let counts: Awaited<ReturnType<typeof counted>>;
+    // The buckets from the matches' times, and their counts, of one snapshot: a ticket written in between would
+    // otherwise fall outside the buckets read.
+    if (time) counts = await this.database.transaction((snapshot) => counted(snapshot));
+    else if (perMatch.length > 0) counts = await counted();
+    else {
+      // Nothing to check first: the groups and the total are counted side by side.
+      const [rows, total] = await Promise.all([this.tickets.countGroups(query, groupSql(keys, fields)), this.tickets.count(query)]);
+      counts = { buckets: [], rows, total };
+    }
+    const { buckets, rows, total } = counts;
     const value = (key: GroupKey, raw: unknown) =>
       raw === null || raw === undefined || (key.kind === 'time' && Number(raw) < 1)
         ? null

@@ -286,6 +286,8 @@ describe('Ticket stats', () => {
       expectProblem(asHttpResponse(await secured.http.get('/api/v2/tickets/stats?groupBy=status').set(requester)), 403);
       // Whatever it asks: malformed parameters are no answer of theirs either.
       expectProblem(asHttpResponse(await secured.http.get('/api/v2/tickets/stats?groupBy=nope&sort=id').set(requester)), 403);
+      // Nor the SLA figures, whose parameters are refused to them as early.
+      expectProblem(asHttpResponse(await secured.http.get('/api/v2/tickets/stats/sla?sort=id').set(requester)), 403);
     });
   });
 });

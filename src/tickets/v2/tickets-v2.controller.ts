@@ -61,6 +61,17 @@ const COLLECTION = '/api/v2/tickets';
 const api = ticketsApi('v2');
 
 /**
+ * A count's parameters (GET …/stats and …/stats/sla): refused to a requester before any is read (a requester learns
+ * nothing of them either), and without the list's sort and page, which a count has no use for.
+ */
+function countParameters(request: Request): Request['query'] {
+  if (isRequester(viewerOf(request))) throw requesterMayNot("count tickets: the numbers are the desk's");
+  const paging = PAGE_PARAMETERS.find((name) => name in request.query);
+  if (paging) throw statsProblem(paging, 'A count takes the filters of the list, not its sort or page', String(request.query[paging]));
+  return request.query;
+}
+
+/**
  * Version 2 of the tickets API: the same operations on the same service as v1, with the changes that would
  * break a v1 client: a paged envelope, filters that AND, 400 for unknown parameters, RFC 9457 errors
  * (rendered by the error filter for every path under /api/v2).
@@ -155,24 +166,16 @@ export class TicketsV2Controller {
   @Get('stats')
   @ticketStatsApi()
   stats(@Req() request: Request): Promise<TicketStatsResponse> {
-    const viewer = viewerOf(request);
-    // Before the parameters are read: a requester learns nothing of them either.
-    if (isRequester(viewer)) throw requesterMayNot("count tickets: the numbers are the desk's");
-    const { groupBy, zone, ...filters } = request.query;
-    const paging = PAGE_PARAMETERS.find((name) => name in filters);
-    if (paging) throw statsProblem(paging, 'A count takes the filters of the list, not its sort or page', String(filters[paging]));
+    const { groupBy, zone, ...filters } = countParameters(request);
     const keys = parseGroupBy(groupBy);
-    return this.tickets.stats(parseTicketQuery(filters, 'v2', this.sla), keys, viewer, parseZone(zone));
+    return this.tickets.stats(parseTicketQuery(filters, 'v2', this.sla), keys, viewerOf(request), parseZone(zone));
   }
 
   // Before `:id`, as stats; and before SlaModule's `:id/sla`, as TicketsModule comes before it in AppModule.
   @Get('stats/sla')
   @ticketSlaFiguresApi()
   async slaFigures(@Req() request: Request): Promise<TicketSlaFiguresResponse> {
-    if (isRequester(viewerOf(request))) throw requesterMayNot("count tickets: the numbers are the desk's");
-    const paging = PAGE_PARAMETERS.find((name) => name in request.query);
-    if (paging) throw statsProblem(paging, 'A count takes the filters of the list, not its sort or page', String(request.query[paging]));
-    const query = await this.tickets.checked(parseTicketQuery(request.query, 'v2', this.sla));
+    const query = await this.tickets.checked(parseTicketQuery(countParameters(request), 'v2', this.sla));
     const figures = this.slaSummaries.figures(matchingTicketsSql(query));
     if (!figures) throw new NotFoundException('SLA clocks are off (SLA_ENABLED=false): there are no SLA figures');
     const [byMetric, total] = await Promise.all([figures, this.tickets.count(query)]);
