@@ -79,4 +79,24 @@ describe('The mail notifier’s cursor in the change log', () => {
     expect(await notifications.skipStale()).toBe(2);
     expect(await notifications.cursor()).toBe(last);
   });
+
+  it('records no notification and stays where it is while mail is off', async () => {
+    await setCursor(0, 0);
+    const server = request(handle.app.getHttpServer());
+    const ticket = (await createTicket(server)).body as { id: number };
+    await server
+      .post(`/api/v2/tickets/${ticket.id}/comments`)
+      .send({ body: 'An answer the requester would be mailed', author: 'agent@example.com' })
+      .expect(201);
+    await numbered(1);
+    const db = await connectToDatabase({ database });
+    try {
+      const [rows] = (await db.query(
+        'SELECT (SELECT COUNT(*) FROM mail_notifications) AS recorded, (SELECT notified_through FROM mail_notifier WHERE id = 1) AS through',
+      )) as unknown as [Array<{ recorded: string; through: string }>];
+      expect({ recorded: Number(rows[0].recorded), cursor: Number(rows[0].through) }).toEqual({ recorded: 0, cursor: 0 });
+    } finally {
+      await db.end();
+    }
+  });
 });

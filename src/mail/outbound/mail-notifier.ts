@@ -67,10 +67,11 @@ export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdo
       intervalMs: this.config.smtp?.pollIntervalMs ?? 1_000,
       pass: () => this.pass(),
     });
-    changes.onAdvance(
-      () => this.worker.wake(),
-      () => this.config.smtp !== undefined,
-    );
+    // Without an SMTP server nothing is recorded: notifications would pile up unsent, and go out late once one is set.
+    const mailing = () => this.config.smtp !== undefined;
+    changes.onAdvance(() => {
+      if (mailing()) this.worker.wake();
+    }, mailing);
   }
 
   onApplicationBootstrap(): void {
