@@ -225,8 +225,14 @@ async function compare(service, reference, scenario, index, roundCount = ROUNDS)
     reference: combine(rounds.get(reference)),
   };
   row.ratio = ratio(row.service, row.reference);
+  const eachRound = (target) =>
+    rounds
+      .get(target)
+      .map((r) => `${r.rps}@${r.p50}/${r.p99}`)
+      .join(' ');
   console.log(
-    `${row.scenario}: ${service.name} ${row.service.rps} req/s, ${reference.name} ${row.reference.rps} req/s, ratio ${row.ratio}`,
+    `${row.scenario}: ${service.name} ${row.service.rps} req/s, ${reference.name} ${row.reference.rps} req/s, ratio ${row.ratio}` +
+      ` (rounds, req/s@p50/p99 ms: ${eachRound(service)}; ${eachRound(reference)})`,
   );
   for (const [name, side] of [
     ['service', row.service],
