@@ -19,10 +19,10 @@ import type { TicketQuery } from './query/ticket-query.js';
 import { type ListPlan, matchingTicketsSql, type SqlStatement, ticketCountSql, ticketListSql, walkable } from './query/ticket-query-sql.js';
 import { type GroupSql, STATS_GROUPS_MAX } from './stats/ticket-stats.js';
 import {
-  SET_COUNT_MAX,
-  SET_START_MAX,
   type SetSize,
+  setEstimatesSql,
   setSizesSql,
+  leastEstimated,
   startingSet,
   type TicketSet,
   ticketSets,
@@ -88,7 +88,7 @@ export class TicketsRepository {
       throw error;
     });
     // A walk stopped at WALK_ROWS_MAX says so by a warning; it is read again from its smallest set.
-    const rows = walked.cut ? (await this.listed(query, visible, await this.plan(query, sets, true))).rows : walked.rows;
+    const rows = walked.cut ? (await this.listed(query, visible, { start: await this.largeStart(sets) })).rows : walked.rows;
     return rows.map(listedTicketFromRow);
   }
 
@@ -119,17 +119,23 @@ export class TicketsRepository {
   /**
    * How a list with tag or field filters is read (vocabulary-sql.ts): from the tickets of its smallest set when that has
    * at most SET_START_MAX entries; else led by the words of its search, or walked in its order when an index gives it
-   * (walkable); else (or `anyway`) from its smallest set, however large.
+   * (walkable); else (or `anyway`) from the set estimated smallest, however large.
    */
   private async plan(query: TicketQuery, sets: readonly TicketSet[], anyway = false): Promise<ListPlan> {
-    const bound = anyway || (!walkable(query) && query.filters.search === undefined) || !query.page ? SET_COUNT_MAX : SET_START_MAX;
-    const sizing = setSizesSql(sets, bound);
-    const sizes = await this.database.rows<SetSize>(sizing.sql, sizing.params);
-    const small = startingSet(sizes, SET_START_MAX);
+    const sizing = setSizesSql(sets);
+    const small = startingSet(await this.database.rows<SetSize>(sizing.sql, sizing.params));
     if (small !== undefined) return { start: small };
     if (!anyway && query.page && query.filters.search !== undefined) return {};
     if (!anyway && query.page && walkable(query)) return { walk: true, ...(this.database.isMariaDb && { bound: WALK_ROWS_MAX }) };
-    return { start: startingSet(sizes, Infinity) };
+    return { start: await this.largeStart(sets) };
+  }
+
+  /** Where a list starts when each of its sets has more than SET_START_MAX entries: the set estimated smallest. */
+  private async largeStart(sets: readonly TicketSet[]): Promise<number> {
+    if (sets.length === 1) return 0;
+    const estimating = setEstimatesSql(sets);
+    const plans = await this.database.query<Array<Array<{ rows: number | string | null }>>>(estimating.sql, estimating.params);
+    return leastEstimated(plans.map(([row]) => row?.rows));
   }
 
   /** Every ticket an unpaged query selects, as a stream of rows holding its JSON, and how to write each. */

@@ -60,4 +60,22 @@ describe('Lists with large tag filters', () => {
     expect(newest.total).toBe(model.length);
     expect((await page('tags=even&tags=odd&sort=id&limit=50')).items).toEqual([]);
   });
+
+  it('checks a status filter on the tickets of the set it starts from, in both ways a list is read', async () => {
+    // Every third ticket of the model moves on; the status is checked in the status index, before the rows are read.
+    const moved = model.filter((_id, i) => i % 3 === 0);
+    await db.query("UPDATE tickets SET status = 'IN_PROGRESS' WHERE id IN (?)", [moved]);
+    try {
+      const open = model.filter((_id, i) => i % 3 !== 0);
+      const newest = await page('status=OPEN&tags=late&tags=even&sort=-createdAt&limit=50');
+      expect(newest.items.map((ticket: Json) => ticket.id)).toEqual([...open].reverse().slice(0, 50));
+      expect(newest.total).toBe(open.length);
+      const walked = await page('status=OPEN&status=IN_PROGRESS&tags=even&tags=late&sort=id&limit=50&total=false');
+      expect(walked.items.map((ticket: Json) => ticket.id)).toEqual(model.slice(0, 50));
+      const moving = await page('status=IN_PROGRESS&tags=even&tags=late&sort=id&limit=500&total=false');
+      expect(moving.items.map((ticket: Json) => ticket.id)).toEqual(moved.slice(0, 500));
+    } finally {
+      await db.query("UPDATE tickets SET status = 'OPEN' WHERE id IN (?)", [moved]);
+    }
+  });
 });

@@ -4,7 +4,7 @@ import type { TicketFilters, TicketQuery } from './ticket-query.js';
 import type { SearchTerm } from './ticket-search.js';
 import { SORT_COLUMNS, type SortField, type SortKey } from './ticket-sort.js';
 import type { ResolvedFieldSort } from '../../fields/field-filters.js';
-import { inSet, probeSet, setSource, ticketSets } from './vocabulary-sql.js';
+import { inSet, lookedUpNearby, probeSet, setSource, type TicketSet, ticketSets } from './vocabulary-sql.js';
 import { type LinkType, typeSide } from '../links/links.js';
 
 export interface SqlStatement {
@@ -64,14 +64,25 @@ export interface ListStatement extends SqlStatement {
  */
 export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visible?: SqlStatement, plan: ListPlan = {}): ListStatement {
   const sets = ticketSets(query.filters);
-  const start = plan.start === undefined ? undefined : setSource(sets[plan.start], 'start');
+  const others = sets.filter((_set, i) => i !== plan.start);
+  // A starting set's tickets are checked in what stays in memory first: the other sets' indexes, the status index;
+  // then in the values read at each ticket's own place.
+  const probe = (set: TicketSet) => (id: string) => probeSet(id, set);
+  const start =
+    plan.start === undefined
+      ? undefined
+      : setSource(sets[plan.start], 'start', [
+          ...others.filter(lookedUpNearby).map(probe),
+          ...statusProbe(query.filters),
+          ...others.filter((set) => !lookedUpNearby(set)).map(probe),
+        ]);
   const search = visible || start ? searchConditions(query.filters.search) : searchSql(query.filters.search, 'page');
-  // The other sets are looked up by the id read first: a starting set's, or, walking a field's values, the value's
-  // ticket; a condition on that table alone is checked before the ticket's row is read.
+  // The other sets are looked up by the id read first: a starting set's (inside its statement: setSource), or, walking
+  // a field's values, the value's ticket; a condition on that table alone is checked before the ticket's row is read.
   const conditionsOn = (probed: string): Condition[] => [
     ...search.conditions,
     ...filterConditions(query.filters),
-    ...sets.filter((_set, i) => i !== plan.start).map((set) => probeSet(probed, set)),
+    ...(start ? [] : others.map((set) => probeSet(probed, set))),
   ];
   const source = visible
     ? { sql: `(${visible.sql}) visible`, params: visible.params, id: 'visible.ticket_id' }
@@ -279,6 +290,21 @@ function inWords(column: string, term: SearchTerm): Condition {
   return term.prefix
     ? { sql: `${column} IN (SELECT ticket_id FROM ticket_words WHERE word LIKE ?)`, params: [likePrefix(term.word)] }
     : { sql: `${column} IN (SELECT ticket_id FROM ticket_words WHERE word = ?)`, params: [term.word] };
+}
+
+/**
+ * A filter by one status as a look-up of each ticket in the status index (its entries are (status, id), pages that
+ * stay in memory), for a starting set's tickets: most of a large set's fall away before their rows are read from the
+ * table. Not for several statuses: the server reads such a look-up as a range of each status, not a key.
+ */
+function statusProbe(filters: TicketFilters): Array<(id: string) => Condition> {
+  if (filters.statuses.length !== 1) return [];
+  return [
+    (id) => ({
+      sql: `(SELECT 1 FROM tickets st FORCE INDEX (idx_tickets_status) WHERE st.status = ? AND st.id = ${id}) IS NOT NULL`,
+      params: filters.statuses,
+    }),
+  ];
 }
 
 function filterConditions(filters: TicketFilters): Condition[] {
