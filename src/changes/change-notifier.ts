@@ -14,7 +14,7 @@ interface Waiter {
  * Wakes long-polls and SSE streams when a change after their position is numbered. The sequencer of this replica
  * tells it at once (`advance`); while anyone waits, one read per POLL_INTERVAL_MS of the numbering's high mark,
  * for the whole replica, sees what another replica's sequencer numbered. A wait holds no database connection.
- * Listeners (the webhook dispatcher) are told of every advance too, and say whether they wait for new numbers, which
+ * Listeners (the webhook dispatcher, the mail notifier) are told of every advance too, and say whether they wait for new numbers, which
  * the sequencer asks before a pass per commit (`awaited`). On shutdown every wait ends at once, so the HTTP drain does not wait for them.
  */
 @Injectable()

@@ -27,6 +27,7 @@ import {
   type TicketSet,
   ticketSets,
   WALK_ROWS_MAX,
+  SET_COUNT_MAX,
 } from './query/vocabulary-sql.js';
 import { type PrefixWordCount, prefixWordCountSql } from './query/search-prefix-bound.js';
 import type { SearchTerm } from './query/ticket-search.js';
@@ -87,7 +88,7 @@ export class TicketsRepository {
       if ((error as { errno?: number }).errno === ER_FILSORT_ABORT) return { rows: [], cut: true };
       throw error;
     });
-    // A walk stopped at WALK_ROWS_MAX says so by a warning; it is read again from its smallest set.
+    // A walk stopped at WALK_ROWS_MAX says so by a warning; it is read again from the set estimated smallest.
     const rows = walked.cut ? (await this.listed(query, visible, { start: await this.largeStart(sets) })).rows : walked.rows;
     return rows.map(listedTicketFromRow);
   }
@@ -134,8 +135,12 @@ export class TicketsRepository {
   private async largeStart(sets: readonly TicketSet[]): Promise<number> {
     if (sets.length === 1) return 0;
     const estimating = setEstimatesSql(sets);
-    const plans = await this.database.query<Array<Array<{ rows: number | string | null }>>>(estimating.sql, estimating.params);
-    return leastEstimated(plans.map(([row]) => row?.rows));
+    const plans = await this.database.query<Array<Array<{ rows?: number | string | null }>>>(estimating.sql, estimating.params);
+    const estimates = plans.map(([row]) => row?.rows);
+    if (estimates.every((estimate) => estimate !== undefined)) return leastEstimated(estimates as Array<number | string | null>);
+    // No `rows` (MySQL with explain_format other than TRADITIONAL): the sets are counted instead.
+    const sizing = setSizesSql(sets, SET_COUNT_MAX);
+    return startingSet(await this.database.rows<SetSize>(sizing.sql, sizing.params), Infinity)!;
   }
 
   /** Every ticket an unpaged query selects, as a stream of rows holding its JSON, and how to write each. */
@@ -256,6 +261,19 @@ export class TicketsRepository {
   async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse | undefined> {
     const [row] = (await transaction.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ? FOR UPDATE`, [id])) as TicketRow[];
     return row && ticketFromRow(row);
+  }
+
+  /**
+   * The ticket, its row locked until the transaction ends, and the rows `after` reads once the lock is held, in the same
+   * round trip (the server runs the statements in turn): what a write reads of the ticket's other rows, which every
+   * writer changes only under this lock.
+   */
+  async findForUpdateThen<T>(transaction: Queryable, id: string, after: SqlStatement): Promise<[TicketResponse | undefined, T[]]> {
+    const [[row], rows] = (await transaction.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ? FOR UPDATE;\n${after.sql}`, [
+      id,
+      ...after.params,
+    ])) as [TicketRow[], T[]];
+    return [row && ticketFromRow(row), rows];
   }
 
   /** Locks the tickets' rows in id order (two writes locking some of the same tickets wait in turn, never in a deadlock) and reads them. */

@@ -35,7 +35,7 @@ import { visibleTicketIds } from '../people/visibility.js';
 import { TicketAccessRepository } from '../people/ticket-access.repository.js';
 import { ParticipantsRepository } from '../people/participants.repository.js';
 import { assertRequesterCreate, assertRequesterPatch, requesterMayNot } from '../people/requester-writes.js';
-import { TagsRepository } from '../tags/tags.repository.js';
+import { type TagRow, TagsRepository, tagsByTicket, tagsOfSql } from '../tags/tags.repository.js';
 import { assertTagCount, changedTags } from '../tags/tags.js';
 import { seenBy } from '../people/visibility.js';
 import { FieldsService, invalidFields } from '../fields/fields.service.js';
@@ -454,7 +454,9 @@ export class TicketsService {
       // The row lock serialises concurrent updates of one ticket, so resolvedAt is set once, the workflow
       // judges each move from the status the previous one committed, and the ticket's events are recorded
       // in the order the updates commit.
-      const current = await this.findForUpdate(transaction, id);
+      // The ticket's tags come with it, for the event (one round trip).
+      const [current, tagRows] = await this.tickets.findForUpdateThen<TagRow>(transaction, id, tagsOfSql([Number(id)]));
+      if (!current) throw ticketNotFound(id);
       // Only a closed ticket can be a merged one: the others pay no look.
       if (current.status === TicketStatus.CLOSED) await assertNotMerged(transaction, id);
       await authorize?.(transaction, current);
@@ -465,7 +467,7 @@ export class TicketsService {
       await this.tickets.updateWords(transaction.later, id, current, updated);
       await this.hooks.ticketUpdated(transaction, current, updated, now);
       const cc = parts && (await this.writeParticipants(transaction, id, parts.ccEmails));
-      const tags = await this.writeTags(transaction, id, parts);
+      const tags = await this.writeTags(transaction, id, tagsByTicket(tagRows).get(Number(id)) ?? [], parts);
       const fields = await this.writeFields(transaction, id, definitions, parts);
       await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now, undefined, {
         tags: tags.now,
@@ -530,15 +532,15 @@ export class TicketsService {
   }
 
   /**
-   * Applies the write's change of the tags, if any (checked for their number): what they are now, and their change
-   * when they changed. Read even without one, for the event, which carries the ticket with its tags.
+   * Applies the write's change of the tags, if any (checked for their number), to the tags `before` it: what they are
+   * now, and their change when they changed. Read even without one, for the event, which carries the ticket with its tags.
    */
   private async writeTags(
     transaction: Queryable,
     id: string,
+    before: string[],
     parts?: TicketPartsWrite,
   ): Promise<{ now: string[]; changed?: FieldChange<string[]> }> {
-    const before = (await this.tags.of([Number(id)], transaction)).get(Number(id)) ?? [];
     if (parts?.tags === undefined) return { now: before };
     const after = parts.tags(before);
     assertTagCount(after, parts.objectName ?? 'ticketV2Request');

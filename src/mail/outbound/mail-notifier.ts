@@ -35,7 +35,7 @@ interface Planned {
  * into a notification per recipient, rendered once with a stable Message-ID (`<eventId.recipient-hash@domain>`), so
  * that a retried send is the same message. The notifications and the cursor's move commit together; the cursor moves
  * only from where this pass found it, so two replicas never both write a change's notifications (and the unique
- * (event, recipient) key would take the second's away if they did). Woken when the sequencer numbers changes.
+ * (event, recipient) key would take the second's away if they did). Woken when the sequencer numbers changes, while mail is on.
  */
 @Injectable()
 export class MailNotifier implements OnApplicationBootstrap, OnApplicationShutdown {

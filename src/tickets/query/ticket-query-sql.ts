@@ -60,7 +60,9 @@ export interface ListStatement extends SqlStatement {
  * `visible`, a requester's tickets (src/people/visibility.ts), is where the list starts: the tickets of that
  * statement, each joined by id and filtered, searched and sorted as any list. A requester's tickets are few beside the
  * table, so reading them first and sorting them costs less than walking an index in order and testing each row.
- * So does a small tag or field filter (`plan.start`, see vocabulary-sql.ts); the others are looked up per ticket.
+ * So does a tag or field filter's set (`plan.start`, see vocabulary-sql.ts), each of its tickets checked in the other
+ * sets inside its statement (setSource); else the sets are looked up per ticket. A requester's list starts from its
+ * tickets alone.
  */
 export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visible?: SqlStatement, plan: ListPlan = {}): ListStatement {
   const sets = ticketSets(query.filters);
@@ -69,7 +71,7 @@ export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visi
   // then in the values read at each ticket's own place.
   const probe = (set: TicketSet) => (id: string) => probeSet(id, set);
   const start =
-    plan.start === undefined
+    plan.start === undefined || visible
       ? undefined
       : setSource(sets[plan.start], 'start', [
           ...others.filter(lookedUpNearby).map(probe),
@@ -127,7 +129,7 @@ export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visi
  * without a value last in both directions; `field_sort` is the value for the page's cursor ([value or null, id]).
  * Paged without a smaller place to start (`started`), the field's index is read in order (its values by field, then
  * ticket id), each ticket checked by key, and then, while the page has room, the tickets without a value by id. Else
- * (from a requester's tickets, a small filter's or the words of a search, or unpaged) each ticket's value is joined
+ * (from a requester's tickets, a filter's set or the words of a search, or unpaged) each ticket's value is joined
  * and the matches sorted.
  */
 function byFieldSql(

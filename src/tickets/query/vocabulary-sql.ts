@@ -34,7 +34,7 @@ export const SET_START_MAX = 5000;
 /**
  * How many rows a walk may examine (MariaDB's `LIMIT … ROWS EXAMINED`, the index entries read and each lookup): filters
  * that are each common but rarely together (two tags never on one ticket) would otherwise read the whole index. A walk
- * stopped so, like any walk that ends short of a full page, is read again from its smallest set (TicketsRepository).
+ * stopped so, like any walk that ends short of a full page, is read again from the set estimated smallest (TicketsRepository).
  */
 export const WALK_ROWS_MAX = 40_000;
 
@@ -138,11 +138,14 @@ export function setEstimatesSql(sets: readonly TicketSet[]): SqlStatement {
   };
 }
 
-/** The set with the smallest estimate (the first of equals); one the optimizer found empty (no estimate) first of all. */
-export function leastEstimated(estimates: ReadonlyArray<number | string | null | undefined>): number {
-  const entries = estimates.map((estimate) => (estimate === null || estimate === undefined ? 0 : Number(estimate)));
+/** The set with the smallest estimate (the first of equals); one the optimizer found empty (`rows` NULL) first of all. */
+export function leastEstimated(estimates: ReadonlyArray<number | string | null>): number {
+  const entries = estimates.map((estimate) => (estimate === null ? 0 : Number(estimate)));
   return entries.reduce((best, size, i) => (size < entries[best] ? i : best), 0);
 }
+
+/** How far sets are counted where no estimate of them is to be had (see TicketsRepository.largeStart). */
+export const SET_COUNT_MAX = 200_000;
 
 export interface SetSize {
   term: number | string;
