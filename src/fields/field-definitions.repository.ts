@@ -42,10 +42,8 @@ export class FieldDefinitionsRepository {
 
   /** Every definition; `shared`: under a shared lock of the caller's transaction. */
   async all(manager: Queryable = this.database, shared = false): Promise<StoredDefinition[]> {
-    const rows = (await manager.query(
-      `SELECT * FROM field_definitions ORDER BY id${shared ? ' LOCK IN SHARE MODE' : ''}`,
-    )) as DefinitionRow[];
-    return rows.map(fromRow);
+    const rows = (await manager.query(shared ? SHARED_DEFINITIONS_SQL : 'SELECT * FROM field_definitions ORDER BY id')) as DefinitionRow[];
+    return definitionsFromRows(rows);
   }
 
   /** The definition of `key`, locked for the caller's transaction (a change waits for writes of its values). */
@@ -80,6 +78,16 @@ export class FieldDefinitionsRepository {
   async delete(transaction: Queryable, id: number): Promise<void> {
     await transaction.query('DELETE FROM field_definitions WHERE id = ?', [id]);
   }
+}
+
+/**
+ * Every definition under a shared lock, which a change or delete of one (locking its row exclusively) waits for: for a
+ * caller that sends it along with another statement, its rows read by definitionsFromRows.
+ */
+export const SHARED_DEFINITIONS_SQL = 'SELECT * FROM field_definitions ORDER BY id LOCK IN SHARE MODE';
+
+export function definitionsFromRows(rows: readonly unknown[]): StoredDefinition[] {
+  return (rows as DefinitionRow[]).map(fromRow);
 }
 
 function fromRow(row: DefinitionRow): StoredDefinition {

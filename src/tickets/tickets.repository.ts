@@ -240,9 +240,21 @@ export class TicketsRepository {
 
   /** Inserts the tickets, several in one round trip: the tickets with their ids, in order. */
   async insertAll(transaction: Queryable, pending: readonly NewTicketRow[]): Promise<TicketResponse[]> {
-    const inserted = (await transaction.query(
-      pending.map(() => INSERT_TICKET).join(';\n'),
-      pending.flatMap(({ fields }) => [
+    return (await this.insertAllAfter(transaction, undefined, pending))[1];
+  }
+
+  /**
+   * Inserts the tickets as insertAll does, after `before` in the same round trip (the server runs the statements in
+   * turn): its rows, and the tickets.
+   */
+  async insertAllAfter<T>(
+    transaction: Queryable,
+    before: SqlStatement | undefined,
+    pending: readonly NewTicketRow[],
+  ): Promise<[T[], TicketResponse[]]> {
+    const results = (await transaction.query([...(before ? [before.sql] : []), ...pending.map(() => INSERT_TICKET)].join(';\n'), [
+      ...(before?.params ?? []),
+      ...pending.flatMap(({ fields }) => [
         fields.title,
         fields.description,
         fields.status,
@@ -253,8 +265,13 @@ export class TicketsRepository {
         fields.updatedAt,
         fields.resolvedAt,
       ]),
-    )) as InsertResult | InsertResult[];
-    return (Array.isArray(inserted) ? inserted : [inserted]).map(({ insertId }, i) => ({ id: Number(insertId), ...pending[i].fields }));
+    ])) as unknown;
+    // One statement answers its result, several the list of them.
+    const [rows, ...inserted] = (before ? results : [[], ...(pending.length === 1 ? [results] : (results as unknown[]))]) as [
+      T[],
+      ...InsertResult[],
+    ];
+    return [rows, inserted.map(({ insertId }, i) => ({ id: Number(insertId), ...pending[i].fields }))];
   }
 
   /** The ticket, its row locked until the transaction ends. */

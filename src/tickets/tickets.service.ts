@@ -48,7 +48,7 @@ import { MergesRepository } from './merges/merges.repository.js';
 import { linkCounts } from './links/links.js';
 import { recordLinkChange } from './links/link-changes.js';
 import { FieldValuesRepository } from '../fields/field-values.repository.js';
-import type { StoredDefinition } from '../fields/field-definitions.repository.js';
+import { definitionsFromRows, SHARED_DEFINITIONS_SQL, type StoredDefinition } from '../fields/field-definitions.repository.js';
 import { applyFieldValues, type FieldValue, type FieldValues, type ValuesWrite } from '../fields/field-values.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
@@ -211,13 +211,18 @@ export class TicketsService {
   private insertAll(pending: NewTicket[]): Promise<TicketResponse[]> {
     return this.database.transaction(async (transaction) => {
       const given = pending.filter((item) => item.givenFields !== undefined);
-      const definitions = given.length > 0 ? await this.fields.definitionsForWrite(transaction) : [];
+      // The definitions under their shared lock come in the round trip of the inserts; a value they refuse rolls all back.
+      const [definitionRows, tickets] = await this.tickets.insertAllAfter(
+        transaction,
+        given.length > 0 ? { sql: SHARED_DEFINITIONS_SQL, params: [] } : undefined,
+        pending,
+      );
+      const definitions = definitionsFromRows(definitionRows);
       for (const item of given) {
         const checked = applyFieldValues(definitions, item.givenFields, 'create', {});
         if (!checked.values) throw invalidFields('ticketV2Request', checked.problems);
         Object.assign(item, { definitions, parts: { ...item.parts!, fields: checked.values } });
       }
-      const tickets = await this.tickets.insertAll(transaction, pending);
       await this.tickets.insertWords(transaction.later, tickets);
       for (const [i, ticket] of tickets.entries()) {
         const { context, now, trace, parts, definitions } = pending[i];
