@@ -1,12 +1,14 @@
-import { leastEstimated, setSource, type TicketSet } from './vocabulary-sql.js';
+import { setSource, startingSet, type TicketSet } from './vocabulary-sql.js';
 
 describe('tag and field sets', () => {
   const tag: TicketSet = { table: 'ticket_tags', where: 'tag = ?', params: ['vpn'] };
 
-  it('starts from the set estimated smallest, the first of equals, and from one the optimizer found empty at once', () => {
-    expect(leastEstimated([200_024, '185224', 899_116])).toBe(1);
-    expect(leastEstimated([40, 40])).toBe(0);
-    expect(leastEstimated([5_000_000, null])).toBe(1);
+  it('starts from the smallest set of at most SET_START_MAX entries, the first of equals, or from the smallest of any size', () => {
+    const sizes = (...entries: Array<number | string>) => entries.map((size, term) => ({ term, entries: size }));
+    expect(startingSet(sizes(200_024, '185224', 899_116))).toBeUndefined();
+    expect(startingSet(sizes(200_024, '185224', 899_116), Infinity)).toBe(1);
+    expect(startingSet(sizes(40, 40, 0))).toBe(2);
+    expect(startingSet(sizes(4_000, '1022'))).toBe(1);
   });
 
   it("checks a starting set's entries inside its own statement, collected whole so that the checks come first", () => {

@@ -128,8 +128,8 @@ export function setSizesSql(sets: readonly TicketSet[], bound = SET_START_MAX): 
 
 /**
  * The optimizer's estimate of each set's entries (EXPLAIN's `rows`), one statement per set: a dive or two into the
- * index, however large the set, where counting 200,000 entries of three sets took 0.3 s. Often off by half or twice,
- * which is enough to choose where a list must start when every set is larger than SET_START_MAX.
+ * index, however large the set, where counting 200,000 entries of three sets took 0.3 s. Exact for a few pages' range,
+ * often off by half or twice beyond, which is enough to choose where a list starts.
  */
 export function setEstimatesSql(sets: readonly TicketSet[]): SqlStatement {
   return {
@@ -138,13 +138,7 @@ export function setEstimatesSql(sets: readonly TicketSet[]): SqlStatement {
   };
 }
 
-/** The set with the smallest estimate (the first of equals); one the optimizer found empty (`rows` NULL) first of all. */
-export function leastEstimated(estimates: ReadonlyArray<number | string | null>): number {
-  const entries = estimates.map((estimate) => (estimate === null ? 0 : Number(estimate)));
-  return entries.reduce((best, size, i) => (size < entries[best] ? i : best), 0);
-}
-
-/** How far sets are counted where no estimate of them is to be had (see TicketsRepository.largeStart). */
+/** How far sets are counted where no estimate of them is to be had (see TicketsRepository.sizes). */
 export const SET_COUNT_MAX = 200_000;
 
 export interface SetSize {
