@@ -20,13 +20,13 @@ import { type ListPlan, matchingTicketsSql, type SqlStatement, ticketCountSql, t
 import { type GroupSql, STATS_GROUPS_MAX } from './stats/ticket-stats.js';
 import {
   type SetSize,
-  setEstimatesSql,
-  setSizesSql,
-  startingSet,
+  type EstimateRow,
+  estimatedSizes,
   type TicketSet,
+  setEstimatesSql,
+  startingSet,
   ticketSets,
   WALK_ROWS_MAX,
-  SET_COUNT_MAX,
 } from './query/vocabulary-sql.js';
 import { type PrefixWordCount, prefixWordCountSql } from './query/search-prefix-bound.js';
 import type { SearchTerm } from './query/ticket-search.js';
@@ -80,7 +80,8 @@ export class TicketsRepository {
   /** The tickets the query selects (of `visible` only, when given: a requester's): its page and one more when paged, so the caller knows whether more follow. */
   async list(query: TicketQuery, visible?: SqlStatement): Promise<ListedTicket[]> {
     const sets = ticketSets(query.filters);
-    const plan = visible || sets.length === 0 ? {} : await this.plan(query, sets);
+    const sizes = visible || sets.length === 0 ? undefined : await this.sizes(sets);
+    const plan = sizes ? this.plan(query, sizes) : {};
     if (!plan.walk) return (await this.listed(query, visible, plan)).rows.map(listedTicketFromRow);
     const walked = await this.listed(query, visible, plan).catch((error: unknown) => {
       // A walk stopped by its bound while sorting (which walkable avoids) is one cut short too.
@@ -88,9 +89,7 @@ export class TicketsRepository {
       throw error;
     });
     // A walk stopped at WALK_ROWS_MAX says so by a warning; it is read again from the set estimated smallest.
-    const rows = walked.cut
-      ? (await this.listed(query, visible, { start: startingSet(await this.sizes(sets), Infinity)! })).rows
-      : walked.rows;
+    const rows = walked.cut ? (await this.listed(query, visible, { start: startingSet(sizes!, Infinity)! })).rows : walked.rows;
     return rows.map(listedTicketFromRow);
   }
 
@@ -119,12 +118,11 @@ export class TicketsRepository {
   }
 
   /**
-   * How a list with tag or field filters is read (vocabulary-sql.ts): from the tickets of its smallest set when that has
-   * at most SET_START_MAX entries; else led by the words of its search, or walked in its order when an index gives it
-   * (walkable); else (or `anyway`) from the set estimated smallest, however large.
+   * How a list with tag or field filters is read (vocabulary-sql.ts), by its sets' estimated `sizes`: from the tickets
+   * of the smallest when it is estimated at most SET_START_MAX entries; else led by the words of its search, or walked
+   * in its order when an index gives it (walkable); else (or `anyway`) from the set estimated smallest, however large.
    */
-  private async plan(query: TicketQuery, sets: readonly TicketSet[], anyway = false): Promise<ListPlan> {
-    const sizes = await this.sizes(sets);
+  private plan(query: TicketQuery, sizes: readonly SetSize[], anyway = false): ListPlan {
     const small = startingSet(sizes);
     if (small !== undefined) return { start: small };
     if (!anyway && query.page && query.filters.search !== undefined) return {};
@@ -134,27 +132,21 @@ export class TicketsRepository {
 
   /**
    * How many entries each set has, as the optimizer estimates them (EXPLAIN's `rows`: exact for a range of a few
-   * pages, often half or twice beyond, from a dive or two into the index however large the set; counting a set's
-   * first 5,001 entries took 5–10 ms at 1,000,000 tickets). Counted, up to SET_COUNT_MAX, where the server gives no
-   * estimate (MySQL with an `explain_format` other than TRADITIONAL).
+   * pages, often half or twice beyond, from a dive or two into the index however large the set, where counting a set's
+   * first 5,001 entries took 5–10 ms at 1,000,000 tickets), in one round trip.
    */
   private async sizes(sets: readonly TicketSet[]): Promise<SetSize[]> {
-    const estimating = setEstimatesSql(sets);
+    const estimating = setEstimatesSql(sets, this.database.isMariaDb);
     const answered = await this.database.query<unknown[]>(estimating.sql, estimating.params);
     // One statement answers its rows, several the list of each one's rows.
-    const plans = (sets.length === 1 ? [answered] : answered) as Array<Array<{ rows?: number | string | null }>>;
-    const estimates = plans.map(([row]) => row?.rows);
-    // No rows at all: the optimizer found the set empty.
-    if (estimates.every((estimate) => estimate !== undefined)) return estimates.map((entries, term) => ({ term, entries: entries ?? 0 }));
-    const sizing = setSizesSql(sets, SET_COUNT_MAX);
-    return this.database.rows<SetSize>(sizing.sql, sizing.params);
+    return estimatedSizes((sets.length === 1 ? [answered] : answered) as EstimateRow[][]);
   }
 
   /** Every ticket an unpaged query selects, as a stream of rows holding its JSON, and how to write each. */
   async stream(query: TicketQuery, visible?: SqlStatement): Promise<TicketJsonRows> {
     const json = ticketJsonBytes(await this.shortEscapesAlike());
     const sets = ticketSets(query.filters);
-    const plan = visible || sets.length === 0 ? {} : await this.plan(query, sets, true);
+    const plan = visible || sets.length === 0 ? {} : this.plan(query, await this.sizes(sets), true);
     const listing = ticketListSql(query, TICKET_JSON_COLUMN, visible, plan);
     return { rows: await this.database.stream(listing.sql, listing.params, { bytes: true, highWaterMark: 1024 }), json };
   }
@@ -259,6 +251,7 @@ export class TicketsRepository {
     before: SqlStatement | undefined,
     pending: readonly NewTicketRow[],
   ): Promise<[T[], TicketResponse[]]> {
+    if (pending.length === 0) return [before ? ((await transaction.query(before.sql, before.params)) as T[]) : [], []];
     const results = (await transaction.query([...(before ? [before.sql] : []), ...pending.map(() => INSERT_TICKET)].join(';\n'), [
       ...(before?.params ?? []),
       ...pending.flatMap(({ fields }) => [

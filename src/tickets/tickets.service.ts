@@ -203,7 +203,7 @@ export class TicketsService {
       parts: parts && { ...parts, fields: values },
       definitions,
     };
-    // Values are checked again in the write's transaction, by the definitions as they are then (see fieldsAsCommitted);
+    // Values are checked again in the write's transaction, by the definitions as they are then (see insertAll);
     // a value they refuse fails the batch, whose creates are then written each alone (BatchedWrites).
     return this.creates.write(Object.keys(values).length === 0 ? item : { ...item, givenFields: parts!.fields });
   }

@@ -1,4 +1,4 @@
-import { setSource, startingSet, type TicketSet } from './vocabulary-sql.js';
+import { estimatedSizes, setEstimatesSql, setSource, startingSet, type TicketSet } from './vocabulary-sql.js';
 
 describe('tag and field sets', () => {
   const tag: TicketSet = { table: 'ticket_tags', where: 'tag = ?', params: ['vpn'] };
@@ -9,6 +9,19 @@ describe('tag and field sets', () => {
     expect(startingSet(sizes(200_024, '185224', 899_116), Infinity)).toBe(1);
     expect(startingSet(sizes(40, 40, 0))).toBe(2);
     expect(startingSet(sizes(4_000, '1022'))).toBe(1);
+  });
+
+  it("takes each set's estimated entries from its EXPLAIN, an empty one's (NULL) as none", () => {
+    expect(estimatedSizes([[{ rows: '200024' }], [{ rows: 1022 }], [{ rows: null }]])).toEqual([
+      { term: 0, entries: '200024' },
+      { term: 1, entries: 1022 },
+      { term: 2, entries: 0 },
+    ]);
+    expect(startingSet(estimatedSizes([[{ rows: '200024' }], [{ rows: 1022 }]]))).toBe(1);
+    expect(setEstimatesSql([tag, tag], true).sql).toBe(
+      'EXPLAIN SELECT 1 FROM ticket_tags WHERE tag = ?;\nEXPLAIN SELECT 1 FROM ticket_tags WHERE tag = ?',
+    );
+    expect(setEstimatesSql([tag], false).sql).toBe('EXPLAIN FORMAT=TRADITIONAL SELECT 1 FROM ticket_tags WHERE tag = ?');
   });
 
   it("checks a starting set's entries inside its own statement, collected whole so that the checks come first", () => {
