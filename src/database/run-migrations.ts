@@ -14,6 +14,13 @@ export function migrationsMessage(ran: string[], known: number): string {
  * so that a retry does not leave its connections behind.
  */
 export async function runMigrations(dataSource: DataSource, logger = new Logger('Database')): Promise<DataSource> {
+  // The migrations' statements are not bounded by DB_QUERY_TIMEOUT_MS (TypeORM reads the bound from its driver's
+  // options at each statement): DDL commits by itself, so one the client stops waiting for goes on in the server and
+  // leaves the schema ahead of the migrations table, and every later start fails on it (an index added to an empty
+  // table took over 5 s on a loaded server). Connecting stays bounded.
+  const driverOptions = dataSource.driver.options as { enableQueryTimeout?: boolean };
+  const bounded = driverOptions.enableQueryTimeout;
+  driverOptions.enableQueryTimeout = false;
   try {
     const ran = await dataSource.runMigrations({ transaction: dataSource.options.migrationsTransactionMode ?? 'all' });
     logger.log(
@@ -26,5 +33,7 @@ export async function runMigrations(dataSource: DataSource, logger = new Logger(
   } catch (error) {
     await dataSource.destroy().catch(() => undefined);
     throw error;
+  } finally {
+    driverOptions.enableQueryTimeout = bounded;
   }
 }

@@ -87,7 +87,8 @@ export function typeOrmOptions(db: AppConfig['db']): DataSourceOptions {
     logger: new NestTypeOrmLogger(),
     // A database that is down, slow or silently gone must cost a request at most DB_QUERY_TIMEOUT_MS, not
     // hang it: connecting and each statement are bounded by it (a connection whose statement timed out is
-    // destroyed, see DatabaseTimeoutsSubscriber); 0 turns these bounds off (e.g. for a long migration at start-up).
+    // destroyed, see DatabaseTimeoutsSubscriber); 0 turns these bounds off. The migrations' statements are not
+    // bounded (runMigrations).
     connectTimeout: db.queryTimeoutMs || undefined,
     enableQueryTimeout: db.queryTimeoutMs > 0,
     maxQueryExecutionTime: db.queryTimeoutMs || undefined,
