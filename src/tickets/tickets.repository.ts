@@ -58,6 +58,9 @@ const INSERT_TICKET = `INSERT INTO tickets (title, description, status, priority
  * service hands in. The list's SQL is built by query/ticket-query-sql.ts, the search index's by query/ticket-words.ts.
  */
 
+/** The ticket's row, locked until the transaction ends. */
+const LOCK_TICKET = `SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ? FOR UPDATE`;
+
 /** MariaDB's "Sort aborted": a sort stopped by LIMIT ROWS EXAMINED. */
 const ER_FILSORT_ABORT = 1028;
 @Injectable()
@@ -276,7 +279,7 @@ export class TicketsRepository {
 
   /** The ticket, its row locked until the transaction ends. */
   async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse | undefined> {
-    const [row] = (await transaction.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ? FOR UPDATE`, [id])) as TicketRow[];
+    const [row] = (await transaction.query(LOCK_TICKET, [id])) as TicketRow[];
     return row && ticketFromRow(row);
   }
 
@@ -286,10 +289,7 @@ export class TicketsRepository {
    * writer changes only under this lock.
    */
   async findForUpdateThen<T>(transaction: Queryable, id: string, after: SqlStatement): Promise<[TicketResponse | undefined, T[]]> {
-    const [[row], rows] = (await transaction.query(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = ? FOR UPDATE;\n${after.sql}`, [
-      id,
-      ...after.params,
-    ])) as [TicketRow[], T[]];
+    const [[row], rows] = (await transaction.query(`${LOCK_TICKET};\n${after.sql}`, [id, ...after.params])) as [TicketRow[], T[]];
     return [row && ticketFromRow(row), rows];
   }
 
