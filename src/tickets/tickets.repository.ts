@@ -26,7 +26,7 @@ import {
   setEstimatesSql,
   startingSet,
   ticketSets,
-  WALK_ROWS_MAX,
+  walkBound,
 } from './query/vocabulary-sql.js';
 import { type PrefixWordCount, prefixWordCountSql } from './query/search-prefix-bound.js';
 import type { SearchTerm } from './query/ticket-search.js';
@@ -91,7 +91,7 @@ export class TicketsRepository {
       if ((error as { errno?: number }).errno === ER_FILSORT_ABORT) return { rows: [], cut: true };
       throw error;
     });
-    // A walk stopped at WALK_ROWS_MAX says so by a warning; it is read again from the set estimated smallest.
+    // A walk stopped at its bound says so by a warning; it is read again from the set estimated smallest.
     const rows = walked.cut ? (await this.listed(query, visible, { start: startingSet(sizes!, Infinity)! })).rows : walked.rows;
     return rows.map(listedTicketFromRow);
   }
@@ -129,7 +129,7 @@ export class TicketsRepository {
     const small = startingSet(sizes);
     if (small !== undefined) return { start: small };
     if (!anyway && query.page && query.filters.search !== undefined) return {};
-    if (!anyway && query.page && walkable(query)) return { walk: true, ...(this.database.isMariaDb && { bound: WALK_ROWS_MAX }) };
+    if (!anyway && query.page && walkable(query)) return { walk: true, ...(this.database.isMariaDb && { bound: walkBound(sizes) }) };
     return { start: startingSet(sizes, Infinity)! };
   }
 

@@ -78,4 +78,53 @@ describe('Lists with large tag filters', () => {
       await db.query("UPDATE tickets SET status = 'OPEN' WHERE id IN (?)", [moved]);
     }
   });
+
+  it('walks an order with a tag and field values each too large to start from, joined to each ticket by key', async () => {
+    // Every ticket has a kind (a, b, c by turns) and a cost (its place modulo 1,000): two sets of 20,000 and 30,000.
+    for (const field of [
+      { key: 'kind', type: 'enum', options: ['a', 'b', 'c'] },
+      { key: 'cost', type: 'number' },
+    ])
+      await testApp.http
+        .post('/api/v2/fields')
+        .send({ label: field.key, ...field })
+        .expect(201);
+    const [definitions] = await db.query<any[]>("SELECT id, field_key FROM field_definitions WHERE field_key IN ('kind', 'cost')");
+    const fieldId = (key: string) => definitions.find((row: Json) => row.field_key === key).id;
+    const [[{ first }]] = await db.query<any[]>('SELECT MIN(id) AS first FROM tickets');
+    await db.query(
+      `INSERT INTO ticket_field_values (ticket_id, field_id, item, text_value)
+       SELECT id, ?, 0, ELT((id - ${first}) % 3 + 1, 'a', 'b', 'c') FROM tickets`,
+      [fieldId('kind')],
+    );
+    await db.query(
+      `INSERT INTO ticket_field_values (ticket_id, field_id, item, number_value) SELECT id, ?, 0, (id - ${first}) % 1000 FROM tickets`,
+      [fieldId('cost')],
+    );
+    await db.query('ANALYZE TABLE ticket_field_values');
+    const place = (id: number) => id - Number(first);
+    const ids = Array.from({ length: SEEDED }, (_none, i) => Number(first) + i);
+    const walkAll = async (query: string): Promise<number[]> => {
+      const seen: number[] = [];
+      let cursor: string | null = null;
+      do {
+        const next: Json = await page(`${query}&limit=500&total=false${cursor ? `&cursor=${cursor}` : ''}`);
+        seen.push(...next.items.map((ticket: Json) => ticket.id));
+        cursor = next.nextCursor;
+      } while (cursor);
+      return seen;
+    };
+
+    const evenKindA = ids.filter((id) => place(id) % 6 === 0);
+    expect(await walkAll('tags=even&field.kind=a&sort=id')).toEqual(evenKindA);
+    const byCost = (a: number, b: number) => (place(b) % 1000) - (place(a) % 1000) || b - a;
+    const priciest = (await page('tags=even&field.kind=a&sort=-field.cost&limit=50')).items.map((ticket: Json) => ticket.id);
+    expect(priciest).toEqual([...evenKindA].sort(byCost).slice(0, 50));
+    const lateMiddle = ids.filter(
+      (id) => place(id) >= LATE_FROM && place(id) % 3 === 1 && place(id) % 1000 >= 100 && place(id) % 1000 < 300,
+    );
+    expect(await walkAll('tags=late&field.kind=b&field.cost.gte=100&field.cost.lt=300&sort=field.cost')).toEqual(
+      [...lateMiddle].sort((a, b) => byCost(b, a)),
+    );
+  });
 });

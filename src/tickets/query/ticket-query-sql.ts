@@ -4,7 +4,7 @@ import type { TicketFilters, TicketQuery } from './ticket-query.js';
 import type { SearchTerm } from './ticket-search.js';
 import { SORT_COLUMNS, type SortField, type SortKey } from './ticket-sort.js';
 import type { ResolvedFieldSort } from '../../fields/field-filters.js';
-import { inSet, lookedUpNearby, probeSet, setSource, type TicketSet, ticketSets } from './vocabulary-sql.js';
+import { inSet, type Lookups, lookUp, lookedUpNearby, setSource, ticketSets } from './vocabulary-sql.js';
 import { type LinkType, typeSide } from '../links/links.js';
 
 export interface SqlStatement {
@@ -45,7 +45,7 @@ const QUEUE_INDEXES: ReadonlyArray<{ name: string; equal: ReadonlyArray<keyof Ti
 export interface ListPlan {
   start?: number;
   walk?: boolean;
-  /** A walk's bound of rows examined (WALK_ROWS_MAX on MariaDB; MySQL has no such bound, its walks end at the deadline). */
+  /** A walk's bound of rows examined (walkBound on MariaDB; MySQL has no such bound, its walks end at the deadline). */
   bound?: number;
 }
 
@@ -67,50 +67,46 @@ export interface ListStatement extends SqlStatement {
 export function ticketListSql(query: TicketQuery, columns = TICKET_COLUMNS, visible?: SqlStatement, plan: ListPlan = {}): ListStatement {
   const sets = ticketSets(query.filters);
   const others = sets.filter((_set, i) => i !== plan.start);
-  // A starting set's tickets are checked in what stays in memory first: the other sets' indexes, the status index;
-  // then in the values read at each ticket's own place.
-  const probe = (set: TicketSet) => (id: string) => probeSet(id, set);
+  // The other sets are looked up in what stays in memory first (their indexes), then in the values read at each
+  // ticket's own place; a starting set's tickets in the status index before them.
+  const ordered = [...others.filter(lookedUpNearby), ...others.filter((set) => !lookedUpNearby(set))];
   const start =
     plan.start === undefined || visible
       ? undefined
-      : setSource(sets[plan.start], 'start', [
-          ...others.filter(lookedUpNearby).map(probe),
-          ...statusProbe(query.filters),
-          ...others.filter((set) => !lookedUpNearby(set)).map(probe),
-        ]);
+      : setSource(sets[plan.start], 'start', (id) => withStatus(query.filters, id, lookUp(id, ordered, 'c')));
   const search = visible || start ? searchConditions(query.filters.search) : searchSql(query.filters.search, 'page');
   // The other sets are looked up by the id read first: a starting set's (inside its statement: setSource), or, walking
-  // a field's values, the value's ticket; a condition on that table alone is checked before the ticket's row is read.
-  const conditionsOn = (probed: string): Condition[] => [
-    ...search.conditions,
-    ...filterConditions(query.filters),
-    ...(start ? [] : others.map((set) => probeSet(probed, set))),
-  ];
+  // a field's values, the value's ticket, before the ticket's row is read.
+  const lookupsOn = (probed: string): Lookups => {
+    const sets = start ? { joins: { sql: '', params: [] }, conditions: [] } : lookUp(probed, ordered, 'c');
+    return { joins: sets.joins, conditions: [...search.conditions, ...filterConditions(query.filters), ...sets.conditions] };
+  };
   const source = visible
     ? { sql: `(${visible.sql}) visible`, params: visible.params, id: 'visible.ticket_id' }
     : start
       ? { ...start, id: 'start.ticket_id' }
       : search.words && { ...search.words, id: 'w0.ticket_id' };
   const hint = indexHint(query) || (plan.walk ? ' FORCE INDEX (PRIMARY)' : '');
-  const from = source ? `${source.sql} STRAIGHT_JOIN tickets ON tickets.id = ${source.id}` : `tickets${hint}`;
+  const tickets = source ? `${source.sql} STRAIGHT_JOIN tickets ON tickets.id = ${source.id}` : `tickets${hint}`;
   const examined = plan.walk && plan.bound && query.page ? ` ROWS EXAMINED ${plan.bound}` : '';
   if (query.byFieldColumn)
     return byFieldSql(
       query,
       query.byFieldColumn,
       columns,
-      conditionsOn,
-      source && { from, params: source.params, id: source.id },
+      lookupsOn,
+      source && { from: tickets, params: source.params, id: source.id },
       examined,
     );
-  const conditions = conditionsOn(start ? 'start.ticket_id' : 'tickets.id');
+  const { joins, conditions } = lookupsOn(start ? 'start.ticket_id' : 'tickets.id');
+  const from = `${tickets}${joins.sql}`;
   if (query.page?.after) conditions.push(afterCondition(query.sort, query.page.after as Array<number | string>));
   const where = whereClause(conditions);
   const order = query.sort.map(({ field, descending }) => `${SORT_COLUMNS[field].column} ${descending ? 'DESC' : 'ASC'}`).join(', ');
   const limit = query.page ? ` LIMIT ${query.page.limit + 1}${examined}` : '';
   // A page sorted by the SLA due time needs it for its cursor; the ticket's JSON never carries it (ticket-row.ts).
   const slaDue = query.sort.some((key) => key.field === 'slaDueAt') ? ', sla_due_at' : '';
-  const params = [...(source?.params ?? []), ...where.params];
+  const params = [...(source?.params ?? []), ...joins.params, ...where.params];
   if ((visible || start || plan.walk) && query.page) {
     // A requester's page (or a small filter's) is sorted as ids and sort keys, and only its rows are then read whole:
     // sorting whole rows (a description is up to 2,000 characters) of thousands of tickets spills the sort to disk. A
@@ -136,7 +132,7 @@ function byFieldSql(
   query: TicketQuery,
   { fieldId, column, index }: ResolvedFieldSort,
   columns: string,
-  conditionsOn: (probed: string) => Condition[],
+  lookupsOn: (probed: string) => Lookups,
   started: { from: string; params: unknown[]; id: string } | undefined,
   examined: string,
 ): ListStatement {
@@ -146,8 +142,9 @@ function byFieldSql(
   const after = query.page?.after as [string | null, number] | undefined;
   const value = `s.${column}`;
   if (started || !query.page) {
+    const { joins, conditions } = lookupsOn(started?.id === 'start.ticket_id' ? 'start.ticket_id' : 'tickets.id');
     const where = whereClause([
-      ...conditionsOn(started?.id === 'start.ticket_id' ? 'start.ticket_id' : 'tickets.id'),
+      ...conditions,
       ...(after === undefined
         ? []
         : after[0] === null
@@ -162,37 +159,40 @@ function byFieldSql(
     const limit = query.page ? ` LIMIT ${query.page.limit + 1}` : '';
     return {
       sql:
-        `SELECT ${columns}, ${value} AS field_sort FROM ${started?.from ?? 'tickets'}` +
+        `SELECT ${columns}, ${value} AS field_sort FROM ${started?.from ?? 'tickets'}${joins.sql}` +
         ` LEFT JOIN ticket_field_values s ON s.ticket_id = tickets.id AND s.field_id = ? AND s.item = 0${where.sql}` +
         ` ORDER BY ${value} IS NULL, ${value} ${direction}, tickets.id ${direction}${limit}`,
-      params: [...(started?.params ?? []), fieldId, ...where.params],
+      params: [...(started?.params ?? []), ...joins.params, fieldId, ...where.params],
     };
   }
   const pageSize = query.page.limit + 1;
   const withoutValue = (count: number, afterId?: number): SqlStatement => {
+    const { joins, conditions } = lookupsOn('tickets.id');
     const where = whereClause([
       { sql: 'NOT EXISTS (SELECT 1 FROM ticket_field_values s WHERE s.ticket_id = tickets.id AND s.field_id = ?)', params: [fieldId] },
       ...(afterId === undefined ? [] : [{ sql: `tickets.id ${beyond} ?`, params: [afterId] }]),
-      ...conditionsOn('tickets.id'),
+      ...conditions,
     ]);
     return {
-      sql: `SELECT ${columns}, NULL AS field_sort FROM tickets${where.sql} ORDER BY tickets.id ${direction} LIMIT ${count}${examined}`,
-      params: where.params,
+      sql: `SELECT ${columns}, NULL AS field_sort FROM tickets${joins.sql}${where.sql} ORDER BY tickets.id ${direction} LIMIT ${count}${examined}`,
+      params: [...joins.params, ...where.params],
     };
   };
   if (after?.[0] === null) return withoutValue(pageSize, after[1]);
+  // The values are read in order and each ticket looked up in the sets before its row is read.
+  const { joins, conditions } = lookupsOn('s.ticket_id');
   const where = whereClause([
     { sql: 's.field_id = ? AND s.item = 0', params: [fieldId] },
     ...(after
       ? [{ sql: `(${value} ${beyond} ? OR (${value} = ? AND s.ticket_id ${beyond} ?))`, params: [after[0], after[0], after[1]] }]
       : []),
-    ...conditionsOn('s.ticket_id'),
+    ...conditions,
   ]);
   return {
     sql:
-      `SELECT ${columns}, ${value} AS field_sort FROM ticket_field_values s FORCE INDEX (${index})` +
+      `SELECT ${columns}, ${value} AS field_sort FROM ticket_field_values s FORCE INDEX (${index})${joins.sql}` +
       ` STRAIGHT_JOIN tickets ON tickets.id = s.ticket_id${where.sql} ORDER BY ${value} ${direction}, s.ticket_id ${direction} LIMIT ${pageSize}${examined}`,
-    params: where.params,
+    params: [...joins.params, ...where.params],
     then: (found) => withoutValue(pageSize - found),
   };
 }
@@ -295,18 +295,20 @@ function inWords(column: string, term: SearchTerm): Condition {
 }
 
 /**
- * A filter by one status as a look-up of each ticket in the status index (its entries are (status, id), pages that
- * stay in memory), for a starting set's tickets: most of a large set's fall away before their rows are read from the
- * table. Not for several statuses: the server reads such a look-up as a range of each status, not a key.
+ * A filter by one status as a look-up of each ticket `id` in the status index (its entries are (status, id), pages that
+ * stay in memory), joined before the `lookups`, for a starting set's tickets: most of a large set's fall away before
+ * their rows are read from the table, and the status index is the cheapest look-up (its key the shortest). Not for
+ * several statuses: the server reads such a look-up as a range of each status, not a key.
  */
-function statusProbe(filters: TicketFilters): Array<(id: string) => Condition> {
-  if (filters.statuses.length !== 1) return [];
-  return [
-    (id) => ({
-      sql: `(SELECT 1 FROM tickets st FORCE INDEX (idx_tickets_status) WHERE st.status = ? AND st.id = ${id}) IS NOT NULL`,
-      params: filters.statuses,
-    }),
-  ];
+function withStatus(filters: TicketFilters, id: string, lookups: Lookups): Lookups {
+  if (filters.statuses.length !== 1) return lookups;
+  return {
+    joins: {
+      sql: ` STRAIGHT_JOIN tickets st FORCE INDEX (idx_tickets_status) ON st.status = ? AND st.id = ${id}${lookups.joins.sql}`,
+      params: [...filters.statuses, ...lookups.joins.params],
+    },
+    conditions: lookups.conditions,
+  };
 }
 
 function filterConditions(filters: TicketFilters): Condition[] {
