@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
+import { known, type RowsRead, readTogether } from '../database/rows-read.js';
 import type { FieldDefinition } from './field-definition.js';
 import type { StoredDefinition } from './field-definitions.repository.js';
 import { type FieldValue, type FieldValues, sameValue } from './field-values.js';
@@ -55,6 +56,36 @@ function valueJsonSql(definition: FieldDefinition): string {
   }
 }
 
+/**
+ * The values of each of these tickets (at least one; a ticket without any is absent), read by the definitions they
+ * belong to (a value of a field not among them is left out).
+ */
+export function valuesRead(ticketIds: readonly number[], definitions: readonly StoredDefinition[]): RowsRead<Map<number, FieldValues>> {
+  if (definitions.length === 0) return known(new Map());
+  return {
+    sql: `SELECT ticket_id, field_id, text_value, number_value, DATE_FORMAT(date_value, '%Y-%m-%d') AS date_value
+       FROM ticket_field_values WHERE ticket_id IN (?) ORDER BY ticket_id, field_id, item`,
+    params: [ticketIds],
+    from: (rows) => {
+      const found = new Map<number, FieldValues>();
+      const byId = new Map(definitions.map((definition) => [definition.id, definition]));
+      for (const row of rows as ValueRow[]) {
+        const definition = byId.get(row.field_id);
+        if (!definition) continue;
+        const id = Number(row.ticket_id);
+        const values = found.get(id) ?? {};
+        found.set(id, values);
+        if (definition.type === 'multi_enum') values[definition.key] = [...((values[definition.key] as string[]) ?? []), row.text_value!];
+        else if (definition.type === 'number') values[definition.key] = Number(row.number_value);
+        else if (definition.type === 'date') values[definition.key] = row.date_value!;
+        else if (definition.type === 'boolean') values[definition.key] = row.text_value === 'true';
+        else values[definition.key] = row.text_value!;
+      }
+      return found;
+    },
+  };
+}
+
 /** `ticket_field_values`: each ticket's custom field values, one row per value (per item of a multi_enum). */
 @Injectable()
 export class FieldValuesRepository {
@@ -66,26 +97,8 @@ export class FieldValuesRepository {
     definitions: readonly StoredDefinition[],
     manager: Queryable = this.database,
   ): Promise<Map<number, FieldValues>> {
-    const found = new Map<number, FieldValues>();
-    if (ticketIds.length === 0 || definitions.length === 0) return found;
-    const rows = (await manager.query(
-      `SELECT ticket_id, field_id, text_value, number_value, DATE_FORMAT(date_value, '%Y-%m-%d') AS date_value
-       FROM ticket_field_values WHERE ticket_id IN (?) ORDER BY ticket_id, field_id, item`,
-      [ticketIds],
-    )) as ValueRow[];
-    const byId = new Map(definitions.map((definition) => [definition.id, definition]));
-    for (const row of rows) {
-      const definition = byId.get(row.field_id);
-      if (!definition) continue;
-      const id = Number(row.ticket_id);
-      const values = found.get(id) ?? {};
-      found.set(id, values);
-      if (definition.type === 'multi_enum') values[definition.key] = [...((values[definition.key] as string[]) ?? []), row.text_value!];
-      else if (definition.type === 'number') values[definition.key] = Number(row.number_value);
-      else if (definition.type === 'date') values[definition.key] = row.date_value!;
-      else if (definition.type === 'boolean') values[definition.key] = row.text_value === 'true';
-      else values[definition.key] = row.text_value!;
-    }
+    if (ticketIds.length === 0) return new Map();
+    const [found] = await readTogether(manager, valuesRead(ticketIds, definitions));
     return found;
   }
 

@@ -1,6 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
+import { type RowsRead, readTogether } from '../database/rows-read.js';
+
+/** The participants of each of these tickets (at least one), in order (a ticket without any is absent). */
+export function participantsRead(ticketIds: readonly number[]): RowsRead<Map<number, string[]>> {
+  return {
+    sql: 'SELECT ticket_id, email FROM ticket_participants WHERE ticket_id IN (?) ORDER BY ticket_id, position',
+    params: [ticketIds],
+    from: (rows) => {
+      const listed = new Map<number, string[]>();
+      for (const row of rows as Array<{ ticket_id: string | number; email: string }>) {
+        const id = Number(row.ticket_id);
+        listed.set(id, [...(listed.get(id) ?? []), row.email]);
+      }
+      return listed;
+    },
+  };
+}
 
 /** `ticket_participants`: the addresses a ticket lists as participants (v2's ccEmails), in canonical form and in order. */
 @Injectable()
@@ -9,16 +26,8 @@ export class ParticipantsRepository {
 
   /** The participants of each of these tickets (a ticket without any is absent). */
   async of(ticketIds: readonly number[], manager: Queryable = this.database): Promise<Map<number, string[]>> {
-    const listed = new Map<number, string[]>();
-    if (ticketIds.length === 0) return listed;
-    const rows = (await manager.query(
-      'SELECT ticket_id, email FROM ticket_participants WHERE ticket_id IN (?) ORDER BY ticket_id, position',
-      [ticketIds],
-    )) as Array<{ ticket_id: string | number; email: string }>;
-    for (const row of rows) {
-      const id = Number(row.ticket_id);
-      listed.set(id, [...(listed.get(id) ?? []), row.email]);
-    }
+    if (ticketIds.length === 0) return new Map();
+    const [listed] = await readTogether(manager, participantsRead(ticketIds));
     return listed;
   }
 

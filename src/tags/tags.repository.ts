@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
+import { type RowsRead, readTogether } from '../database/rows-read.js';
 import { likePrefix } from '../database/like-prefix.js';
 
 /** A tag in use and how many tickets carry it. */
@@ -9,24 +10,25 @@ export interface TagCount {
   tickets: number;
 }
 
-export interface TagRow {
+interface TagRow {
   ticket_id: string | number;
   tag: string;
 }
 
-/** The statement reading the tags of these tickets (at least one), for a caller that sends it along with another. */
-export function tagsOfSql(ticketIds: readonly number[]): { sql: string; params: unknown[] } {
-  return { sql: 'SELECT ticket_id, tag FROM ticket_tags WHERE ticket_id IN (?) ORDER BY ticket_id, tag', params: [ticketIds] };
-}
-
-/** The tags of each ticket in the rows of tagsOfSql, sorted (a ticket without any is absent). */
-export function tagsByTicket(rows: readonly TagRow[]): Map<number, string[]> {
-  const tagged = new Map<number, string[]>();
-  for (const row of rows) {
-    const id = Number(row.ticket_id);
-    tagged.set(id, [...(tagged.get(id) ?? []), row.tag]);
-  }
-  return tagged;
+/** The tags of each of these tickets (at least one), sorted (a ticket without any is absent). */
+export function tagsRead(ticketIds: readonly number[]): RowsRead<Map<number, string[]>> {
+  return {
+    sql: 'SELECT ticket_id, tag FROM ticket_tags WHERE ticket_id IN (?) ORDER BY ticket_id, tag',
+    params: [ticketIds],
+    from: (rows) => {
+      const tagged = new Map<number, string[]>();
+      for (const row of rows as TagRow[]) {
+        const id = Number(row.ticket_id);
+        tagged.set(id, [...(tagged.get(id) ?? []), row.tag]);
+      }
+      return tagged;
+    },
+  };
 }
 
 /** `ticket_tags`: the tags of each ticket, one row per ticket and tag (migration TicketTags). */
@@ -37,8 +39,8 @@ export class TagsRepository {
   /** The tags of each of these tickets, sorted (a ticket without any is absent). */
   async of(ticketIds: readonly number[], manager: Queryable = this.database): Promise<Map<number, string[]>> {
     if (ticketIds.length === 0) return new Map();
-    const reading = tagsOfSql(ticketIds);
-    return tagsByTicket((await manager.query(reading.sql, reading.params)) as TagRow[]);
+    const [tags] = await readTogether(manager, tagsRead(ticketIds));
+    return tags;
   }
 
   /** Changes the ticket's tags from `before` to `after`, in the caller's transaction: only the rows that differ. */

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { BatchedLookup } from '../database/batched-lookup.js';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
+import { type ReadResults, type RowsRead, readTogether } from '../database/rows-read.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 import {
   type ListedTicket,
@@ -284,13 +285,21 @@ export class TicketsRepository {
   }
 
   /**
-   * The ticket, its row locked until the transaction ends, and the rows `after` reads once the lock is held, in the same
+   * The ticket, its row locked until the transaction ends, and what `reads` find once the lock is held, in the same
    * round trip (the server runs the statements in turn): what a write reads of the ticket's other rows, which every
    * writer changes only under this lock.
    */
-  async findForUpdateThen<T>(transaction: Queryable, id: string, after: SqlStatement): Promise<[TicketResponse | undefined, T[]]> {
-    const [[row], rows] = (await transaction.query(`${LOCK_TICKET};\n${after.sql}`, [id, ...after.params])) as [TicketRow[], T[]];
-    return [row && ticketFromRow(row), rows];
+  findForUpdateWith<R extends ReadonlyArray<RowsRead<unknown>>>(
+    transaction: Queryable,
+    id: string,
+    ...reads: R
+  ): Promise<[TicketResponse | undefined, ...ReadResults<R>]> {
+    const lock: RowsRead<TicketResponse | undefined> = {
+      sql: LOCK_TICKET,
+      params: [id],
+      from: ([row]) => (row ? ticketFromRow(row as TicketRow) : undefined),
+    };
+    return readTogether(transaction, lock, ...reads) as Promise<[TicketResponse | undefined, ...ReadResults<R>]>;
   }
 
   /** Locks the tickets' rows in id order (two writes locking some of the same tickets wait in turn, never in a deadlock) and reads them. */

@@ -33,9 +33,10 @@ import type { SqlStatement } from './query/ticket-query-sql.js';
 import { DESK, isRequester, type RequesterViewer, type Viewer } from '../common/context/viewer.js';
 import { visibleTicketIds } from '../people/visibility.js';
 import { TicketAccessRepository } from '../people/ticket-access.repository.js';
-import { ParticipantsRepository } from '../people/participants.repository.js';
+import { ParticipantsRepository, participantsRead } from '../people/participants.repository.js';
+import { known } from '../database/rows-read.js';
 import { assertRequesterCreate, assertRequesterPatch, requesterMayNot } from '../people/requester-writes.js';
-import { type TagRow, TagsRepository, tagsByTicket, tagsOfSql } from '../tags/tags.repository.js';
+import { TagsRepository, tagsRead } from '../tags/tags.repository.js';
 import { assertTagCount, changedTags } from '../tags/tags.js';
 import { seenBy } from '../people/visibility.js';
 import { FieldsService, invalidFields } from '../fields/fields.service.js';
@@ -43,11 +44,11 @@ import { resolveFieldFilters, resolveFieldSort } from '../fields/field-filters.j
 import { type GroupKey, groupByProblem, groupSql, STATS_GROUPS_MAX, STATS_READ_MAX } from './stats/ticket-stats.js';
 import { TIME_BUCKETS_MAX, timeBuckets, utcNumber } from './stats/time-buckets.js';
 import type { TicketStatsResponse } from './stats/ticket-stats.dto.js';
-import { LinksRepository } from './links/links.repository.js';
-import { MergesRepository } from './merges/merges.repository.js';
+import { LinksRepository, linksRead } from './links/links.repository.js';
+import { MergesRepository, sourcesRead } from './merges/merges.repository.js';
 import { linkCounts } from './links/links.js';
 import { recordLinkChange } from './links/link-changes.js';
-import { FieldValuesRepository } from '../fields/field-values.repository.js';
+import { FieldValuesRepository, valuesRead } from '../fields/field-values.repository.js';
 import { definitionsFromRows, SHARED_DEFINITIONS_SQL, type StoredDefinition } from '../fields/field-definitions.repository.js';
 import { applyFieldValues, type FieldValue, type FieldValues, type ValuesWrite } from '../fields/field-values.js';
 
@@ -459,8 +460,15 @@ export class TicketsService {
       // The row lock serialises concurrent updates of one ticket, so resolvedAt is set once, the workflow
       // judges each move from the status the previous one committed, and the ticket's events are recorded
       // in the order the updates commit.
-      // The ticket's tags come with it, for the event (one round trip).
-      const [current, tagRows] = await this.tickets.findForUpdateThen<TagRow>(transaction, id, tagsOfSql([Number(id)]));
+      // What the ticket carries comes with it, for the event and the answer (one round trip).
+      const ticketId = Number(id);
+      const [current, tagsBefore, valuesBefore, participantsBefore] = await this.tickets.findForUpdateWith(
+        transaction,
+        id,
+        tagsRead([ticketId]),
+        valuesRead([ticketId], definitions),
+        parts ? participantsRead([ticketId]) : known(new Map<number, string[]>()),
+      );
       if (!current) throw ticketNotFound(id);
       // Only a closed ticket can be a merged one: the others pay no look.
       if (current.status === TicketStatus.CLOSED) await assertNotMerged(transaction, id);
@@ -471,9 +479,9 @@ export class TicketsService {
       await this.tickets.update(transaction.later, id, updated);
       await this.tickets.updateWords(transaction.later, id, current, updated);
       await this.hooks.ticketUpdated(transaction, current, updated, now);
-      const cc = parts && (await this.writeParticipants(transaction, id, parts.ccEmails));
-      const tags = await this.writeTags(transaction, id, tagsByTicket(tagRows).get(Number(id)) ?? [], parts);
-      const fields = await this.writeFields(transaction, id, definitions, parts);
+      const cc = parts && (await this.writeParticipants(transaction, id, participantsBefore.get(ticketId) ?? [], parts.ccEmails));
+      const tags = await this.writeTags(transaction, id, tagsBefore.get(ticketId) ?? [], parts);
+      const fields = await this.writeFields(transaction, id, valuesBefore.get(ticketId) ?? {}, parts);
       await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now, undefined, {
         tags: tags.now,
         fields: fields.now,
@@ -501,17 +509,25 @@ export class TicketsService {
     const definitions = await this.fields.definitions();
     // The version check and the delete share the row lock, so no update can slip in between them.
     await this.database.transaction(async (transaction) => {
-      const last = await this.findForUpdate(transaction, id);
+      // What goes with it is read with its row lock (one round trip).
+      const ticketId = Number(id);
+      const [last, merged, tagsOf, valuesOf, links] = await this.tickets.findForUpdateWith(
+        transaction,
+        id,
+        sourcesRead(ticketId),
+        tagsRead([ticketId]),
+        valuesRead([ticketId], definitions),
+        linksRead([ticketId]),
+      );
+      if (!last) throw ticketNotFound(id);
       assertIfMatch(ifMatch, last);
       // What was merged into it would be left closed and pointing nowhere: its merges are undone first.
-      const merged = await this.merges.sourcesOf(transaction, last.id);
       if (merged.length > 0) {
         throw new ConflictException(`Ticket ${id} has tickets merged into it (${merged.join(', ')}): unmerge them before deleting it`);
       }
-      const tags = (await this.tags.of([last.id], transaction)).get(last.id) ?? [];
-      const fields = (await this.fieldValues.of([last.id], definitions, transaction)).get(last.id) ?? {};
+      const tags = tagsOf.get(last.id) ?? [];
+      const fields = valuesOf.get(last.id) ?? {};
       // Its links go with it (by foreign key): each ticket at their other end records an UNLINKED, under its row lock.
-      const links = await this.links.of([last.id], transaction);
       const others = [...new Set(links.map((link) => (link.fromId === last.id ? link.toId : link.fromId)))];
       if (others.length > 0) await this.links.lockTickets(transaction, others);
       await this.tickets.delete(transaction.later, id);
@@ -528,9 +544,9 @@ export class TicketsService {
   private async writeParticipants(
     transaction: Queryable,
     id: string,
+    before: string[],
     set?: string[],
   ): Promise<{ now: string[]; changed?: FieldChange<string[]> }> {
-    const before = (await this.participants.of([Number(id)], transaction)).get(Number(id)) ?? [];
     if (set === undefined || set.join() === before.join()) return { now: before };
     await this.participants.replace(transaction, id, before, set);
     return { now: set, changed: { from: before, to: set } };
@@ -556,18 +572,16 @@ export class TicketsService {
 
   /**
    * Applies the write's custom field values, if any, checked by their definitions: what they are now, and the change of
-   * each field that changed (`fields.<key>`). Read even without any, for the event.
+   * each field that changed (`fields.<key>`). Without any, the values `current` (read under the row lock by the cached
+   * definitions) are what they are, for the event; with some, they are read again by the definitions as committed.
    */
   private async writeFields(
     transaction: Transaction,
     id: string,
-    definitions: StoredDefinition[],
+    current: FieldValues,
     parts?: TicketPartsWrite,
   ): Promise<{ now: FieldValues; changed: Record<string, FieldChange<FieldValue | null>> }> {
-    if (parts?.fields === undefined) {
-      const current = (await this.fieldValues.of([Number(id)], definitions, transaction)).get(Number(id)) ?? {};
-      return { now: current, changed: {} };
-    }
+    if (parts?.fields === undefined) return { now: current, changed: {} };
     const { given, write } = parts.fields;
     const committed = await this.fieldsAsCommitted(transaction, given, write, undefined, parts.objectName ?? 'ticketV2Request', id);
     await this.fieldValues.change(transaction.later, id, committed.definitions, committed.before, committed.values);
@@ -592,12 +606,6 @@ export class TicketsService {
     const checked = applyFieldValues(definitions, given, write, before);
     if (!checked.values) throw invalidFields(objectName, checked.problems);
     return { definitions, before, values: checked.values };
-  }
-
-  private async findForUpdate(transaction: Queryable, id: string): Promise<TicketResponse> {
-    const ticket = await this.tickets.findForUpdate(transaction, id);
-    if (!ticket) throw ticketNotFound(id);
-    return ticket;
   }
 
   /** The write's history entry (what changed) and its event, in the write's transaction. */

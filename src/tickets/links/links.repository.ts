@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database.js';
 import type { Queryable } from '../../database/statement-batch.js';
+import { type RowsRead, readTogether } from '../../database/rows-read.js';
 import type { LinkKind, StoredLink } from './links.js';
 
 interface LinkRow {
@@ -22,6 +23,15 @@ const linkOf = (row: LinkRow): StoredLink => ({
   createdAt: row.created_at,
   createdBy: row.created_by,
 });
+
+/** Every link of these tickets (at least one), from either side, oldest first. */
+export function linksRead(ticketIds: readonly number[]): RowsRead<StoredLink[]> {
+  return {
+    sql: `SELECT ${COLUMNS} FROM ticket_links WHERE from_id IN (?) UNION SELECT ${COLUMNS} FROM ticket_links WHERE to_id IN (?) ORDER BY id`,
+    params: [ticketIds, ticketIds],
+    from: (rows) => (rows as LinkRow[]).map(linkOf),
+  };
+}
 
 /** `ticket_links` (migration TicketLinks): each link once, from → to under its kind. */
 @Injectable()
@@ -90,11 +100,8 @@ export class LinksRepository {
   /** Every link of these tickets, from either side, oldest first. */
   async of(ticketIds: readonly number[], manager: Queryable = this.database): Promise<StoredLink[]> {
     if (ticketIds.length === 0) return [];
-    const rows = (await manager.query(
-      `SELECT ${COLUMNS} FROM ticket_links WHERE from_id IN (?) UNION SELECT ${COLUMNS} FROM ticket_links WHERE to_id IN (?) ORDER BY id`,
-      [ticketIds, ticketIds],
-    )) as LinkRow[];
-    return rows.map(linkOf);
+    const [links] = await readTogether(manager, linksRead(ticketIds));
+    return links;
   }
 
   /** The tickets a problem causes (its `causes` links), by id. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database.js';
 import type { Queryable } from '../../database/statement-batch.js';
+import type { RowsRead } from '../../database/rows-read.js';
 
 /** A source merged into a target, with what an unmerge restores (migration TicketMerges). */
 export interface StoredMerge {
@@ -72,6 +73,15 @@ export async function finalMergeTarget(manager: Queryable, id: number): Promise<
 }
 
 /** `ticket_merges`: each source merged into its target, until it is unmerged. */
+/** The tickets merged into this one (directly), by id. */
+export function sourcesRead(targetId: number): RowsRead<number[]> {
+  return {
+    sql: 'SELECT source_id FROM ticket_merges WHERE target_id = ? ORDER BY source_id',
+    params: [targetId],
+    from: (rows) => (rows as MergeRow[]).map((row) => Number(row.source_id)),
+  };
+}
+
 @Injectable()
 export class MergesRepository {
   constructor(private readonly database: Database) {}
@@ -96,14 +106,6 @@ export class MergesRepository {
       [targetId, except],
     )) as Array<MergeRow & { requester_key: string }>;
     return rows.map((row) => ({ ...mergeOf(row), requester: row.requester_key }));
-  }
-
-  /** The tickets merged into this one (directly), by id. */
-  async sourcesOf(manager: Queryable, targetId: number): Promise<number[]> {
-    const rows = (await manager.query('SELECT source_id FROM ticket_merges WHERE target_id = ? ORDER BY source_id', [
-      targetId,
-    ])) as MergeRow[];
-    return rows.map((row) => Number(row.source_id));
   }
 
   async insert(transaction: Queryable, merges: readonly StoredMerge[]): Promise<void> {

@@ -1,0 +1,31 @@
+import { known, readTogether, type RowsRead } from './rows-read.js';
+
+describe('reads sent together', () => {
+  const sent: Array<{ sql: string; params?: unknown[] }> = [];
+  const answering = (answer: unknown) => ({
+    query: (sql: string, params?: unknown[]) => {
+      sent.push({ sql, params });
+      return Promise.resolve(answer);
+    },
+  });
+  const count = (sql: string, params: unknown[]): RowsRead<number> => ({ sql, params, from: (rows) => rows.length });
+  beforeEach(() => (sent.length = 0));
+
+  it('sends every statement in one round trip and gives each read its own rows, in order', async () => {
+    const results = await readTogether(
+      answering([[{}], [], [{}, {}]]),
+      count('SELECT a', [1]),
+      count('SELECT b', []),
+      count('SELECT c', [2, 3]),
+    );
+    expect(results).toEqual([1, 0, 2]);
+    expect(sent).toEqual([{ sql: 'SELECT a;\nSELECT b;\nSELECT c', params: [1, 2, 3] }]);
+  });
+
+  it("takes a single statement's rows as its own, and sends nothing for a read that needs no statement", async () => {
+    expect(await readTogether(answering([{}, {}]), known('given'), count('SELECT a', [1]), known(7))).toEqual(['given', 2, 7]);
+    expect(sent).toEqual([{ sql: 'SELECT a', params: [1] }]);
+    expect(await readTogether(answering(undefined), known(1))).toEqual([1]);
+    expect(sent).toHaveLength(1);
+  });
+});
