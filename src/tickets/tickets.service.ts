@@ -466,7 +466,8 @@ export class TicketsService {
         transaction,
         id,
         tagsRead([ticketId]),
-        valuesRead([ticketId], definitions),
+        // A write that gives values reads them again by the definitions as committed (fieldsAsCommitted).
+        parts?.fields === undefined ? valuesRead([ticketId], definitions) : known(new Map<number, FieldValues>()),
         parts ? participantsRead([ticketId]) : known(new Map<number, string[]>()),
       );
       if (!current) throw ticketNotFound(id);

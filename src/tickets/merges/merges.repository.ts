@@ -72,7 +72,6 @@ export async function finalMergeTarget(manager: Queryable, id: number): Promise<
   return row ? Number(row.id) : id;
 }
 
-/** `ticket_merges`: each source merged into its target, until it is unmerged. */
 /** The tickets merged into this one (directly), by id. */
 export function sourcesRead(targetId: number): RowsRead<number[]> {
   return {
@@ -81,6 +80,8 @@ export function sourcesRead(targetId: number): RowsRead<number[]> {
     from: (rows) => (rows as MergeRow[]).map((row) => Number(row.source_id)),
   };
 }
+
+/** `ticket_merges`: each source merged into its target, until it is unmerged. */
 
 @Injectable()
 export class MergesRepository {
