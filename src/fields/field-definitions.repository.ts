@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
+import type { RowsRead } from '../database/rows-read.js';
 import type { FieldDefinition, FieldType } from './field-definition.js';
 
 /** A definition as stored, with its id (what values refer to) and times. */
@@ -89,6 +90,9 @@ export const SHARED_DEFINITIONS_SQL = 'SELECT * FROM field_definitions ORDER BY 
 export function definitionsFromRows(rows: readonly unknown[]): StoredDefinition[] {
   return (rows as DefinitionRow[]).map(fromRow);
 }
+
+/** The same as a read that can share a round trip (readTogether). */
+export const sharedDefinitionsRead: RowsRead<StoredDefinition[]> = { sql: SHARED_DEFINITIONS_SQL, params: [], from: definitionsFromRows };
 
 function fromRow(row: DefinitionRow): StoredDefinition {
   return {

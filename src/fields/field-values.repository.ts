@@ -6,7 +6,7 @@ import type { FieldDefinition } from './field-definition.js';
 import type { StoredDefinition } from './field-definitions.repository.js';
 import { type FieldValue, type FieldValues, sameValue } from './field-values.js';
 
-interface ValueRow {
+export interface ValueRow {
   ticket_id: string | number;
   field_id: number;
   text_value: string | null;
@@ -62,28 +62,37 @@ function valueJsonSql(definition: FieldDefinition): string {
  */
 export function valuesRead(ticketIds: readonly number[], definitions: readonly StoredDefinition[]): RowsRead<Map<number, FieldValues>> {
   if (definitions.length === 0) return known(new Map());
+  const rows = valueRowsRead(ticketIds);
+  return { ...rows, from: (read) => valuesOf(rows.from(read), definitions) };
+}
+
+/** The value rows of these tickets (at least one), for a caller that reads the definitions in the same round trip. */
+export function valueRowsRead(ticketIds: readonly number[]): RowsRead<ValueRow[]> {
   return {
     sql: `SELECT ticket_id, field_id, text_value, number_value, DATE_FORMAT(date_value, '%Y-%m-%d') AS date_value
        FROM ticket_field_values WHERE ticket_id IN (?) ORDER BY ticket_id, field_id, item`,
     params: [ticketIds],
-    from: (rows) => {
-      const found = new Map<number, FieldValues>();
-      const byId = new Map(definitions.map((definition) => [definition.id, definition]));
-      for (const row of rows as ValueRow[]) {
-        const definition = byId.get(row.field_id);
-        if (!definition) continue;
-        const id = Number(row.ticket_id);
-        const values = found.get(id) ?? {};
-        found.set(id, values);
-        if (definition.type === 'multi_enum') values[definition.key] = [...((values[definition.key] as string[]) ?? []), row.text_value!];
-        else if (definition.type === 'number') values[definition.key] = Number(row.number_value);
-        else if (definition.type === 'date') values[definition.key] = row.date_value!;
-        else if (definition.type === 'boolean') values[definition.key] = row.text_value === 'true';
-        else values[definition.key] = row.text_value!;
-      }
-      return found;
-    },
+    from: (rows) => rows as ValueRow[],
   };
+}
+
+/** Each ticket's values in these rows, by the definitions they belong to (a value of a field not among them is left out). */
+export function valuesOf(rows: readonly ValueRow[], definitions: readonly StoredDefinition[]): Map<number, FieldValues> {
+  const found = new Map<number, FieldValues>();
+  const byId = new Map(definitions.map((definition) => [definition.id, definition]));
+  for (const row of rows) {
+    const definition = byId.get(row.field_id);
+    if (!definition) continue;
+    const id = Number(row.ticket_id);
+    const values = found.get(id) ?? {};
+    found.set(id, values);
+    if (definition.type === 'multi_enum') values[definition.key] = [...((values[definition.key] as string[]) ?? []), row.text_value!];
+    else if (definition.type === 'number') values[definition.key] = Number(row.number_value);
+    else if (definition.type === 'date') values[definition.key] = row.date_value!;
+    else if (definition.type === 'boolean') values[definition.key] = row.text_value === 'true';
+    else values[definition.key] = row.text_value!;
+  }
+  return found;
 }
 
 /** `ticket_field_values`: each ticket's custom field values, one row per value (per item of a multi_enum). */

@@ -34,7 +34,7 @@ import { DESK, isRequester, type RequesterViewer, type Viewer } from '../common/
 import { visibleTicketIds } from '../people/visibility.js';
 import { TicketAccessRepository } from '../people/ticket-access.repository.js';
 import { ParticipantsRepository, participantsRead } from '../people/participants.repository.js';
-import { known } from '../database/rows-read.js';
+import { known, readTogether } from '../database/rows-read.js';
 import { assertRequesterCreate, assertRequesterPatch, requesterMayNot } from '../people/requester-writes.js';
 import { TagsRepository, tagsRead } from '../tags/tags.repository.js';
 import { assertTagCount, changedTags } from '../tags/tags.js';
@@ -48,8 +48,13 @@ import { LinksRepository, linksRead } from './links/links.repository.js';
 import { MergesRepository, sourcesRead } from './merges/merges.repository.js';
 import { linkCounts } from './links/links.js';
 import { recordLinkChange } from './links/link-changes.js';
-import { FieldValuesRepository, valuesRead } from '../fields/field-values.repository.js';
-import { definitionsFromRows, SHARED_DEFINITIONS_SQL, type StoredDefinition } from '../fields/field-definitions.repository.js';
+import { FieldValuesRepository, valueRowsRead, valuesOf, valuesRead } from '../fields/field-values.repository.js';
+import {
+  definitionsFromRows,
+  SHARED_DEFINITIONS_SQL,
+  sharedDefinitionsRead,
+  type StoredDefinition,
+} from '../fields/field-definitions.repository.js';
 import { applyFieldValues, type FieldValue, type FieldValues, type ValuesWrite } from '../fields/field-values.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
@@ -584,7 +589,7 @@ export class TicketsService {
   ): Promise<{ now: FieldValues; changed: Record<string, FieldChange<FieldValue | null>> }> {
     if (parts?.fields === undefined) return { now: current, changed: {} };
     const { given, write } = parts.fields;
-    const committed = await this.fieldsAsCommitted(transaction, given, write, undefined, parts.objectName ?? 'ticketV2Request', id);
+    const committed = await this.fieldsAsCommitted(transaction, given, write, parts.objectName ?? 'ticketV2Request', id);
     await this.fieldValues.change(transaction.later, id, committed.definitions, committed.before, committed.values);
     return { now: committed.values, changed: fieldChanges(committed.before, committed.values) };
   }
@@ -592,18 +597,18 @@ export class TicketsService {
   /**
    * A write's values checked by the definitions as they are in its transaction, read under a shared lock: the cached
    * ones may be up to a second old, and a definition changed or deleted meanwhile (FieldsService takes its row's
-   * exclusive lock) must neither be bypassed nor leave values of a field that is gone.
+   * exclusive lock) must neither be bypassed nor leave values of a field that is gone. The ticket's values come in the
+   * same round trip, read by them.
    */
   private async fieldsAsCommitted(
     transaction: Transaction,
     given: unknown,
     write: ValuesWrite,
-    current: FieldValues | undefined,
     objectName: string,
-    ticketId?: string,
+    ticketId: string,
   ): Promise<{ definitions: StoredDefinition[]; before: FieldValues; values: FieldValues }> {
-    const definitions = await this.fields.definitionsForWrite(transaction);
-    const before = current ?? (await this.fieldValues.of([Number(ticketId)], definitions, transaction)).get(Number(ticketId)) ?? {};
+    const [definitions, valueRows] = await readTogether(transaction, sharedDefinitionsRead, valueRowsRead([Number(ticketId)]));
+    const before = valuesOf(valueRows, definitions).get(Number(ticketId)) ?? {};
     const checked = applyFieldValues(definitions, given, write, before);
     if (!checked.values) throw invalidFields(objectName, checked.problems);
     return { definitions, before, values: checked.values };
