@@ -40,15 +40,15 @@ export const SET_START_MAX = 5000;
 export const WALK_ROWS_MAX = 40_000;
 
 /**
- * A walk's bound of rows examined: about what reading the list from the smallest set would examine (its entries, most
- * of them looked up no further than the first other set), and at least WALK_ROWS_MAX. A walk cut short and the read
- * after it then cost at most about twice that read alone, where a walk that fills its page costs far less: four
- * filters each common (`status`, a tag of 100,000 tickets, an option of 125,000, a range of half of them) fill a
- * page of 50 sorted by a field after about 44,000 values at 1,000,000 tickets, 0.1 s, where reading the tag's
- * tickets took 0.5 s (docs/performance.md#tags-and-custom-fields).
+ * A walk's bound of rows examined: about what reading the list from the smallest set would examine (each of its entries
+ * and its look-up in the first other set, two rows, most of them going no further), and at least WALK_ROWS_MAX. A walk
+ * cut short and the read after it then cost at most about twice that read alone, where a walk that fills its page, or
+ * ends, costs far less: four filters each common (`status`, a tag of 100,000 tickets, an option of 125,000, a range of
+ * half of them) fill a page of 50 sorted by a field after about 44,000 values at 1,000,000 tickets, 0.1 s, where
+ * reading the tag's tickets took 0.5 s (docs/performance.md#tags-and-custom-fields).
  */
 export function walkBound(sizes: readonly SetSize[]): number {
-  return Math.max(WALK_ROWS_MAX, Math.min(...sizes.map(({ entries }) => Number(entries))));
+  return Math.max(WALK_ROWS_MAX, 2 * Math.min(...sizes.map(({ entries }) => Number(entries))));
 }
 
 /** Each tag (all of them), any of `anyTags`, and each custom field filter, a field's range of `.gte` and `.lt` as one set. */
