@@ -34,7 +34,7 @@ import { DESK, isRequester, type RequesterViewer, type Viewer } from '../common/
 import { visibleTicketIds } from '../people/visibility.js';
 import { TicketAccessRepository } from '../people/ticket-access.repository.js';
 import { ParticipantsRepository, participantsRead } from '../people/participants.repository.js';
-import { known, readTogether } from '../database/rows-read.js';
+import { known } from '../database/rows-read.js';
 import { assertRequesterCreate, assertRequesterPatch, requesterMayNot } from '../people/requester-writes.js';
 import { TagsRepository, tagsRead } from '../tags/tags.repository.js';
 import { assertTagCount, changedTags } from '../tags/tags.js';
@@ -48,14 +48,14 @@ import { LinksRepository, linksRead } from './links/links.repository.js';
 import { MergesRepository, sourcesRead } from './merges/merges.repository.js';
 import { linkCounts } from './links/links.js';
 import { recordLinkChange } from './links/link-changes.js';
-import { FieldValuesRepository, valueRowsRead, valuesOf, valuesRead } from '../fields/field-values.repository.js';
+import { FieldValuesRepository, type ValueRow, valueRowsRead, valuesOf, valuesRead } from '../fields/field-values.repository.js';
 import {
   definitionsFromRows,
   SHARED_DEFINITIONS_SQL,
   sharedDefinitionsRead,
   type StoredDefinition,
 } from '../fields/field-definitions.repository.js';
-import { applyFieldValues, type FieldValue, type FieldValues, type ValuesWrite } from '../fields/field-values.js';
+import { applyFieldValues, type FieldValue, type FieldValues } from '../fields/field-values.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
 export interface TicketPage {
@@ -467,13 +467,16 @@ export class TicketsService {
       // in the order the updates commit.
       // What the ticket carries comes with it, for the event and the answer (one round trip).
       const ticketId = Number(id);
-      const [current, tagsBefore, valuesBefore, participantsBefore] = await this.tickets.findForUpdateWith(
+      const givesValues = parts?.fields !== undefined;
+      const [current, tagsBefore, participantsBefore, fieldDefinitions, valueRows] = await this.tickets.findForUpdateWith(
         transaction,
         id,
         tagsRead([ticketId]),
-        // A write that gives values reads them again by the definitions as committed (fieldsAsCommitted).
-        parts?.fields === undefined ? valuesRead([ticketId], definitions) : known(new Map<number, FieldValues>()),
         parts ? participantsRead([ticketId]) : known(new Map<number, string[]>()),
+        // Values given are checked by the definitions as committed, under their shared lock (see writeFields); without
+        // any, the ticket's are read by the cached ones, for the event.
+        givesValues ? sharedDefinitionsRead : known(definitions),
+        givesValues || definitions.length > 0 ? valueRowsRead([ticketId]) : known<ValueRow[]>([]),
       );
       if (!current) throw ticketNotFound(id);
       // Only a closed ticket can be a merged one: the others pay no look.
@@ -487,7 +490,8 @@ export class TicketsService {
       await this.hooks.ticketUpdated(transaction, current, updated, now);
       const cc = parts && (await this.writeParticipants(transaction, id, participantsBefore.get(ticketId) ?? [], parts.ccEmails));
       const tags = await this.writeTags(transaction, id, tagsBefore.get(ticketId) ?? [], parts);
-      const fields = await this.writeFields(transaction, id, valuesBefore.get(ticketId) ?? {}, parts);
+      const valuesBefore = valuesOf(valueRows, fieldDefinitions).get(ticketId) ?? {};
+      const fields = await this.writeFields(transaction, id, fieldDefinitions, valuesBefore, parts);
       await this.recordWrite(transaction.later, context, HistoryAction.UPDATED, current, updated, now, undefined, {
         tags: tags.now,
         fields: fields.now,
@@ -577,41 +581,24 @@ export class TicketsService {
   }
 
   /**
-   * Applies the write's custom field values, if any, checked by their definitions: what they are now, and the change of
-   * each field that changed (`fields.<key>`). Without any, the values `current` (read under the row lock by the cached
-   * definitions) are what they are, for the event; with some, they are read again by the definitions as committed.
+   * Applies the write's custom field values, if any, to the values `before` it: what they are now, and the change of
+   * each field that changed (`fields.<key>`). Values given are checked by `definitions` as they are in the write's
+   * transaction, read under a shared lock with its row lock: the cached ones may be up to a second old, and a definition
+   * changed or deleted meanwhile (FieldsService takes its row's exclusive lock) must neither be bypassed nor leave values
+   * of a field that is gone.
    */
   private async writeFields(
     transaction: Transaction,
     id: string,
-    current: FieldValues,
+    definitions: StoredDefinition[],
+    before: FieldValues,
     parts?: TicketPartsWrite,
   ): Promise<{ now: FieldValues; changed: Record<string, FieldChange<FieldValue | null>> }> {
-    if (parts?.fields === undefined) return { now: current, changed: {} };
-    const { given, write } = parts.fields;
-    const committed = await this.fieldsAsCommitted(transaction, given, write, parts.objectName ?? 'ticketV2Request', id);
-    await this.fieldValues.change(transaction.later, id, committed.definitions, committed.before, committed.values);
-    return { now: committed.values, changed: fieldChanges(committed.before, committed.values) };
-  }
-
-  /**
-   * A write's values checked by the definitions as they are in its transaction, read under a shared lock: the cached
-   * ones may be up to a second old, and a definition changed or deleted meanwhile (FieldsService takes its row's
-   * exclusive lock) must neither be bypassed nor leave values of a field that is gone. The ticket's values come in the
-   * same round trip, read by them.
-   */
-  private async fieldsAsCommitted(
-    transaction: Transaction,
-    given: unknown,
-    write: ValuesWrite,
-    objectName: string,
-    ticketId: string,
-  ): Promise<{ definitions: StoredDefinition[]; before: FieldValues; values: FieldValues }> {
-    const [definitions, valueRows] = await readTogether(transaction, sharedDefinitionsRead, valueRowsRead([Number(ticketId)]));
-    const before = valuesOf(valueRows, definitions).get(Number(ticketId)) ?? {};
-    const checked = applyFieldValues(definitions, given, write, before);
-    if (!checked.values) throw invalidFields(objectName, checked.problems);
-    return { definitions, before, values: checked.values };
+    if (parts?.fields === undefined) return { now: before, changed: {} };
+    const checked = applyFieldValues(definitions, parts.fields.given, parts.fields.write, before);
+    if (!checked.values) throw invalidFields(parts.objectName ?? 'ticketV2Request', checked.problems);
+    await this.fieldValues.change(transaction.later, id, definitions, before, checked.values);
+    return { now: checked.values, changed: fieldChanges(before, checked.values) };
   }
 
   /** The write's history entry (what changed) and its event, in the write's transaction. */
