@@ -521,7 +521,7 @@ export class TicketsService {
     await this.database.transaction(async (transaction) => {
       // What goes with it is read with its row lock (one round trip).
       const ticketId = Number(id);
-      const [last, merged, tagsOf, valuesOf, links] = await this.tickets.findForUpdateWith(
+      const [last, merged, tagsOf, valuesOfTicket, links] = await this.tickets.findForUpdateWith(
         transaction,
         id,
         sourcesRead(ticketId),
@@ -536,7 +536,7 @@ export class TicketsService {
         throw new ConflictException(`Ticket ${id} has tickets merged into it (${merged.join(', ')}): unmerge them before deleting it`);
       }
       const tags = tagsOf.get(last.id) ?? [];
-      const fields = valuesOf.get(last.id) ?? {};
+      const fields = valuesOfTicket.get(last.id) ?? {};
       // Its links go with it (by foreign key): each ticket at their other end records an UNLINKED, under its row lock.
       const others = [...new Set(links.map((link) => (link.fromId === last.id ? link.toId : link.fromId)))];
       if (others.length > 0) await this.links.lockTickets(transaction, others);
