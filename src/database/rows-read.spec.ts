@@ -1,4 +1,4 @@
-import { known, readTogether, type RowsRead } from './rows-read.js';
+import { known, listedByTicket, readTogether, type RowsRead } from './rows-read.js';
 
 describe('reads sent together', () => {
   const sent: Array<{ sql: string; params?: unknown[] }> = [];
@@ -27,5 +27,20 @@ describe('reads sent together', () => {
     expect(sent).toEqual([{ sql: 'SELECT a', params: [1] }]);
     expect(await readTogether(answering(undefined), known(1))).toEqual([1]);
     expect(sent).toHaveLength(1);
+  });
+
+  it("lists each row's value under its ticket, in the rows' order", () => {
+    const rows = [
+      { ticket_id: '7', tag: 'a' },
+      { ticket_id: 7, tag: 'b' },
+      { ticket_id: '9', tag: 'c' },
+    ];
+    expect(listedByTicket(rows, (row) => row.tag)).toEqual(
+      new Map([
+        [7, ['a', 'b']],
+        [9, ['c']],
+      ]),
+    );
+    expect(listedByTicket([], (row: { ticket_id: number }) => String(row.ticket_id))).toEqual(new Map());
   });
 });

@@ -29,6 +29,19 @@ export async function readTogether<R extends ReadonlyArray<RowsRead<unknown>>>(m
   return reads.map((read) => read.from(read.sql === '' ? [] : results[next++])) as ReadResults<R>;
 }
 
+/** The rows' `value`s listed under each row's ticket, in the rows' order (a ticket without any is absent). */
+export function listedByTicket<R extends { ticket_id: string | number }>(
+  rows: readonly R[],
+  value: (row: R) => string,
+): Map<number, string[]> {
+  const listed = new Map<number, string[]>();
+  for (const row of rows) {
+    const id = Number(row.ticket_id);
+    listed.set(id, [...(listed.get(id) ?? []), value(row)]);
+  }
+  return listed;
+}
+
 /** A read that needs no statement: it finds `value`. */
 export function known<T>(value: T): RowsRead<T> {
   return { sql: '', params: [], from: () => value };

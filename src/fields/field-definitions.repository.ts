@@ -81,17 +81,16 @@ export class FieldDefinitionsRepository {
   }
 }
 
-/**
- * Every definition under a shared lock, which a change or delete of one (locking its row exclusively) waits for: for a
- * caller that sends it along with another statement, its rows read by definitionsFromRows.
- */
-export const SHARED_DEFINITIONS_SQL = 'SELECT * FROM field_definitions ORDER BY id LOCK IN SHARE MODE';
+const SHARED_DEFINITIONS_SQL = 'SELECT * FROM field_definitions ORDER BY id LOCK IN SHARE MODE';
 
-export function definitionsFromRows(rows: readonly unknown[]): StoredDefinition[] {
+function definitionsFromRows(rows: readonly unknown[]): StoredDefinition[] {
   return (rows as DefinitionRow[]).map(fromRow);
 }
 
-/** The same as a read that can share a round trip (readTogether). */
+/**
+ * Every definition under a shared lock, which a change or delete of one (locking its row exclusively) waits for, as a
+ * read that can share a round trip with others (readTogether).
+ */
 export const sharedDefinitionsRead: RowsRead<StoredDefinition[]> = { sql: SHARED_DEFINITIONS_SQL, params: [], from: definitionsFromRows };
 
 function fromRow(row: DefinitionRow): StoredDefinition {

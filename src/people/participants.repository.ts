@@ -1,21 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
-import { type RowsRead, readTogether } from '../database/rows-read.js';
+import { listedByTicket, type RowsRead, readTogether } from '../database/rows-read.js';
 
 /** The participants of each of these tickets (at least one), in order (a ticket without any is absent). */
 export function participantsRead(ticketIds: readonly number[]): RowsRead<Map<number, string[]>> {
   return {
     sql: 'SELECT ticket_id, email FROM ticket_participants WHERE ticket_id IN (?) ORDER BY ticket_id, position',
     params: [ticketIds],
-    from: (rows) => {
-      const listed = new Map<number, string[]>();
-      for (const row of rows as Array<{ ticket_id: string | number; email: string }>) {
-        const id = Number(row.ticket_id);
-        listed.set(id, [...(listed.get(id) ?? []), row.email]);
-      }
-      return listed;
-    },
+    from: (rows) => listedByTicket(rows as Array<{ ticket_id: string | number; email: string }>, (row) => row.email),
   };
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
-import { type RowsRead, readTogether } from '../database/rows-read.js';
+import { listedByTicket, type RowsRead, readTogether } from '../database/rows-read.js';
 import { likePrefix } from '../database/like-prefix.js';
 
 /** A tag in use and how many tickets carry it. */
@@ -20,14 +20,7 @@ export function tagsRead(ticketIds: readonly number[]): RowsRead<Map<number, str
   return {
     sql: 'SELECT ticket_id, tag FROM ticket_tags WHERE ticket_id IN (?) ORDER BY ticket_id, tag',
     params: [ticketIds],
-    from: (rows) => {
-      const tagged = new Map<number, string[]>();
-      for (const row of rows as TagRow[]) {
-        const id = Number(row.ticket_id);
-        tagged.set(id, [...(tagged.get(id) ?? []), row.tag]);
-      }
-      return tagged;
-    },
+    from: (rows) => listedByTicket(rows as TagRow[], (row) => row.tag),
   };
 }
 

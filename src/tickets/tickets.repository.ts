@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { BatchedLookup } from '../database/batched-lookup.js';
 import { Database } from '../database/database.js';
 import type { Queryable } from '../database/statement-batch.js';
-import { type ReadResults, type RowsRead, readTogether } from '../database/rows-read.js';
+import { known, type ReadResults, type RowsRead, readTogether } from '../database/rows-read.js';
 import type { TicketResponse } from './dto/ticket-response.dto.js';
 import {
   type ListedTicket,
@@ -243,22 +243,14 @@ export class TicketsRepository {
 
   /** Inserts the tickets, several in one round trip: the tickets with their ids, in order. */
   async insertAll(transaction: Queryable, pending: readonly NewTicketRow[]): Promise<TicketResponse[]> {
-    return (await this.insertAllAfter(transaction, undefined, pending))[1];
+    return (await this.insertAllAfter(transaction, known(undefined), pending))[1];
   }
 
-  /**
-   * Inserts the tickets as insertAll does, after `before` in the same round trip (the server runs the statements in
-   * turn): its rows, and the tickets.
-   */
-  async insertAllAfter<T>(
-    transaction: Queryable,
-    before: SqlStatement | undefined,
-    pending: readonly NewTicketRow[],
-  ): Promise<[T[], TicketResponse[]]> {
-    if (pending.length === 0) return [before ? ((await transaction.query(before.sql, before.params)) as T[]) : [], []];
-    const results = (await transaction.query([...(before ? [before.sql] : []), ...pending.map(() => INSERT_TICKET)].join(';\n'), [
-      ...(before?.params ?? []),
-      ...pending.flatMap(({ fields }) => [
+  /** Inserts the tickets as insertAll does, after the read `before` in the same round trip (the server runs them in turn). */
+  async insertAllAfter<T>(transaction: Queryable, before: RowsRead<T>, pending: readonly NewTicketRow[]): Promise<[T, TicketResponse[]]> {
+    const inserts: Array<RowsRead<TicketResponse>> = pending.map(({ fields }) => ({
+      sql: INSERT_TICKET,
+      params: [
         fields.title,
         fields.description,
         fields.status,
@@ -268,14 +260,12 @@ export class TicketsRepository {
         fields.createdAt,
         fields.updatedAt,
         fields.resolvedAt,
-      ]),
-    ])) as unknown;
-    // One statement answers its result, several the list of them.
-    const [rows, ...inserted] = (before ? results : [[], ...(pending.length === 1 ? [results] : (results as unknown[]))]) as [
-      T[],
-      ...InsertResult[],
-    ];
-    return [rows, inserted.map(({ insertId }, i) => ({ id: Number(insertId), ...pending[i].fields }))];
+      ],
+      // An INSERT answers its result, not rows.
+      from: (answer: unknown) => ({ id: Number((answer as InsertResult).insertId), ...fields }),
+    }));
+    const [found, ...tickets] = await readTogether(transaction, before, ...inserts);
+    return [found, tickets];
   }
 
   /** The ticket, its row locked until the transaction ends. */

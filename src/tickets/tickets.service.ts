@@ -49,12 +49,7 @@ import { MergesRepository, sourcesRead } from './merges/merges.repository.js';
 import { linkCounts } from './links/links.js';
 import { recordLinkChange } from './links/link-changes.js';
 import { FieldValuesRepository, type ValueRow, valueRowsRead, valuesOf, valuesRead } from '../fields/field-values.repository.js';
-import {
-  definitionsFromRows,
-  SHARED_DEFINITIONS_SQL,
-  sharedDefinitionsRead,
-  type StoredDefinition,
-} from '../fields/field-definitions.repository.js';
+import { sharedDefinitionsRead, type StoredDefinition } from '../fields/field-definitions.repository.js';
 import { applyFieldValues, type FieldValue, type FieldValues } from '../fields/field-values.js';
 
 /** One page of a list; unpaged (v1 without `limit`) it holds every match and neither cursor nor total. */
@@ -218,12 +213,11 @@ export class TicketsService {
     return this.database.transaction(async (transaction) => {
       const given = pending.filter((item) => item.givenFields !== undefined);
       // The definitions under their shared lock come in the round trip of the inserts; a value they refuse rolls all back.
-      const [definitionRows, tickets] = await this.tickets.insertAllAfter(
+      const [definitions, tickets] = await this.tickets.insertAllAfter(
         transaction,
-        given.length > 0 ? { sql: SHARED_DEFINITIONS_SQL, params: [] } : undefined,
+        given.length > 0 ? sharedDefinitionsRead : known<StoredDefinition[]>([]),
         pending,
       );
-      const definitions = definitionsFromRows(definitionRows);
       for (const item of given) {
         const checked = applyFieldValues(definitions, item.givenFields, 'create', {});
         if (!checked.values) throw invalidFields('ticketV2Request', checked.problems);

@@ -82,7 +82,6 @@ export function sourcesRead(targetId: number): RowsRead<number[]> {
 }
 
 /** `ticket_merges`: each source merged into its target, until it is unmerged. */
-
 @Injectable()
 export class MergesRepository {
   constructor(private readonly database: Database) {}
