@@ -1,5 +1,5 @@
 import type { TestAppHandle } from './test-app.js';
-import { waitUntil } from './waits.js';
+import { waitWhileProgressing } from './waits.js';
 
 type Json = Record<string, any>;
 
@@ -7,9 +7,20 @@ type Json = Record<string, any>;
 export function jobReads(testApp: TestAppHandle, pageSize = 500) {
   const http = () => testApp.http;
   const job = async (id: number): Promise<Json> => (await http().get(`/api/v2/jobs/${id}`).expect(200)).body;
-  const finished = async (id: number, timeoutMs = 60_000): Promise<Json> => {
-    await waitUntil(async () => (await job(id)).finishedAt !== null, timeoutMs, `job ${id} finished`);
-    return job(id);
+  /**
+   * The job once finished, waited for as long as it moves on (some line done or failed within `stallMs`): ten thousand
+   * lines take a minute alone and several beside the other suites on a slow machine, so a bound on the whole wait would
+   * fail a job that is only slow.
+   */
+  const finished = async (id: number, stallMs = 60_000): Promise<Json> => {
+    let current = await job(id);
+    await waitWhileProgressing(
+      async () => (current = await job(id)).finishedAt !== null,
+      async () => current.done + current.failed,
+      stallMs,
+      `job ${id} finished`,
+    );
+    return current;
   };
   const results = async (id: number): Promise<Json[]> => {
     const items: Json[] = [];
