@@ -29,11 +29,14 @@ const CHUNK = 100_000;
  */
 export async function seedScale(admin, database, copies, rows) {
   const started = Date.now();
+  // Named: the table (the copies' is cloned from the service's) computes some columns of its own (requester_key,
+  // requester_domain), which an INSERT may not give.
+  const columns = 'id, title, description, status, priority, requester_email, assigned_to, created_at, updated_at';
   for (const db of [database, ...copies]) await seedTickets(admin, db, 0);
   for (let from = 1; from <= rows; from += CHUNK) {
     const to = Math.min(rows, from + CHUNK - 1);
     await admin.query(`
-      INSERT INTO \`${database}\`.tickets (id, title, description, status, priority, requester_email, assigned_to, created_at, updated_at)
+      INSERT INTO \`${database}\`.tickets (${columns})
       SELECT seq, CONCAT('Ticket ', seq, ': printer on floor ', seq % 12, ' jams'),
              CONCAT('Paper is stuck in tray ', seq % 4, '; the printer shows error E', seq % 97, '. Reported from desk ', seq, '.'),
              IF(seq % 10 = 0, 'OPEN', ELT(1 + seq % 4, 'IN_PROGRESS', 'WAITING_ON_CUSTOMER', 'RESOLVED', 'CLOSED')),
@@ -44,9 +47,6 @@ export async function seedScale(admin, database, copies, rows) {
              TIMESTAMP'2026-01-01 00:00:00' + INTERVAL seq SECOND + INTERVAL 0.123 SECOND
       FROM \`${database}\`.seq_${from}_to_${to}`);
   }
-  // The columns seeded, by name: the service's table computes some of its own (requester_key, requester_domain), which
-  // an INSERT may not give.
-  const columns = 'id, title, description, status, priority, requester_email, assigned_to, created_at, updated_at';
   for (const db of copies) await admin.query(`INSERT INTO \`${db}\`.tickets (${columns}) SELECT ${columns} FROM \`${database}\`.tickets`);
   console.log(`Seeded ${rows} tickets in ${[database, ...copies].join(' and ')} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }

@@ -1,10 +1,13 @@
 import type { Queryable } from './statement-batch.js';
 
-/** A statement and what its rows mean, so that several can share one round trip (readTogether). */
+/**
+ * A statement and what its answer means, so that several can share one round trip (readTogether): a read's rows, or a
+ * write's result (its `insertId`, `affectedRows`).
+ */
 export interface RowsRead<T> {
   sql: string;
   params: unknown[];
-  from(rows: unknown[]): T;
+  from(answer: unknown[]): T;
 }
 
 export type ReadResults<R extends ReadonlyArray<RowsRead<unknown>>> = { [K in keyof R]: R[K] extends RowsRead<infer T> ? T : never };
@@ -23,7 +26,7 @@ export async function readTogether<R extends ReadonlyArray<RowsRead<unknown>>>(m
           sent.map(({ sql }) => sql).join(';\n'),
           sent.flatMap(({ params }) => params),
         )) as unknown[]);
-  // One statement answers its rows, several the list of each one's rows.
+  // One statement answers its rows (or a write's result), several the list of each one's.
   const results = sent.length === 1 ? [answered] : (answered as unknown[][]);
   let next = 0;
   return reads.map((read) => read.from(read.sql === '' ? [] : results[next++])) as ReadResults<R>;
@@ -37,7 +40,9 @@ export function listedByTicket<R extends { ticket_id: string | number }>(
   const listed = new Map<number, string[]>();
   for (const row of rows) {
     const id = Number(row.ticket_id);
-    listed.set(id, [...(listed.get(id) ?? []), value(row)]);
+    const values = listed.get(id);
+    if (values) values.push(value(row));
+    else listed.set(id, [value(row)]);
   }
   return listed;
 }

@@ -8,15 +8,16 @@ export function jobReads(testApp: TestAppHandle, pageSize = 500) {
   const http = () => testApp.http;
   const job = async (id: number): Promise<Json> => (await http().get(`/api/v2/jobs/${id}`).expect(200)).body;
   /**
-   * The job once finished, waited for as long as it moves on (some line done or failed within `stallMs`): ten thousand
-   * lines take a minute alone and several beside the other suites on a slow machine, so a bound on the whole wait would
-   * fail a job that is only slow.
+   * The job once finished, waited for as long as it moves on (it starts, or some line is done or failed, within
+   * `stallMs`): ten thousand lines take a minute alone and several beside the other suites on a slow machine, so a bound
+   * on the whole wait would fail a job that is only slow.
    */
   const finished = async (id: number, stallMs = 60_000): Promise<Json> => {
     let current = await job(id);
+    // One read a round: `progress` describes what the `finished` just before it read.
     await waitWhileProgressing(
       async () => (current = await job(id)).finishedAt !== null,
-      async () => current.done + current.failed,
+      async () => `${current.status} ${current.total} ${current.done} ${current.failed}`,
       stallMs,
       `job ${id} finished`,
     );

@@ -8,13 +8,14 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, tim
 }
 
 /**
- * Polls `finished` every 50 ms until it holds; fails naming `what` only once `progress` (a count that grows while the
- * work goes on) has not grown for `stallMs`. For long work whose speed depends on the machine's load: a test asserts
+ * Polls `finished` every 50 ms until it holds; fails naming `what` only once `progress` (a count that grows, or a
+ * description of the state that changes, while the work goes on) has not changed for `stallMs`. `progress` is asked
+ * right after each `finished`. For long work whose speed depends on the machine's load: a test asserts
  * that the work goes on to its end, not how fast (that is the benchmark's).
  */
 export async function waitWhileProgressing(
   finished: () => Promise<boolean>,
-  progress: () => Promise<number>,
+  progress: () => Promise<number | string>,
   stallMs: number,
   what: string,
 ): Promise<void> {
