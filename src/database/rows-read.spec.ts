@@ -8,7 +8,8 @@ describe('reads sent together', () => {
       return Promise.resolve(answer);
     },
   });
-  const count = (sql: string, params: unknown[]): RowsRead<number> => ({ sql, params, from: (rows) => rows.length });
+  const count = (sql: string, params: unknown[]): RowsRead<number> => ({ sql, params, from: (rows) => (rows as unknown[]).length });
+  const insert = (sql: string): RowsRead<number> => ({ sql, params: [], from: (result) => (result as { insertId: number }).insertId });
   beforeEach(() => (sent.length = 0));
 
   it('sends every statement in one round trip and gives each read its own rows, in order', async () => {
@@ -29,6 +30,21 @@ describe('reads sent together', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it("gives a write its result, alone (mysql2 answers one statement's result bare) or among the others' rows", async () => {
+    expect(await readTogether(answering({ insertId: 5 }), known([]), insert('INSERT a'))).toEqual([[], 5]);
+    expect(
+      await readTogether(
+        answering([[{}], { insertId: 6 }, { insertId: 7 }]),
+        count('SELECT a', []),
+        insert('INSERT a'),
+        insert('INSERT b'),
+      ),
+    ).toEqual([1, 6, 7]);
+    expect(sent.map(({ sql }) => sql)).toEqual(['INSERT a', 'SELECT a;\nINSERT a;\nINSERT b']);
+  });
+});
+
+describe('values listed by ticket', () => {
   it("lists each row's value under its ticket, in the rows' order", () => {
     const rows = [
       { ticket_id: '7', tag: 'a' },

@@ -7,7 +7,7 @@ import type { Queryable } from './statement-batch.js';
 export interface RowsRead<T> {
   sql: string;
   params: unknown[];
-  from(answer: unknown[]): T;
+  from(answer: unknown): T;
 }
 
 export type ReadResults<R extends ReadonlyArray<RowsRead<unknown>>> = { [K in keyof R]: R[K] extends RowsRead<infer T> ? T : never };
@@ -27,7 +27,7 @@ export async function readTogether<R extends ReadonlyArray<RowsRead<unknown>>>(m
           sent.flatMap(({ params }) => params),
         )) as unknown[]);
   // One statement answers its rows (or a write's result), several the list of each one's.
-  const results = sent.length === 1 ? [answered] : (answered as unknown[][]);
+  const results = sent.length === 1 ? [answered] : (answered as unknown[]);
   let next = 0;
   return reads.map((read) => read.from(read.sql === '' ? [] : results[next++])) as ReadResults<R>;
 }

@@ -262,7 +262,7 @@ export class TicketsRepository {
         fields.resolvedAt,
       ],
       // An INSERT answers its result, not rows.
-      from: (answer: unknown) => ({ id: Number((answer as InsertResult).insertId), ...fields }),
+      from: (answer) => ({ id: Number((answer as InsertResult).insertId), ...fields }),
     }));
     const [found, ...tickets] = await readTogether(transaction, before, ...inserts);
     return [found, tickets];
@@ -287,7 +287,10 @@ export class TicketsRepository {
     const lock: RowsRead<TicketResponse | undefined> = {
       sql: LOCK_TICKET,
       params: [id],
-      from: ([row]) => (row ? ticketFromRow(row as TicketRow) : undefined),
+      from: (rows) => {
+        const [row] = rows as TicketRow[];
+        return row ? ticketFromRow(row) : undefined;
+      },
     };
     return readTogether(transaction, lock, ...reads) as Promise<[TicketResponse | undefined, ...ReadResults<R>]>;
   }
