@@ -7,6 +7,7 @@ import { ConfigService } from '@nestjs/config';
 import { Test } from '@nestjs/testing';
 import { AppModule } from '../dist/app.module.js';
 import { setupApp } from '../dist/app.setup.js';
+import { ServiceExpressAdapter } from '../dist/common/http/express-adapter.js';
 import { parseConfig } from '../dist/config/app-config.js';
 import { OutboxRelay } from '../dist/outbox/outbox.relay.js';
 import { OutboxWriter } from '../dist/outbox/outbox.writer.js';
@@ -47,6 +48,6 @@ const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
   .overrideProvider(OutboxRelay)
   .useClass(PublishAfterCommit)
   .compile();
-const app = setupApp(moduleRef.createNestApplication({ bodyParser: false }));
+const app = setupApp(moduleRef.createNestApplication(new ServiceExpressAdapter(), { bodyParser: false }));
 relay = app.get(OutboxRelay);
 await app.listen(config.server.port);

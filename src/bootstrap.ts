@@ -8,6 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { setupApp } from './app.setup.js';
+import { ServiceExpressAdapter } from './common/http/express-adapter.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigError } from './config/env-reader.js';
 import { validatedSettings } from './config/config.module.js';
@@ -26,7 +27,12 @@ async function bootstrap(): Promise<void> {
   const { sla } = await validatedSettings();
   // The SLA policy file too (SlaModule reads it again as it starts): a policy that cannot be used ends start-up here.
   if (sla.enabled) loadSlaPolicy(sla.policyFile);
-  const app = setupApp(await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true }));
+  const app = setupApp(
+    await NestFactory.create<NestExpressApplication>(AppModule, new ServiceExpressAdapter(), {
+      bodyParser: false,
+      bufferLogs: true,
+    }),
+  );
   await app.listen(app.get(ConfigService<AppConfig, true>).get('server.port', { infer: true }));
   // The port really listened on: SERVER_PORT=0 lets the system pick one.
   const { port } = app.getHttpServer().address() as AddressInfo;

@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gzipSync } from 'node:zlib';
@@ -14,6 +15,11 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 function manyKeys(count: number): Record<string, number> {
   return Object.fromEntries(Array.from({ length: count }, (_, i) => [i.toString(36), 0]));
 }
+
+const collectGarbage = (() => {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+})();
 
 function nestedValue(depth: number): unknown {
   let value: unknown = 1;
@@ -54,10 +60,6 @@ describe('Request limits and hardening', () => {
     // whole test process's, garbage collection included: the garbage the suites before left in it is collected
     // first, or a full collection of it falling into the exchange counts against the service (1.4 s seen in a run
     // of every suite, where the exchange alone took 80-140 ms).
-    const collectGarbage = (() => {
-      setFlagsFromString('--expose-gc');
-      return runInNewContext('gc') as () => void;
-    })();
     it.each([
       ['POST', '', (extra: Record<string, unknown>) => buildTicketRequest(extra)],
       ['PUT', '/{id}', (extra: Record<string, unknown>) => buildTicketRequest({ extra })],
@@ -185,6 +187,40 @@ describe('Request limits and hardening', () => {
       expect(created.status).toBe(201);
       expect((await client.send({ method: 'GET', path: String(created.headers.location) })).status).toBe(200);
       expectProblem(refused, 400, '/api/v2/tickets');
+    });
+  });
+
+  describe("the request's objects", () => {
+    it("are made with Express's prototypes, which Express then has no need to change", async () => {
+      const express = app.getHttpAdapter().getInstance<{ request: object; response: object }>();
+      const server = app.getHttpServer() as Server;
+      const made: boolean[] = [];
+      const look = (req: IncomingMessage, res: ServerResponse) =>
+        made.push(Object.getPrototypeOf(req) === express.request, Object.getPrototypeOf(res) === express.response);
+      server.prependListener('request', look);
+      try {
+        expect((await client.send({ method: 'GET', path: '/actuator/health' })).status).toBe(200);
+      } finally {
+        server.off('request', look);
+      }
+      expect(made).toEqual([true, true]);
+    });
+
+    it('are let go of once answered, while their kept-alive connection stays open', async () => {
+      const server = app.getHttpServer() as Server;
+      let answered: WeakRef<ServerResponse> | undefined;
+      const keep = (_req: IncomingMessage, res: ServerResponse) => (answered = new WeakRef(res));
+      server.prependListener('request', keep);
+      try {
+        expect((await client.send({ method: 'GET', path: '/actuator/health' })).status).toBe(200);
+      } finally {
+        server.off('request', keep);
+      }
+      // A WeakRef holds its object until the task that made or read it ends.
+      await new Promise((resolve) => setImmediate(resolve));
+      collectGarbage();
+      expect(answered).toBeDefined();
+      expect(answered!.deref()).toBeUndefined();
     });
   });
 

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
 import { ApplicationAvailability } from '../../src/actuator/lifecycle/application-availability.js';
 import { setupApp } from '../../src/app.setup.js';
+import { ServiceExpressAdapter } from '../../src/common/http/express-adapter.js';
 import { parseConfig } from '../../src/config/app-config.js';
 import { waitUntil } from './waits.js';
 import { connectToDatabase } from './database.js';
@@ -52,7 +53,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<INest
     .overrideProvider(ConfigService)
     .useValue(new ConfigService(config))
     .compile();
-  const app = setupApp(moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] }));
+  const app = setupApp(
+    moduleRef.createNestApplication<NestExpressApplication>(new ServiceExpressAdapter(), { bodyParser: false, logger: ['error'] }),
+  );
   try {
     await app.init();
   } catch (error) {

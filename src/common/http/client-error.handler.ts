@@ -49,7 +49,13 @@ export function answerClientErrorsAsJson(server: Server, headers: Array<[string,
   // The latest request Node handed over on each connection.
   const latest = new WeakMap<Socket, Exchange>();
   const refused = new WeakSet<Socket>();
-  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => latest.set(req.socket, { req, res }));
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    latest.set(socket, { req, res });
+    // Let go of once answered: a kept-alive connection would hold its last request until its next one, long enough
+    // for the young generation to promote them (a request after it takes the branch of one answered).
+    res.once('close', () => latest.get(socket)?.res === res && latest.delete(socket));
+  });
   server.on('clientError', (error: ParserError, socket: Socket) => {
     // The parser stays failed: more bytes on the connection would report the same error again.
     if (refused.has(socket)) return;
