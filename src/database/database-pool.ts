@@ -1,5 +1,5 @@
-import { AsyncResource } from 'node:async_hooks';
 import { createPool, type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
+import { inCallersContext } from './callers-context.js';
 
 /** How the pool's connections are used at a moment (Spring's DataSourcePoolMetrics, plus the requests waiting). */
 export interface PoolUsage {
@@ -46,10 +46,10 @@ export class DatabasePool {
    */
   getConnection(callback: ConnectionCallback): void {
     this.pending++;
-    const inCallersContext = AsyncResource.bind(callback);
+    const answer = inCallersContext('DatabasePool.getConnection', callback);
     this.pool.getConnection((error, connection) => {
       this.pending--;
-      inCallersContext(error, connection);
+      answer(error, connection);
     });
   }
 

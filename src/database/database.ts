@@ -1,11 +1,11 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { AsyncResource } from 'node:async_hooks';
 import type { Readable } from 'node:stream';
 import type { QueryError } from 'mysql2';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
+import { inCallersContext } from './callers-context.js';
 import { DatabasePool } from './database-pool.js';
 import { openRowStream, type RowStreamOptions } from './row-stream.js';
 import { assertDeadlineNotPassed, statementTimedOut, statementTimeLimitMs, withinDeadline } from './request-deadline.js';
@@ -118,7 +118,7 @@ export class Database implements OnModuleInit {
           { sql: limited, timeout: this.budgetMs || undefined, dateStrings: options.dateStrings },
           values,
           // Called back from the connection's socket, in the context of whoever opened it (see DatabasePool.getConnection).
-          AsyncResource.bind((error: QueryError | null, result: unknown) => {
+          inCallersContext('Database.query', (error: QueryError | null, result: unknown) => {
             // mysql2 stops waiting but leaves a timed-out statement in flight: its connection cannot serve another.
             if (error?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') this.pool.destroy(connection);
             else connection.release();

@@ -192,7 +192,7 @@ describe('Request limits and hardening', () => {
 
   describe("the request's objects", () => {
     it("are made with Express's prototypes, which Express then has no need to change", async () => {
-      const express = app.getHttpAdapter().getInstance<{ request: object; response: object }>();
+      const express = app.getHttpAdapter().getInstance() as { request: object; response: object };
       const server = app.getHttpServer() as Server;
       const made: boolean[] = [];
       const look = (req: IncomingMessage, res: ServerResponse) =>
