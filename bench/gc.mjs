@@ -1,8 +1,10 @@
 // Whether the tail of a fixed load is the service's garbage collector (npm run build && node bench/gc.mjs [--rate=780]
-// [--seconds=20] [--requests=mixed|get|post] [--node-flags="--max-semi-space-size=64"]). Starts the built service with --trace-gc (port 18190,
+// [--seconds=20] [--requests=mixed|get|post] [--node-flags="--max-semi-space-size=64"]). Starts the built service with --trace-gc-nvp (port 18190,
 // database tickets_bench_gc), seeds 10,000 tickets, runs the mixed 70/20/10 scenario at a constant rate (5 s warm-up,
 // then the measured seconds) and lines up each major GC (Mark-Compact) with the requests due around it: if the
-// slowest requests fall within ~100 ms of a Mark-Compact, the periodic spikes are the collector's.
+// slowest requests fall within ~100 ms of a Mark-Compact, the periodic spikes are the collector's. It also says how
+// much each request leaves to the old generation (what the scavenges promote), which is what fills it up to the next
+// Mark-Compact: about 0 KB a request once nothing of a finished request outlives two scavenges.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { openSync } from 'node:fs';
@@ -38,7 +40,7 @@ await dropDatabases(admin, [DB]);
 const traceFile = join(tmpdir(), `ticket-service-gc-${process.pid}.log`);
 const trace = openSync(traceFile, 'w');
 const spawnedAt = performance.now();
-const service = spawn(process.execPath, ['--trace-gc', ...NODE_FLAGS, 'dist/main.js'], {
+const service = spawn(process.execPath, ['--trace-gc-nvp', ...NODE_FLAGS, 'dist/main.js'], {
   cwd: fileURLToPath(new URL('..', import.meta.url)),
   env: { ...process.env, ...BROKER, DB_DATABASE: DB, SERVER_PORT: String(PORT), LOG_LEVEL: 'warn' },
   stdio: ['ignore', trace, trace],
@@ -61,18 +63,30 @@ try {
   const loadStartedAt = performance.now() - spawnedAt;
   const result = await constantRate({ url, rate: RATE, seconds: SECONDS, next });
 
-  // "[pid:isolate]   12345 ms: Mark-Compact 120.6 (152.2) -> 59.0 (131.2) MB, pooled: 21 MB, 9.46 / 0.01 ms ...": ms since
-  // the isolate started, a moment after the spawn (the lines are placed a few ms early, which the window covers).
-  const majors = [...(await readFile(traceFile, 'utf8')).matchAll(/\s(\d+) ms: Mark-Compact ([\d.]+) \([\d.]+\) -> ([\d.]+)/g)]
-    .map(([, at, before, after]) => ({ atMs: Number(at) - loadStartedAt, beforeMb: Number(before), afterMb: Number(after) }))
+  // "[pid:isolate]   12345 ms: pause=9.4 mutator=… gc=mc … total_size_before=… total_size_after=… allocated=… promoted=…":
+  // ms since the isolate started, a moment after the spawn (the lines are placed a few ms early, which the window covers).
+  const collections = [...(await readFile(traceFile, 'utf8')).matchAll(/\s(\d+) ms: pause=([\d.]+) .*?\bgc=(\w+) .*/g)]
+    .map(([line, at, pause, kind]) => ({ line, kind, atMs: Number(at) - loadStartedAt, pauseMs: Number(pause) }))
     .filter(({ atMs }) => atMs >= 0 && atMs <= SECONDS * 1000);
+  const field = (line, name) => Number(new RegExp(`\\b${name}=(\\d+)`).exec(line)?.[1] ?? 0);
+  const mb = (bytes) => (bytes / 1e6).toFixed(1);
+  const majors = collections
+    .filter(({ kind }) => kind === 'mc')
+    .map(({ line, ...gc }) => ({ ...gc, beforeMb: mb(field(line, 'total_size_before')), afterMb: mb(field(line, 'total_size_after')) }));
+  const scavenges = collections.filter(({ kind }) => kind === 's');
+  const promoted = scavenges.reduce((sum, { line }) => sum + field(line, 'promoted'), 0);
   const slow = result.slowest;
   const caught = slow.filter(({ atMs }) => majors.some((gc) => Math.abs(atMs - gc.atMs) <= WINDOW_MS));
   console.log(`${REQUESTS} at ${RATE}/s for ${SECONDS} s${NODE_FLAGS.length ? ` (${NODE_FLAGS.join(' ')})` : ''}:`);
   console.log(`  p50 ${result.p50} ms, p99 ${result.p99} ms, p99.9 ${result.p999} ms, max ${result.max} ms`);
   console.log(
     `  ${majors.length} Mark-Compact(s), every ${majors.length > 1 ? ((majors.at(-1).atMs - majors[0].atMs) / (majors.length - 1) / 1000).toFixed(1) : '?'} s; ` +
-      `old space ${majors.map((gc) => `${gc.beforeMb}→${gc.afterMb}`).join(', ')} MB`,
+      `heap ${majors.map((gc) => `${gc.beforeMb}→${gc.afterMb}`).join(', ')} MB, pauses ${majors.map((gc) => gc.pauseMs).join(', ')} ms`,
+  );
+  const requests = RATE * SECONDS;
+  console.log(
+    `  ${scavenges.length} scavenges promoted ${mb(promoted)} MB: ${(promoted / requests / 1024).toFixed(1)} KB a request, ` +
+      `${mb(promoted / SECONDS)} MB/s`,
   );
   console.log(`  ${caught.length} of the ${slow.length} slowest requests were due within ${WINDOW_MS} ms of one`);
   console.log(`  Mark-Compacts at s: ${majors.map((gc) => (gc.atMs / 1000).toFixed(2)).join(', ')}`);
