@@ -82,14 +82,6 @@ export async function constantRate({ url, rate, seconds = Infinity, until, next 
   });
   await done;
   agent.destroy();
-  const percentiles = (values) => {
-    values.sort((a, b) => a - b);
-    const at = (q) => Number((values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? 0).toFixed(1));
-    return { p50: at(0.5), p99: at(0.99), p999: at(0.999), max: at(1) };
-  };
-  const methods = Object.fromEntries(
-    [...byMethod].map(([method, values]) => [method, { requests: values.length, ...percentiles(values) }]),
-  );
   const took = Number(((performance.now() - start) / 1000).toFixed(1));
   // The slowest requests by when they were due, for a look at whether the tail comes in periodic bursts.
   const slowest = timeline
@@ -97,5 +89,38 @@ export async function constantRate({ url, rate, seconds = Infinity, until, next 
     .slice(0, Math.ceil(timeline.length / 1000) * 5)
     .sort((a, b) => a[0] - b[0])
     .map(([at, latency]) => ({ atMs: Math.round(at), latencyMs: Number(latency.toFixed(1)) }));
-  return { rate, seconds: took, requests: total, ...percentiles(latencies), non2xx, errors, methods, slowest };
+  const samples = { latencies, byMethod: Object.fromEntries(byMethod) };
+  return { rate, seconds: took, requests: total, ...summary(samples), non2xx, errors, slowest, samples };
+}
+
+/** Several runs of constantRate (one side's rounds) as one: percentiles over all their requests. */
+export function combined(runs) {
+  const byMethod = {};
+  for (const run of runs)
+    for (const [method, values] of Object.entries(run.samples.byMethod)) byMethod[method] = [...(byMethod[method] ?? []), ...values];
+  const samples = { latencies: runs.flatMap((run) => run.samples.latencies), byMethod };
+  const sum = (key) => runs.reduce((total, run) => total + run[key], 0);
+  return {
+    rate: runs[0].rate,
+    seconds: sum('seconds'),
+    requests: sum('requests'),
+    ...summary(samples),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+    slowest: runs.flatMap((run) => run.slowest),
+    samples,
+  };
+}
+
+function summary({ latencies, byMethod }) {
+  const methods = Object.fromEntries(
+    Object.entries(byMethod).map(([method, values]) => [method, { requests: values.length, ...percentiles(values) }]),
+  );
+  return { ...percentiles(latencies), methods };
+}
+
+function percentiles(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q) => Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
+  return { p50: at(0.5), p99: at(0.99), p999: at(0.999), max: at(1) };
 }

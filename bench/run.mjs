@@ -25,7 +25,7 @@ import { endpointsSection } from './endpoints.mjs';
 import { sustainedCreates, waitingForBroker } from './outbox.mjs';
 import { queryBench } from './queries.mjs';
 import { fullListScenario, mixedRequest, scenarios } from './scenarios.mjs';
-import { constantRate } from './constant-rate.mjs';
+import { combined, constantRate } from './constant-rate.mjs';
 import { SCALE_ROWS, scaleSide, seedScale, withScaleBufferPool } from './scale.mjs';
 import { adminConnection, cloneSchema, dropDatabases, seedTickets } from './seed.mjs';
 import { assertPortFree, startProcess } from './process.mjs';
@@ -248,29 +248,38 @@ async function compare(service, reference, scenario, index, roundCount = ROUNDS)
 }
 
 /**
- * The mixed scenario at a fixed offered load (constant-rate.mjs: latency from each request's due time), on one side
- * and then the other, after a short warm-up at the same rate: p99 and p99.9 of each.
+ * The mixed scenario at a fixed offered load (constant-rate.mjs: latency from each request's due time), each side
+ * after a short warm-up at the same rate, in two rounds of half the time each, alternating (ABBA): p50, p99 and p99.9
+ * of each side's requests, and each round's, so that neither side always runs first, right after the saturating
+ * scenarios, on a database still busy with what they wrote.
  */
 async function fixedLoadSection(admin, service, reference, rate) {
-  console.log(`\nFixed load: mixed 70/20/10 at ${rate} req/s (half the conventional service's maximum), ${FIXED_SECONDS} s per side:`);
+  console.log(
+    `\nFixed load: mixed 70/20/10 at ${rate} req/s (half the conventional service's maximum), ${FIXED_SECONDS} s per side in two rounds (ABBA):`,
+  );
   // The scenarios before left the service's relay events to publish: it starts with none, as the other side.
   for (let waited = 0; waited < 60_000; waited += 250) {
     if ((await waitingForBroker(admin, SERVICE_DB)) === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  const rows = [];
-  for (const target of [service, reference]) {
+  const rounds = new Map([service, reference].map((target) => [target, []]));
+  for (const target of [service, reference, reference, service]) {
     const load = (seconds) => constantRate({ url: target.url, rate, seconds, next: () => mixedRequest(SEEDED) });
-    await load(WARMUP_S);
-    const result = await load(FIXED_SECONDS);
+    if (rounds.get(target).length === 0) await load(WARMUP_S);
+    rounds.get(target).push(await load(FIXED_SECONDS / 2));
+  }
+  const rows = [];
+  for (const [target, runs] of rounds) {
+    const { samples: _, ...result } = combined(runs);
     console.log(
-      `${target.name}: p50 ${result.p50} ms, p99 ${result.p99} ms, p99.9 ${result.p999} ms, max ${result.max} ms (${result.requests} requests, ${result.non2xx + result.errors} failed)`,
+      `${target.name}: p50 ${result.p50} ms, p99 ${result.p99} ms, p99.9 ${result.p999} ms, max ${result.max} ms (${result.requests} requests, ${result.non2xx + result.errors} failed; ` +
+        `rounds p50/p99/p99.9 ms: ${runs.map((run) => `${run.p50}/${run.p99}/${run.p999}`).join(', ')})`,
     );
     for (const [method, m] of Object.entries(result.methods))
       console.log(`  ${method}: ${m.requests} requests, p50 ${m.p50} ms, p99 ${m.p99} ms, p99.9 ${m.p999} ms`);
     if (SHOW_SLOWEST)
       console.log(`  slowest (due at s: ms): ${result.slowest.map((r) => `${(r.atMs / 1000).toFixed(2)}: ${r.latencyMs}`).join(', ')}`);
-    rows.push({ side: target.name, ...result });
+    rows.push({ side: target.name, ...result, rounds: runs.map(({ samples: _, ...run }) => run) });
   }
   return rows;
 }
