@@ -107,7 +107,8 @@ export function combined(runs) {
     ...summary(samples),
     non2xx: sum('non2xx'),
     errors: sum('errors'),
-    slowest: runs.flatMap((run) => run.slowest),
+    // Each round's slowest, by when they were due in that round.
+    slowest: runs.flatMap((run, i) => run.slowest.map((slow) => ({ round: i + 1, ...slow }))),
     samples,
   };
 }

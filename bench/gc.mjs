@@ -69,7 +69,7 @@ try {
     .map(([line, at, pause, kind]) => ({ line, kind, atMs: Number(at) - loadStartedAt, pauseMs: Number(pause) }))
     .filter(({ atMs }) => atMs >= 0 && atMs <= SECONDS * 1000);
   const field = (line, name) => Number(new RegExp(`\\b${name}=(\\d+)`).exec(line)?.[1] ?? 0);
-  const mb = (bytes) => (bytes / 1e6).toFixed(1);
+  const mb = (bytes) => (bytes / 1024 / 1024).toFixed(1);
   const majors = collections
     .filter(({ kind }) => kind === 'mc')
     .map(({ line, ...gc }) => ({ ...gc, beforeMb: mb(field(line, 'total_size_before')), afterMb: mb(field(line, 'total_size_after')) }));
@@ -83,7 +83,7 @@ try {
     `  ${majors.length} Mark-Compact(s), every ${majors.length > 1 ? ((majors.at(-1).atMs - majors[0].atMs) / (majors.length - 1) / 1000).toFixed(1) : '?'} s; ` +
       `heap ${majors.map((gc) => `${gc.beforeMb}→${gc.afterMb}`).join(', ')} MB, pauses ${majors.map((gc) => gc.pauseMs).join(', ')} ms`,
   );
-  const requests = RATE * SECONDS;
+  const requests = result.requests;
   console.log(
     `  ${scavenges.length} scavenges promoted ${mb(promoted)} MB: ${(promoted / requests / 1024).toFixed(1)} KB a request, ` +
       `${mb(promoted / SECONDS)} MB/s`,

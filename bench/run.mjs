@@ -278,7 +278,9 @@ async function fixedLoadSection(admin, service, reference, rate) {
     for (const [method, m] of Object.entries(result.methods))
       console.log(`  ${method}: ${m.requests} requests, p50 ${m.p50} ms, p99 ${m.p99} ms, p99.9 ${m.p999} ms`);
     if (SHOW_SLOWEST)
-      console.log(`  slowest (due at s: ms): ${result.slowest.map((r) => `${(r.atMs / 1000).toFixed(2)}: ${r.latencyMs}`).join(', ')}`);
+      console.log(
+        `  slowest (due at s: ms): ${result.slowest.map((r) => `round ${r.round} ${(r.atMs / 1000).toFixed(2)}: ${r.latencyMs}`).join(', ')}`,
+      );
     rows.push({ side: target.name, ...result, rounds: runs.map(({ samples: _, ...run }) => run) });
   }
   return rows;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gzipSync } from 'node:zlib';
@@ -177,6 +178,20 @@ describe('Request limits and hardening', () => {
       expectSpringError(parseRawResponse(received), 400, '/api/tickets');
     });
 
+    it('answers a request once when the rest of a body it answered before reading turns out malformed', async () => {
+      const query = Array.from({ length: 101 }, (_, i) => `p${i}=1`).join('&');
+      const { received } = await rawExchange(
+        port,
+        [
+          `POST /api/tickets?${query} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n`,
+          'zz\r\n\r\n',
+        ],
+        200,
+      );
+      expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 400']);
+      expect(expectSpringError(parseRawResponse(received), 400, '/api/tickets').message).toMatch(/query parameters/i);
+    });
+
     it('answers a write before the malformed request pipelined after it, each in its own shape', async () => {
       const ticket = JSON.stringify(buildTicketRequest());
       const { received } = await rawExchange(port, [
@@ -209,7 +224,12 @@ describe('Request limits and hardening', () => {
     it('are let go of once answered, while their kept-alive connection stays open', async () => {
       const server = app.getHttpServer() as Server;
       let answered: WeakRef<ServerResponse> | undefined;
-      const keep = (_req: IncomingMessage, res: ServerResponse) => (answered = new WeakRef(res));
+      // The connection itself is held here: it is what kept its last exchange.
+      let connection: Socket | undefined;
+      const keep = (req: IncomingMessage, res: ServerResponse) => {
+        answered = new WeakRef(res);
+        connection = req.socket;
+      };
       server.prependListener('request', keep);
       try {
         expect((await client.send({ method: 'GET', path: '/actuator/health' })).status).toBe(200);
@@ -221,6 +241,7 @@ describe('Request limits and hardening', () => {
       collectGarbage();
       expect(answered).toBeDefined();
       expect(answered!.deref()).toBeUndefined();
+      expect(connection!.destroyed).toBe(false);
     });
   });
 

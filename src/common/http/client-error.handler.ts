@@ -52,9 +52,11 @@ export function answerClientErrorsAsJson(server: Server, headers: Array<[string,
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
     latest.set(socket, { req, res });
-    // Let go of once answered: a kept-alive connection would hold its last request until its next one, long enough
-    // for the young generation to promote them (a request after it takes the branch of one answered).
-    res.once('close', () => latest.get(socket)?.res === res && latest.delete(socket));
+    // Let go of once answered and read whole: a kept-alive connection would hold its last request until its next one,
+    // long enough for the young generation to promote them (an error after that is the next request's, answered as
+    // such). A request answered before its body was read stays until the body ends, an error in it still its own.
+    const release = () => latest.get(socket)?.res === res && latest.delete(socket);
+    res.once('close', () => (req.complete ? release() : req.once('end', release)));
   });
   server.on('clientError', (error: ParserError, socket: Socket) => {
     // The parser stays failed: more bytes on the connection would report the same error again.

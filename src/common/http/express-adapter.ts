@@ -14,9 +14,10 @@ import type { Express } from 'express';
  */
 export class ServiceExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
+    // HTTPS and the tracking of open connections are set up on the server Nest makes, which this one replaces.
+    if (options.httpsOptions || options.forceCloseConnections)
+      throw new Error('ServiceExpressAdapter makes a plain HTTP server: httpsOptions and forceCloseConnections are not carried over');
     super.initHttpServer(options);
-    // HTTPS and the tracking of open connections are set up on the server Nest makes; the service uses neither.
-    if (options.httpsOptions || options.forceCloseConnections) return;
     const app = this.getInstance<Express>();
     this.setHttpServer(
       http.createServer(
@@ -32,6 +33,7 @@ export class ServiceExpressAdapter extends ExpressAdapter {
 
 /** A class whose instances are `base`'s, with `prototype` (which inherits from `base.prototype`) as their prototype. */
 function madeWith<T extends typeof http.IncomingMessage | typeof http.ServerResponse>(base: T, prototype: object): T {
+  if (!Object.prototype.isPrototypeOf.call(base.prototype, prototype)) throw new Error(`not a prototype of ${base.name}'s instances`);
   function Made(...args: unknown[]): object {
     return Reflect.construct(base, args, Made);
   }
