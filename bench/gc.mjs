@@ -83,9 +83,8 @@ try {
     `  ${majors.length} Mark-Compact(s), every ${majors.length > 1 ? ((majors.at(-1).atMs - majors[0].atMs) / (majors.length - 1) / 1000).toFixed(1) : '?'} s; ` +
       `heap ${majors.map((gc) => `${gc.beforeMb}→${gc.afterMb}`).join(', ')} MB, pauses ${majors.map((gc) => gc.pauseMs).join(', ')} ms`,
   );
-  const requests = result.requests;
   console.log(
-    `  ${scavenges.length} scavenges promoted ${mb(promoted)} MB: ${(promoted / requests / 1024).toFixed(1)} KB a request, ` +
+    `  ${scavenges.length} scavenges promoted ${mb(promoted)} MB: ${(promoted / result.requests / 1024).toFixed(1)} KB a request, ` +
       `${mb(promoted / SECONDS)} MB/s`,
   );
   console.log(`  ${caught.length} of the ${slow.length} slowest requests were due within ${WINDOW_MS} ms of one`);
