@@ -559,11 +559,14 @@ describe('OpenAPI document (/v3/api-docs)', () => {
       contract.expectResponse('post', `${W}/{id}/test`, await http.post(`${W}/999999999/test`).expect(404));
       // This app makes no deliveries (WEBHOOKS_CONCURRENCY=0): one as a replica that does would make it of a change.
       const ticket = (await http.post('/api/tickets').send(buildTicketRequest()).expect(201)).body;
-      await app.get(DataSource).query(
+      // Read first, then inserted: an INSERT … SELECT would hold shared locks on change-log rows the relay and the
+      // sequencer update.
+      const db = app.get(DataSource);
+      const [change] = await db.query('SELECT event_id, event_type, payload, occurred_at FROM change_log WHERE ticket_id = ?', [ticket.id]);
+      await db.query(
         `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, type, ticket_id, payload, occurred_at, created_at, next_attempt_at)
-         SELECT ?, event_id, event_type, 'ticket.created', ticket_id, payload, occurred_at, NOW(3), NOW(3) + INTERVAL 1 HOUR
-         FROM change_log WHERE ticket_id = ?`,
-        [created.body.id, ticket.id],
+         VALUES (?, ?, ?, 'ticket.created', ?, ?, ?, NOW(3), NOW(3) + INTERVAL 1 HOUR)`,
+        [created.body.id, change.event_id, change.event_type, ticket.id, change.payload, change.occurred_at],
       );
       const deliveries = await http.get(`${one}/deliveries`).expect(200);
       contract.expectResponse('get', `${W}/{id}/deliveries`, deliveries);

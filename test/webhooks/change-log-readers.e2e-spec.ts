@@ -39,10 +39,11 @@ describe('The change log and its readers', () => {
         `INSERT INTO webhooks (url, secret, created_at, updated_at)
          SELECT CONCAT('https://hooks.example.com/', seq), 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', NOW(3), NOW(3) FROM seq_1_to_1000`,
       );
-      await db.query(
-        `INSERT INTO webhook_cursors (webhook_id, delivered_through, after_change_id)
-         SELECT w.id, s.last_seq, 0 FROM webhooks w JOIN change_feed_sequencer s ON s.id = 1`,
-      );
+      // Where the feed stands is read first, as the service reads it: an INSERT … SELECT would share-lock the sequencer's row.
+      const [[sequencer]] = (await db.query('SELECT last_seq FROM change_feed_sequencer WHERE id = 1')) as Rows<{ last_seq: string }>;
+      await db.query('INSERT INTO webhook_cursors (webhook_id, delivered_through, after_change_id) SELECT id, ?, 0 FROM webhooks', [
+        sequencer.last_seq,
+      ]);
     });
     afterAll(() => db.end());
 

@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DataSource } from 'typeorm';
 import { waitUntil } from '../support/waits.js';
 import { useTestApp } from '../support/test-app.js';
 import { createTicket } from '../support/ticket-factory.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { WebhookSender } from '../../src/webhooks/webhook-sender.js';
+import { WebhooksRepository } from '../../src/webhooks/webhooks.repository.js';
 import { newSecret, webhookHeaders } from '../../src/webhooks/webhook-message.js';
 
 type Json = Record<string, any>;
@@ -39,21 +39,11 @@ describe('Webhooks and SSRF', () => {
         [`http://127.0.0.1:${port}/hook`, /^refused: the URL must use https:\/\/$/],
         [`https://user:secret@127.0.0.1:${port}/hook`, /must not carry credentials/],
       ];
-      // As a deployment that allowed private networks once would have stored them.
-      const db = testApp.app.get(DataSource);
+      // As a deployment that allowed private networks once would have stored them: through the repository, which
+      // stores what it is given (the checks are the service's) and places the cursor as every new endpoint's is placed.
+      const webhooks = testApp.app.get(WebhooksRepository);
       for (const [url] of refused) {
-        const result = await db.query('INSERT INTO webhooks (url, secret, created_at, updated_at) VALUES (?, ?, NOW(3), NOW(3))', [
-          url,
-          newSecret(),
-        ]);
-        ids.push(Number(result.insertId));
-        // Placed as the service places a new endpoint's cursor: after every change recorded so far, numbered or not (an
-        // earlier suite's changes still waiting for their number would otherwise be delivered here too).
-        await db.query(
-          `INSERT INTO webhook_cursors (webhook_id, delivered_through, after_change_id)
-           SELECT ?, last_seq, (SELECT COALESCE(MAX(id), 0) FROM change_log) FROM change_feed_sequencer WHERE id = 1`,
-          [result.insertId],
-        );
+        ids.push(await webhooks.insert({ url, description: null, eventTypes: [], enabled: true }, newSecret(), new Date()));
       }
       await createTicket(testApp.http);
       const attempted = async (id: number) =>
