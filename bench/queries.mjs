@@ -7,6 +7,7 @@ import autocannon from 'autocannon';
 import { removeBrokerObjects } from './broker.mjs';
 import { dropDatabases } from './seed.mjs';
 import { assertPortFree, startProcess } from './process.mjs';
+import { cpuMs, DATABASE_PID } from './report.mjs';
 import { requesterBench } from './requesters.mjs';
 import { INNODB_STOP_WORDS, MIN_WORD_LENGTH } from '../dist/tickets/query/ticket-search.js';
 
@@ -126,11 +127,13 @@ async function cursorAt(url, path, depth) {
 
 /**
  * One request measured for `seconds` after a second's warm-up; `headers` go with each (a bearer token, say), and
- * `method` and `body` make it another than a GET.
+ * `method` and `body` make it another than a GET. With the service's `pid`, also the CPU time per request of the
+ * service and of the database (on this machine) over the same time.
  */
-export async function measure(url, name, path, { seconds, connections, headers, method = 'GET', body }) {
+export async function measure(url, name, path, { seconds, connections, headers, method = 'GET', body, pid }) {
   const run = (duration) => autocannon({ url: `${url}${path}`, connections, duration, headers, method, body });
   await run(1);
+  const cpu = pid && (await Promise.all([cpuMs(pid), DATABASE_PID ? cpuMs(DATABASE_PID) : 0]));
   const result = await run(seconds);
   const row = {
     scenario: name,
@@ -139,7 +142,13 @@ export async function measure(url, name, path, { seconds, connections, headers, 
     'req/s': Math.round(result.requests.average),
     non2xx: result.non2xx + result.errors,
   };
-  console.log(`${name}: p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms, ${row['req/s']} req/s`);
+  if (cpu) {
+    const perRequest = (ms) => Math.round((ms * 1000) / Math.max(1, result.requests.total));
+    row['CPU µs'] = perRequest((await cpuMs(pid)) - cpu[0]);
+    if (DATABASE_PID) row['DB CPU µs'] = perRequest((await cpuMs(DATABASE_PID)) - cpu[1]);
+  }
+  const costs = cpu ? `, CPU ${row['CPU µs']} µs + DB ${row['DB CPU µs'] ?? '?'} µs a request` : '';
+  console.log(`${name}: p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms, ${row['req/s']} req/s${costs}`);
   return row;
 }
 

@@ -53,7 +53,7 @@ function otherStatuses(statusCodeStats = {}) {
 }
 
 /** The local database server's process (MariaDB or MySQL), when there is one on this machine. */
-const DATABASE_PID = (() => {
+export const DATABASE_PID = (() => {
   try {
     return Number(execFileSync('pidof', ['-s', 'mariadbd', 'mysqld'], { encoding: 'utf8' }).trim().split(' ')[0]) || undefined;
   } catch {
@@ -62,7 +62,7 @@ const DATABASE_PID = (() => {
 })();
 
 /** CPU time (user + system, all threads) the process has used so far, from /proc/<pid>/stat, in ms. */
-async function cpuMs(pid) {
+export async function cpuMs(pid) {
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_S);
 }
