@@ -38,7 +38,7 @@ const typescript = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
-  setupFiles: ['<rootDir>/test/support/worker-env.ts'],
+  setupFiles: ['<rootDir>/test/support/worker-env.ts', '<rootDir>/test/support/short-keep-alive.ts'],
 };
 
 export default {
