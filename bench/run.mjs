@@ -20,7 +20,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { removeBrokerObjects, removeQueue } from './broker.mjs';
-import { combine, measure, printTable, ratio } from './report.mjs';
+import { combine, cpuMs, DATABASE_PID, measure, printTable, ratio } from './report.mjs';
 import { endpointsSection } from './endpoints.mjs';
 import { sustainedCreates, waitingForBroker } from './outbox.mjs';
 import { queryBench } from './queries.mjs';
@@ -251,7 +251,7 @@ async function compare(service, reference, scenario, index, roundCount = ROUNDS)
  * The mixed scenario at a fixed offered load (constant-rate.mjs: latency from each request's due time), each side
  * after a short warm-up at the same rate, in two rounds of half the time each, alternating (ABBA): p50, p99 and p99.9
  * of each side's requests, and each round's, so that neither side always runs first, right after the saturating
- * scenarios, on a database still busy with what they wrote.
+ * scenarios, on a database still busy with what they wrote. Both databases are seeded anew first.
  */
 async function fixedLoadSection(admin, service, reference, rate) {
   console.log(
@@ -262,6 +262,12 @@ async function fixedLoadSection(admin, service, reference, rate) {
     if ((await waitingForBroker(admin, SERVICE_DB)) === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+  // And from the same rows: the faster side wrote 2–3 times as many tickets, history entries and changes in the
+  // saturating scenarios, which the other would not have to read past or flush.
+  for (const db of [SERVICE_DB, REFERENCE_DB]) await seedTickets(admin, db, SEEDED);
+  // On a database done with them: the side that went first ran while it still flushed and purged what they left.
+  const quietAfter = await databaseQuiet();
+  console.log(`(the database was quiet ${(quietAfter / 1000).toFixed(1)} s after seeding)`);
   const rounds = new Map([service, reference].map((target) => [target, []]));
   for (const target of [service, reference, reference, service]) {
     const load = (seconds) => constantRate({ url: target.url, rate, seconds, next: () => mixedRequest(SEEDED) });
@@ -284,6 +290,24 @@ async function fixedLoadSection(admin, service, reference, rate) {
     rows.push({ side: target.name, ...result, rounds: runs.map(({ samples: _, ...run }) => run) });
   }
   return rows;
+}
+
+/**
+ * Waits until the local database uses under 5 % of a core over a second (its flushing and purging done), at most 60 s;
+ * answers the time waited in ms. Without a local database, waits 5 s.
+ */
+async function databaseQuiet() {
+  const started = Date.now();
+  if (!DATABASE_PID) {
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    return Date.now() - started;
+  }
+  while (Date.now() - started < 60_000) {
+    const before = await cpuMs(DATABASE_PID);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    if ((await cpuMs(DATABASE_PID)) - before < 50) break;
+  }
+  return Date.now() - started;
 }
 
 /** The unpaged list on SCALE_ROWS tickets, the same rows in both databases: the service, then the conventional service. */
