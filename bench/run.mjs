@@ -265,7 +265,8 @@ async function fixedLoadSection(admin, service, reference, rate) {
   // And from the same rows: the faster side wrote 2–3 times as many tickets, history entries and changes in the
   // saturating scenarios, which the other would not have to read past or flush.
   for (const db of [SERVICE_DB, REFERENCE_DB]) await seedTickets(admin, db, SEEDED);
-  // On a database done with them: the side that went first ran while it still flushed and purged what they left.
+  // And on a database whose CPU is quiet again. (In the runs of 1 December the first two rounds were still the worse
+  // ones on both sides: what disturbs them is not the database's CPU.)
   const quietAfter = await databaseQuiet();
   console.log(`(the database was quiet ${(quietAfter / 1000).toFixed(1)} s after seeding)`);
   const rounds = new Map([service, reference].map((target) => [target, []]));
