@@ -7,7 +7,7 @@ import autocannon from 'autocannon';
 import { removeBrokerObjects } from './broker.mjs';
 import { dropDatabases } from './seed.mjs';
 import { assertPortFree, startProcess } from './process.mjs';
-import { cpuMs, DATABASE_PID } from './report.mjs';
+import { withCpuPerRequest } from './report.mjs';
 import { requesterBench } from './requesters.mjs';
 import { INNODB_STOP_WORDS, MIN_WORD_LENGTH } from '../dist/tickets/query/ticket-search.js';
 
@@ -133,21 +133,18 @@ async function cursorAt(url, path, depth) {
 export async function measure(url, name, path, { seconds, connections, headers, method = 'GET', body, pid }) {
   const run = (duration) => autocannon({ url: `${url}${path}`, connections, duration, headers, method, body });
   await run(1);
-  const cpu = pid && (await Promise.all([cpuMs(pid), DATABASE_PID ? cpuMs(DATABASE_PID) : 0]));
-  const result = await run(seconds);
+  const { result, cpuUsPerRequest, databaseCpuUsPerRequest } = pid
+    ? await withCpuPerRequest(pid, () => run(seconds))
+    : { result: await run(seconds) };
   const row = {
     scenario: name,
     'p50 ms': result.latency.p50,
     'p99 ms': result.latency.p99,
     'req/s': Math.round(result.requests.average),
     non2xx: result.non2xx + result.errors,
+    ...(pid && { 'CPU µs': cpuUsPerRequest, 'DB CPU µs': databaseCpuUsPerRequest }),
   };
-  if (cpu) {
-    const perRequest = (ms) => Math.round((ms * 1000) / Math.max(1, result.requests.total));
-    row['CPU µs'] = perRequest((await cpuMs(pid)) - cpu[0]);
-    if (DATABASE_PID) row['DB CPU µs'] = perRequest((await cpuMs(DATABASE_PID)) - cpu[1]);
-  }
-  const costs = cpu ? `, CPU ${row['CPU µs']} µs + DB ${row['DB CPU µs'] ?? '?'} µs a request` : '';
+  const costs = pid ? `, CPU ${cpuUsPerRequest} µs + DB ${databaseCpuUsPerRequest ?? '?'} µs a request` : '';
   console.log(`${name}: p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms, ${row['req/s']} req/s${costs}`);
   return row;
 }

@@ -19,18 +19,13 @@ export async function measure(target, sampleMemory, load) {
         RSS_SAMPLE_MS,
       )
     : undefined;
-  let result;
-  const cpuBefore = await cpuMs(target.pid);
-  const databaseCpuBefore = DATABASE_PID ? await cpuMs(DATABASE_PID) : 0;
+  let measured;
   try {
-    result = await load();
+    measured = await withCpuPerRequest(target.pid, load);
   } finally {
     clearInterval(timer);
   }
-  const perRequest = (ms) => Math.round((ms * 1000) / Math.max(1, result.requests.total));
-  const cpuUsPerRequest = perRequest((await cpuMs(target.pid)) - cpuBefore);
-  // The database's CPU over the same time: only one side is loaded at a time, so it is that side's cost there.
-  const databaseCpuUsPerRequest = DATABASE_PID ? perRequest((await cpuMs(DATABASE_PID)) - databaseCpuBefore) : undefined;
+  const { result, cpuUsPerRequest, databaseCpuUsPerRequest } = measured;
   return {
     rps: roundRps(result.requests.total / result.duration),
     cpuUsPerRequest,
@@ -45,6 +40,21 @@ export async function measure(target, sampleMemory, load) {
   };
 }
 
+/**
+ * Runs `load` (an autocannon run) and answers its result with the CPU time per request of the process `pid` and of the
+ * local database over the same time (only one side is loaded at a time, so it is that side's cost there).
+ */
+export async function withCpuPerRequest(pid, load) {
+  const before = await Promise.all([cpuMs(pid), DATABASE_PID ? cpuMs(DATABASE_PID) : 0]);
+  const result = await load();
+  const perRequest = (ms) => Math.round((ms * 1000) / Math.max(1, result.requests.total));
+  return {
+    result,
+    cpuUsPerRequest: perRequest((await cpuMs(pid)) - before[0]),
+    databaseCpuUsPerRequest: DATABASE_PID ? perRequest((await cpuMs(DATABASE_PID)) - before[1]) : undefined,
+  };
+}
+
 /** The answers other than 2xx, by status: which ones a side gave says what went wrong (`{ 503: 2 }`). */
 function otherStatuses(statusCodeStats = {}) {
   const statuses = {};
@@ -53,7 +63,7 @@ function otherStatuses(statusCodeStats = {}) {
 }
 
 /** The local database server's process (MariaDB or MySQL), when there is one on this machine. */
-export const DATABASE_PID = (() => {
+const DATABASE_PID = (() => {
   try {
     return Number(execFileSync('pidof', ['-s', 'mariadbd', 'mysqld'], { encoding: 'utf8' }).trim().split(' ')[0]) || undefined;
   } catch {
@@ -62,7 +72,7 @@ export const DATABASE_PID = (() => {
 })();
 
 /** CPU time (user + system, all threads) the process has used so far, from /proc/<pid>/stat, in ms. */
-export async function cpuMs(pid) {
+async function cpuMs(pid) {
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_S);
 }

@@ -20,7 +20,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { removeBrokerObjects, removeQueue } from './broker.mjs';
-import { combine, cpuMs, DATABASE_PID, measure, printTable, ratio } from './report.mjs';
+import { combine, measure, printTable, ratio } from './report.mjs';
 import { endpointsSection } from './endpoints.mjs';
 import { sustainedCreates, waitingForBroker } from './outbox.mjs';
 import { queryBench } from './queries.mjs';
@@ -265,10 +265,6 @@ async function fixedLoadSection(admin, service, reference, rate) {
   // And from the same rows: the faster side wrote 2–3 times as many tickets, history entries and changes in the
   // saturating scenarios, which the other would not have to read past or flush.
   for (const db of [SERVICE_DB, REFERENCE_DB]) await seedTickets(admin, db, SEEDED);
-  // And on a database whose CPU is quiet again. (In the runs of 1 December the first two rounds were still the worse
-  // ones on both sides: what disturbs them is not the database's CPU.)
-  const quietAfter = await databaseQuiet();
-  console.log(`(the database was quiet ${(quietAfter / 1000).toFixed(1)} s after seeding)`);
   const rounds = new Map([service, reference].map((target) => [target, []]));
   for (const target of [service, reference, reference, service]) {
     const load = (seconds) => constantRate({ url: target.url, rate, seconds, next: () => mixedRequest(SEEDED) });
@@ -291,24 +287,6 @@ async function fixedLoadSection(admin, service, reference, rate) {
     rows.push({ side: target.name, ...result, rounds: runs.map(({ samples: _, ...run }) => run) });
   }
   return rows;
-}
-
-/**
- * Waits until the local database uses under 5 % of a core over a second (its flushing and purging done), at most 60 s;
- * answers the time waited in ms. Without a local database, waits 5 s.
- */
-async function databaseQuiet() {
-  const started = Date.now();
-  if (!DATABASE_PID) {
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
-    return Date.now() - started;
-  }
-  while (Date.now() - started < 60_000) {
-    const before = await cpuMs(DATABASE_PID);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    if ((await cpuMs(DATABASE_PID)) - before < 50) break;
-  }
-  return Date.now() - started;
 }
 
 /** The unpaged list on SCALE_ROWS tickets, the same rows in both databases: the service, then the conventional service. */
