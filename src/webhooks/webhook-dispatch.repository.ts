@@ -155,22 +155,25 @@ export class WebhookDispatchRepository {
   }
 
   /**
-   * The enabled endpoints with their place in the change log and whether they have deliveries due (some may be in
-   * flight or queued behind one in flight), and how far the log is numbered.
+   * The enabled endpoints (or those of them in `only`) with their place in the change log and whether they have
+   * deliveries due (some may be in flight or queued behind one in flight), and how far the log is numbered. Whether
+   * one is due is read from its earliest pending delivery, one entry of its due index whatever its backlog.
    */
-  async dueEndpoints(): Promise<EndpointsState> {
+  async dueEndpoints(only?: number[]): Promise<EndpointsState> {
     const rows = (await this.polls.query(
       `SELECT w.id, c.delivered_through, c.after_change_id, w.event_types, s.last_seq,
-              EXISTS (SELECT 1 FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_endpoint_due)
-                      WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at <= NOW(3)) AS due
-       FROM change_feed_sequencer s JOIN webhooks w ON w.enabled = 1 JOIN webhook_cursors c ON c.webhook_id = w.id WHERE s.id = 1`,
+              (SELECT d.next_attempt_at FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_endpoint_due)
+               WHERE d.webhook_id = w.id AND d.status = 'pending' ORDER BY d.next_attempt_at LIMIT 1) <= NOW(3) AS due
+       FROM change_feed_sequencer s JOIN webhooks w ON w.enabled = 1 JOIN webhook_cursors c ON c.webhook_id = w.id
+       WHERE s.id = 1${only ? ' AND w.id IN (?)' : ''}`,
+      only ? [only] : [],
     )) as Array<{
       id: string;
       delivered_through: string;
       after_change_id: string;
       event_types: string | null;
       last_seq: string;
-      due: number | string;
+      due: number | string | null;
     }>;
     return {
       enabled: rows.map((row) => ({

@@ -65,9 +65,14 @@ interface Outcome {
  *
  * Deliveries are made from the change log (docs/architecture.md#the-change-log): each endpoint has a place in it
  * (its cursor, `webhook_cursors`: a seq), and a look that finds an endpoint behind the numbered changes makes its deliveries
- * of the next ones and moves its place, up to PENDING_PER_ENDPOINT pending at once. Woken whenever this replica's
- * sequencer numbers changes, while any endpoint is enabled, and by its poll (a PeriodicWorker) for retries and
- * changes numbered by another replica.
+ * of the next ones and moves its place, up to PENDING_PER_ENDPOINT pending at once.
+ *
+ * A look reads every enabled endpoint at least once per WEBHOOKS_POLL_INTERVAL_MS (its poll, a PeriodicWorker: retries
+ * come due, an endpoint's back-off ends, another replica numbered changes or enabled an endpoint), when an endpoint is
+ * enabled or its deliveries are made again through this replica, and when an attempt to an endpoint not proven ends.
+ * Numbering on this replica wakes it for the endpoints that can take a delivery of a new change now (`open`: those the
+ * last look found neither backing off nor, unless proven, holding a delivery due or in flight), and that look reads only
+ * them: an endpoint that hangs, waiting for its probe, costs the writes nothing, however many there are.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -92,6 +97,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /** How many endpoints were created or enabled through this replica. */
   private enabledHere = 0;
   private purgedAt = Date.now();
+  /** The endpoints a look woken by new changes reads: those the last look that read them found could take one. */
+  private readonly open = new Set<number>();
+  /** Whether the next look reads every enabled endpoint, and when the last one that did began (performance.now()). */
+  private readAllNext = true;
+  private readAllAt = -Infinity;
   /** Which endpoint's due deliveries a poll takes first (takeInTurn). */
   private turn = 0;
   /** Where in the endpoints behind the log the next look starts making deliveries: each look goes on after the last one's. */
@@ -118,18 +128,21 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       intervalMs: this.settings.pollIntervalMs,
       pass: () => untraced(() => this.poll()),
     });
-    // More changes numbered on this replica: a look makes their deliveries.
+    // More changes numbered on this replica: a look makes their deliveries, to the endpoints that can take them.
     notifier.onAdvance(
       () => {
-        if (this.waitsForChanges) this.kick();
+        if (this.waitsForChanges) this.worker.wake();
       },
       () => this.waitsForChanges,
     );
   }
 
-  /** Whether new changes are work for this dispatcher now: it sends, and its last look found an enabled endpoint. */
+  /**
+   * Whether new changes are work for this dispatcher now: it sends, its last look found an enabled endpoint, and an
+   * endpoint can take a delivery now or the next look reads them all.
+   */
   private get waitsForChanges(): boolean {
-    return this.anyEnabled && this.settings.concurrency > 0 && !this.stopped;
+    return this.anyEnabled && this.settings.concurrency > 0 && !this.stopped && (this.open.size > 0 || this.readAllNext);
   }
 
   /**
@@ -138,6 +151,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
    */
   endpointEnabled(): void {
     this.anyEnabled = true;
+    this.readAllNext = true;
     this.enabledHere++;
   }
 
@@ -154,8 +168,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     await this.deliveries.closeDispatcherConnection().catch(() => undefined);
   }
 
-  /** Looks for due deliveries now, or once more after the look in progress. Never throws. */
+  /** Looks at every enabled endpoint for due deliveries now, or once more after the look in progress. Never throws. */
   kick(): void {
+    this.readAllNext = true;
     this.worker.wake();
   }
 
@@ -171,16 +186,27 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     let more = false;
     try {
       const free = this.settings.concurrency - this.inFlight.size;
-      if (free > 0) {
+      const readAll = this.readAllNext || performance.now() - this.readAllAt >= this.settings.pollIntervalMs;
+      if (free > 0 && (readAll || this.open.size > 0)) {
         const enabledBefore = this.enabledHere;
-        const { enabled, due: dueEndpoints, lastSeq } = await this.deliveries.dueEndpoints();
-        // An endpoint enabled here while the look was out may be one it did not see.
-        this.anyEnabled = enabled.length > 0 || this.enabledHere !== enabledBefore;
-        this.breakers.retain(new Set(enabled.map(({ webhookId }) => webhookId)));
+        const only = readAll ? undefined : [...this.open];
+        if (readAll) {
+          this.readAllNext = false;
+          this.readAllAt = performance.now();
+        }
+        const { enabled, due: dueEndpoints, lastSeq } = await this.deliveries.dueEndpoints(only);
+        if (readAll) {
+          // An endpoint enabled here while the look was out may be one it did not see.
+          this.anyEnabled = enabled.length > 0 || this.enabledHere !== enabledBefore;
+          this.breakers.retain(new Set(enabled.map(({ webhookId }) => webhookId)));
+        }
         const now = performance.now();
         const turn = this.turn++;
         const made = await this.deliverChanges(enabled, new Set(dueEndpoints), lastSeq, now);
+        this.noteOpen(only ?? [...this.open], enabled, new Set(dueEndpoints), new Set(made.moved), now);
         more = made.again;
+        // The endpoints after those this look made deliveries for (ENDPOINTS_PER_LOOK) are read by the next.
+        if (readAll && more) this.readAllNext = true;
         const closed = [...new Set([...dueEndpoints, ...made.moved])].filter((webhookId) => !this.breakers.isOpen(webhookId, now));
         const proven = inTurn(
           closed.filter((webhookId) => this.breakers.isProven(webhookId)),
@@ -269,6 +295,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     return { moved, again: moved.length > 0 };
   }
 
+  /**
+   * Keeps `open` to the endpoints read that can take a delivery of a new change now: enabled, not backing off, and
+   * proven or holding no delivery due (one made by this look is due). Those of `read` not found enabled leave it.
+   */
+  private noteOpen(read: number[], enabled: EndpointPlace[], due: Set<number>, moved: Set<number>, now: number): void {
+    for (const webhookId of read) this.open.delete(webhookId);
+    for (const { webhookId } of enabled) {
+      const free = this.breakers.isProven(webhookId) || (!due.has(webhookId) && !moved.has(webhookId));
+      if (free && !this.breakers.isOpen(webhookId, now)) this.open.add(webhookId);
+    }
+  }
+
   private start(delivery: ClaimedDelivery, leaseEnds: number): void {
     const proven = this.breakers.isProven(delivery.webhookId);
     if (!proven) this.unprovenInFlight++;
@@ -283,7 +321,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         const left = this.perEndpoint.get(delivery.webhookId)! - 1;
         if (left > 0) this.perEndpoint.set(delivery.webhookId, left);
         else this.perEndpoint.delete(delivery.webhookId);
-        if (this.inFlight.size === 0 || this.settings.concurrency - this.inFlight.size >= this.refill) this.kick();
+        // Another look: one at every endpoint after an attempt to one not proven (a slot they share came free).
+        if (!proven) this.readAllNext = true;
+        if (this.inFlight.size === 0 || this.settings.concurrency - this.inFlight.size >= this.refill) this.worker.wake();
       });
     this.inFlight.add(attempt);
   }
