@@ -22,6 +22,7 @@ import autocannon from 'autocannon';
 import { removeBrokerObjects, removeQueue } from './broker.mjs';
 import { combine, measure, printTable, ratio } from './report.mjs';
 import { endpointsSection } from './endpoints.mjs';
+import { hostFloor } from './host-floor.mjs';
 import { sustainedCreates, waitingForBroker } from './outbox.mjs';
 import { queryBench } from './queries.mjs';
 import { fullListScenario, mixedRequest, scenarios } from './scenarios.mjs';
@@ -286,6 +287,13 @@ async function fixedLoadSection(admin, service, reference, rate) {
       );
     rows.push({ side: target.name, ...result, rounds: runs.map(({ samples: _, ...run }) => run) });
   }
+  // What the host adds to any tail at this rate: a bare server, one round (bench/host-floor.mjs).
+  const floor = await hostFloor({ rate, seconds: FIXED_SECONDS / 2 });
+  console.log(
+    `bare node:http (the host's floor): p50 ${floor.p50} ms, p99 ${floor.p99} ms, p99.9 ${floor.p999} ms, max ${floor.max} ms; ` +
+      `longest event-loop delay: driver ${floor.driverLoopMaxMs} ms, server ${floor.serverLoopMaxMs} ms`,
+  );
+  rows.push({ side: 'bare node:http', ...floor });
   return rows;
 }
 
