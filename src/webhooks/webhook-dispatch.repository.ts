@@ -157,13 +157,15 @@ export class WebhookDispatchRepository {
   /**
    * The enabled endpoints (or those of them in `only`) with their place in the change log and whether they have
    * deliveries due (some may be in flight or queued behind one in flight), and how far the log is numbered. Whether
-   * one is due is read from its earliest pending delivery, one entry of its due index whatever its backlog.
+   * one is due is read from its earliest pending delivery with a time (a paused one has none), one entry of its due
+   * index whatever its backlog.
    */
   async dueEndpoints(only?: number[]): Promise<EndpointsState> {
     const rows = (await this.polls.query(
       `SELECT w.id, c.delivered_through, c.after_change_id, w.event_types, s.last_seq,
               (SELECT d.next_attempt_at FROM webhook_deliveries d FORCE INDEX (idx_webhook_deliveries_endpoint_due)
-               WHERE d.webhook_id = w.id AND d.status = 'pending' ORDER BY d.next_attempt_at LIMIT 1) <= NOW(3) AS due
+               WHERE d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at IS NOT NULL
+               ORDER BY d.next_attempt_at LIMIT 1) <= NOW(3) AS due
        FROM change_feed_sequencer s JOIN webhooks w ON w.enabled = 1 JOIN webhook_cursors c ON c.webhook_id = w.id
        WHERE s.id = 1${only ? ' AND w.id IN (?)' : ''}`,
       only ? [only] : [],
@@ -210,10 +212,11 @@ export class WebhookDispatchRepository {
    * A delivery made behind a pending one of the same (endpoint, ticket) is due no earlier than that one's next
    * attempt, as postponeChain keeps the deliveries queued behind a failed one: so an endpoint's "due" deliveries are
    * ones the due read can take, and one ticket's retry does not hold up the probes of an endpoint not proven.
-   * Answers the endpoints moved.
+   * Answers the endpoints moved, and those of them it made deliveries for (a cursor may move over changes of kinds
+   * its endpoint does not take, making none).
    */
-  async deliverChanges(moves: LogMove[]): Promise<number[]> {
-    if (moves.length === 0) return [];
+  async deliverChanges(moves: LogMove[]): Promise<{ moved: number[]; made: number[] }> {
+    if (moves.length === 0) return { moved: [], made: [] };
     const sorted = [...moves].sort((a, b) => a.webhookId - b.webhookId);
     const changes = 'seq > ? AND seq <= ? AND id > ? AND (? IS NULL OR FIND_IN_SET(event_type, ?))';
     const statements = sorted.flatMap(({ deliveries }) => [
@@ -241,7 +244,9 @@ export class WebhookDispatchRepository {
       `SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\n${statements.join(';\n')};\nCOMMIT`,
       params,
     );
-    return sorted.filter((_, index) => results[2 + index * 3]?.affectedRows === 1).map(({ webhookId }) => webhookId);
+    const endpoints = (statement: number, moved: (affectedRows: number) => boolean) =>
+      sorted.filter((_, index) => moved(results[statement + index * 3]?.affectedRows ?? 0)).map(({ webhookId }) => webhookId);
+    return { moved: endpoints(2, (rows) => rows === 1), made: endpoints(4, (rows) => rows > 0) };
   }
 
   /**

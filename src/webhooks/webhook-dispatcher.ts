@@ -68,11 +68,14 @@ interface Outcome {
  * of the next ones and moves its place, up to PENDING_PER_ENDPOINT pending at once.
  *
  * A look reads every enabled endpoint at least once per WEBHOOKS_POLL_INTERVAL_MS (its poll, a PeriodicWorker: retries
- * come due, an endpoint's back-off ends, another replica numbered changes or enabled an endpoint), when an endpoint is
- * enabled or its deliveries are made again through this replica, and when an attempt to an endpoint not proven ends.
- * Numbering on this replica wakes it for the endpoints that can take a delivery of a new change now (`open`: those the
- * last look found neither backing off nor, unless proven, holding a delivery due or in flight), and that look reads only
- * them: an endpoint that hangs, waiting for its probe, costs the writes nothing, however many there are.
+ * come due, an endpoint's back-off ends, another replica numbered changes or enabled an endpoint); so does the next look
+ * after an endpoint is enabled or its deliveries are made again through this replica, after an attempt to an endpoint
+ * not proven ends, after a look at all of them that moved cursors or took every free slot, and after a look that
+ * failed. Numbering on this replica wakes it for the endpoints that can take a delivery of a new change now (`open`:
+ * those the last look that read them found neither backing off nor, unless proven, holding a delivery due or in flight
+ * or just made), and that look reads only them: an endpoint that hangs, waiting for its probe, costs the writes
+ * nothing, however many there are. While none is open, the sequencer is not woken for the dispatcher either (it
+ * numbers at its interval, CHANGES_SEQUENCE_INTERVAL_MS, unless another reader waits).
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -203,7 +206,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         const now = performance.now();
         const turn = this.turn++;
         const made = await this.deliverChanges(enabled, new Set(dueEndpoints), lastSeq, now);
-        this.noteOpen(only ?? [...this.open], enabled, new Set(dueEndpoints), new Set(made.moved), now);
+        this.noteOpen(only ?? [...this.open], enabled, new Set(dueEndpoints), new Set(made.made), now);
         more = made.again;
         // The endpoints after those this look made deliveries for (ENDPOINTS_PER_LOOK) are read by the next.
         if (readAll && more) this.readAllNext = true;
@@ -240,11 +243,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         const deliveries = await this.deliveries.claimed(taken, this.owner);
         for (const delivery of deliveries) this.start(delivery, leaseEnds);
         more ||= ids.length === free && deliveries.length > 0;
+        // Every slot taken: endpoints outside `open` may have deliveries due that only a look at all of them finds.
+        if (readAll && ids.length === free) this.readAllNext = true;
       }
       if (Date.now() - this.purgedAt > this.settings.purgeIntervalMs) await this.purge();
       if (this.failing) this.logger.log('Webhook deliveries resumed');
       this.failing = false;
     } catch (error) {
+      // What a look at every endpoint was asked for (a redelivery, an endpoint enabled) is still to do.
+      this.readAllNext = true;
       if (!this.failing) this.logger.warn(`Cannot look for due webhook deliveries: ${(error as Error).message}; retrying`);
       this.failing = true;
     }
@@ -256,19 +263,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
    * PENDING_PER_ENDPOINT allows and at most CHANGES_PER_LOOK changes on, for at most ENDPOINTS_PER_LOOK endpoints,
    * each look going on with the endpoints after the last one's. An endpoint whose breaker
    * is open is left where it is: its deliveries are made when it may be attempted again. Answers the endpoints moved,
-   * and whether to look again at once.
+   * those it made deliveries for, and whether to look again at once.
    */
   private async deliverChanges(
     enabled: EndpointPlace[],
     due: Set<number>,
     lastSeq: number,
     now: number,
-  ): Promise<{ moved: number[]; again: boolean }> {
+  ): Promise<{ moved: number[]; made: number[]; again: boolean }> {
     const behind = enabled.filter(
       ({ webhookId, deliveredThrough }) =>
         deliveredThrough < lastSeq && !this.breakers.isOpen(webhookId, now) && (this.breakers.isProven(webhookId) || !due.has(webhookId)),
     );
-    if (behind.length === 0) return { moved: [], again: false };
+    if (behind.length === 0) return { moved: [], made: [], again: false };
     const first = this.fillTurn % behind.length;
     const asked = [...behind.slice(first), ...behind.slice(0, first)].slice(0, ENDPOINTS_PER_LOOK);
     this.fillTurn = first + asked.length;
@@ -289,20 +296,21 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         };
       })
       .filter(({ from, to, deliveries }) => to > from && deliveries > 0);
-    const moved = await this.deliveries.deliverChanges(moves);
+    const { moved, made } = await this.deliveries.deliverChanges(moves);
     // Another look at once only when this one moved something (it ends once none moves: an endpoint at its cap of
     // pending deliveries, or with a probe out, waits for them to finish rather than for another look).
-    return { moved, again: moved.length > 0 };
+    return { moved, made, again: moved.length > 0 };
   }
 
   /**
    * Keeps `open` to the endpoints read that can take a delivery of a new change now: enabled, not backing off, and
-   * proven or holding no delivery due (one made by this look is due). Those of `read` not found enabled leave it.
+   * proven or holding no delivery due (`made`: those this look made deliveries for, which are due now). Those of `read`
+   * not found enabled leave it.
    */
-  private noteOpen(read: number[], enabled: EndpointPlace[], due: Set<number>, moved: Set<number>, now: number): void {
+  private noteOpen(read: number[], enabled: EndpointPlace[], due: Set<number>, made: Set<number>, now: number): void {
     for (const webhookId of read) this.open.delete(webhookId);
     for (const { webhookId } of enabled) {
-      const free = this.breakers.isProven(webhookId) || (!due.has(webhookId) && !moved.has(webhookId));
+      const free = this.breakers.isProven(webhookId) || (!due.has(webhookId) && !made.has(webhookId));
       if (free && !this.breakers.isOpen(webhookId, now)) this.open.add(webhookId);
     }
   }
@@ -321,7 +329,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         const left = this.perEndpoint.get(delivery.webhookId)! - 1;
         if (left > 0) this.perEndpoint.set(delivery.webhookId, left);
         else this.perEndpoint.delete(delivery.webhookId);
-        // Another look: one at every endpoint after an attempt to one not proven (a slot they share came free).
+        // The next look reads every endpoint after an attempt to one not proven (a slot they share came free).
         if (!proven) this.readAllNext = true;
         if (this.inFlight.size === 0 || this.settings.concurrency - this.inFlight.size >= this.refill) this.worker.wake();
       });

@@ -6,7 +6,7 @@ import { waitUntil } from '../support/waits.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { createTestApp } from '../support/test-app.js';
 import { createTicket } from '../support/ticket-factory.js';
-import { registerWebhook } from '../support/webhook-endpoints.js';
+import { deliveriesOf, registerWebhook } from '../support/webhook-endpoints.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -86,6 +86,9 @@ describe('Webhook dispatcher with an endpoint that hangs', () => {
         WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true',
         // Only commits, endpoint changes and ended attempts, not the timer, send the dispatcher to look.
         WEBHOOKS_POLL_INTERVAL_MS: '60000',
+        // The probe hangs for the whole test: its timeout would end it and send a look at every endpoint.
+        WEBHOOKS_TIMEOUT_MS: '300000',
+        WEBHOOKS_LEASE_TTL_MS: '301000',
       },
     });
   });
@@ -122,7 +125,8 @@ describe('Webhook dispatcher with an endpoint that hangs', () => {
     const endpoint = await registerWebhook(http, answering);
     await createTicket(http);
     await waitUntil(() => answering.accepted().length === 1, 10_000, 'the first delivery to the endpoint that answers');
-    // Its attempt's end sends one more look at every endpoint (it was not proven yet).
+    // Its attempt's end, once recorded, sends one more look at every endpoint (it was not proven yet).
+    await waitUntil(async () => (await deliveriesOf(http, endpoint.id))[0]?.status === 'succeeded', 10_000, 'the outcome recorded');
     await lookedLast();
     const allLooks = proxy.countClientSends(LOOK);
     const itsLooks = proxy.countClientSends(`w.id IN (${endpoint.id})`);
