@@ -41,11 +41,16 @@ export async function hostFloor({ rate, seconds }) {
   }
 }
 
+/** hostFloor's answer as one line. */
+export function floorLine(floor) {
+  return (
+    `p50 ${floor.p50} ms, p99 ${floor.p99} ms, p99.9 ${floor.p999} ms, max ${floor.max} ms; ` +
+    `longest event-loop delay: driver ${floor.driverLoopMaxMs} ms, server ${floor.serverLoopMaxMs} ms`
+  );
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] !== 'server') {
   const arg = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
   const floor = await hostFloor({ rate: arg('rate', 500), seconds: arg('seconds', 10) });
-  console.log(
-    `bare node:http: p50 ${floor.p50} ms, p99 ${floor.p99} ms, p99.9 ${floor.p999} ms, max ${floor.max} ms; ` +
-      `longest event-loop delay: driver ${floor.driverLoopMaxMs} ms, server ${floor.serverLoopMaxMs} ms`,
-  );
+  console.log(`bare node:http: ${floorLine(floor)}`);
 }

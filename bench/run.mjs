@@ -22,7 +22,7 @@ import autocannon from 'autocannon';
 import { removeBrokerObjects, removeQueue } from './broker.mjs';
 import { combine, measure, printTable, ratio } from './report.mjs';
 import { endpointsSection } from './endpoints.mjs';
-import { hostFloor } from './host-floor.mjs';
+import { floorLine, hostFloor } from './host-floor.mjs';
 import { sustainedCreates, waitingForBroker } from './outbox.mjs';
 import { queryBench } from './queries.mjs';
 import { fullListScenario, mixedRequest, scenarios } from './scenarios.mjs';
@@ -289,10 +289,7 @@ async function fixedLoadSection(admin, service, reference, rate) {
   }
   // What the host adds to any tail at this rate: a bare server, one round (bench/host-floor.mjs).
   const floor = await hostFloor({ rate, seconds: FIXED_SECONDS / 2 });
-  console.log(
-    `bare node:http (the host's floor): p50 ${floor.p50} ms, p99 ${floor.p99} ms, p99.9 ${floor.p999} ms, max ${floor.max} ms; ` +
-      `longest event-loop delay: driver ${floor.driverLoopMaxMs} ms, server ${floor.serverLoopMaxMs} ms`,
-  );
+  console.log(`bare node:http (the host's floor): ${floorLine(floor)}`);
   rows.push({ side: 'bare node:http', ...floor });
   return rows;
 }

@@ -244,9 +244,10 @@ export class WebhookDispatchRepository {
       `SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\n${statements.join(';\n')};\nCOMMIT`,
       params,
     );
-    const endpoints = (statement: number, moved: (affectedRows: number) => boolean) =>
-      sorted.filter((_, index) => moved(results[statement + index * 3]?.affectedRows ?? 0)).map(({ webhookId }) => webhookId);
-    return { moved: endpoints(2, (rows) => rows === 1), made: endpoints(4, (rows) => rows > 0) };
+    // Each endpoint's statements: its cursor's UPDATE (one row or none), SET @moved, its deliveries' INSERT.
+    const changedBy = (statement: number) =>
+      sorted.filter((_, index) => (results[statement + index * 3]?.affectedRows ?? 0) > 0).map(({ webhookId }) => webhookId);
+    return { moved: changedBy(2), made: changedBy(4) };
   }
 
   /**

@@ -95,14 +95,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly worker: PeriodicWorker;
   private stopped = false;
   private failing = false;
-  /** Whether the last look for due deliveries found an enabled endpoint (until one has looked: assumed so). */
-  private anyEnabled = true;
-  /** How many endpoints were created or enabled through this replica. */
-  private enabledHere = 0;
   private purgedAt = Date.now();
   /** The endpoints a look woken by new changes reads: those the last look that read them found could take one. */
   private readonly open = new Set<number>();
-  /** Whether the next look reads every enabled endpoint, and when the last one that did began (performance.now()). */
+  /**
+   * Whether the next look reads every enabled endpoint (set again while a look is out, it holds for the next one), and
+   * when the last one that did began (performance.now()).
+   */
   private readAllNext = true;
   private readAllAt = -Infinity;
   /** Which endpoint's due deliveries a poll takes first (takeInTurn). */
@@ -141,11 +140,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
-   * Whether new changes are work for this dispatcher now: it sends, its last look found an enabled endpoint, and an
-   * endpoint can take a delivery now or the next look reads them all.
+   * Whether new changes are work for this dispatcher now: it sends, and an endpoint can take a delivery now or the next
+   * look reads them all (with no endpoint enabled, neither).
    */
   private get waitsForChanges(): boolean {
-    return this.anyEnabled && this.settings.concurrency > 0 && !this.stopped && (this.open.size > 0 || this.readAllNext);
+    return this.settings.concurrency > 0 && !this.stopped && (this.open.size > 0 || this.readAllNext);
   }
 
   /**
@@ -153,9 +152,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
    * endpoint enabled through another replica is found by the next timed poll, WEBHOOKS_POLL_INTERVAL_MS).
    */
   endpointEnabled(): void {
-    this.anyEnabled = true;
     this.readAllNext = true;
-    this.enabledHere++;
   }
 
   onApplicationBootstrap(): void {
@@ -191,22 +188,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       const free = this.settings.concurrency - this.inFlight.size;
       const readAll = this.readAllNext || performance.now() - this.readAllAt >= this.settings.pollIntervalMs;
       if (free > 0 && (readAll || this.open.size > 0)) {
-        const enabledBefore = this.enabledHere;
         const only = readAll ? undefined : [...this.open];
         if (readAll) {
           this.readAllNext = false;
           this.readAllAt = performance.now();
         }
         const { enabled, due: dueEndpoints, lastSeq } = await this.deliveries.dueEndpoints(only);
-        if (readAll) {
-          // An endpoint enabled here while the look was out may be one it did not see.
-          this.anyEnabled = enabled.length > 0 || this.enabledHere !== enabledBefore;
-          this.breakers.retain(new Set(enabled.map(({ webhookId }) => webhookId)));
-        }
+        if (readAll) this.breakers.retain(new Set(enabled.map(({ webhookId }) => webhookId)));
         const now = performance.now();
         const turn = this.turn++;
-        const made = await this.deliverChanges(enabled, new Set(dueEndpoints), lastSeq, now);
-        this.noteOpen(only ?? [...this.open], enabled, new Set(dueEndpoints), new Set(made.made), now);
+        const withDue = new Set(dueEndpoints);
+        const made = await this.deliverChanges(enabled, withDue, lastSeq, now);
+        this.noteOpen(only ?? [...this.open], enabled, withDue, new Set(made.made), now);
         more = made.again;
         // The endpoints after those this look made deliveries for (ENDPOINTS_PER_LOOK) are read by the next.
         if (readAll && more) this.readAllNext = true;
