@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { IdempotencyService, PURGE_BATCH_SIZE, STARTED_TIMEOUT_MS } from '../../src/idempotency/idempotency.service.js';
 import { OutboxWriter } from '../../src/outbox/outbox.writer.js';
 import { EventConsumer } from '../support/event-consumer.js';
+import { useOwnDatabase } from '../support/database.js';
 import { expectProblem } from '../support/problem-json.js';
 import { ServiceProcess } from '../support/service-process.js';
 import { expectSpringError } from '../support/spring-error.js';
@@ -189,7 +190,7 @@ describe('Idempotency-Key', () => {
   });
 
   describe('with a short database deadline', () => {
-    const shortDeadline = useTestApp({ env: { DB_QUERY_TIMEOUT_MS: '300' } });
+    const shortDeadline = useTestApp({ env: { DB_QUERY_TIMEOUT_MS: '1000' } });
 
     it('lets the retry of a request whose write ran past its deadline (503) and rolled back run, instead of answering 409', async () => {
       const k = key();
@@ -197,7 +198,7 @@ describe('Idempotency-Key', () => {
       const writer = shortDeadline.app.get(OutboxWriter);
       // The write outlives the deadline, then fails and rolls back, as a statement after the deadline does.
       const record = jest.spyOn(writer, 'record').mockImplementationOnce(async () => {
-        await new Promise((resolve) => setTimeout(resolve, 600));
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
         throw new Error('statement after the deadline');
       });
       try {
@@ -385,13 +386,16 @@ describe('Idempotency-Key', () => {
   });
 });
 
+// The killed service's leases would otherwise hold the worker's database's relay partitions for the next suite.
+const restartDatabase = useOwnDatabase('idempotency_restart');
+
 describe('Idempotency-Key across a restart', () => {
   it('replays after the service was killed and started again', async () => {
     const k = `key-${randomUUID()}`;
     const body = JSON.stringify(buildTicketRequest());
     const post = (url: string) =>
       fetch(`${url}/api/tickets`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Idempotency-Key': k }, body });
-    const first = await ServiceProcess.start();
+    const first = await ServiceProcess.start({ DB_DATABASE: restartDatabase });
     let created: Response;
     let createdText: string;
     try {
@@ -402,7 +406,7 @@ describe('Idempotency-Key across a restart', () => {
       first.kill('SIGKILL');
       await first.exited;
     }
-    const second = await ServiceProcess.start();
+    const second = await ServiceProcess.start({ DB_DATABASE: restartDatabase });
     try {
       const replay = await post(second.url);
       expect(replay.status).toBe(201);
@@ -413,5 +417,5 @@ describe('Idempotency-Key across a restart', () => {
     } finally {
       await second.stop();
     }
-  });
+  }, 60_000);
 });
