@@ -3,7 +3,7 @@ import { get as httpGet, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
-import { eventually, OPEN_TRANSACTIONS_POLL_MS } from '../support/attachment-uploads.js';
+import { eventually, OPEN_TRANSACTIONS_POLL_MS, openTransactions } from '../support/attachment-uploads.js';
 import { connectToDatabase, seedTickets, useOwnDatabase } from '../support/database.js';
 import { expectProblem } from '../support/problem-json.js';
 import { asHttpResponse } from '../support/supertest-response.js';
@@ -169,30 +169,18 @@ describe('Exporting tickets', () => {
       const server = testApp.app.getHttpServer();
       if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
-      const openTransactions = async () =>
-        Number(
-          (
-            (await db.query(
-              `SELECT COUNT(*) AS n FROM information_schema.innodb_trx t JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
-             WHERE p.db = ? AND p.id <> CONNECTION_ID()`,
-              [database],
-            )) as any
-          )[0][0].n,
-        );
       const response = await new Promise<IncomingMessage>((resolve) =>
         httpGet(`http://127.0.0.1:${port}/api/v2/tickets/export?requesterEmail=${encodeURIComponent(requester)}`, resolve),
       );
       await new Promise((resolve) => response.once('data', resolve));
       // The app's workers run short statements of their own on the same database, and a read of innodb_trx may be
       // served the server's copy of a moment before (see lockWaitOf): the export's one transaction shows in time.
-      await eventually('the export’s transaction', openTransactions, (n) => n === 1, 20, OPEN_TRANSACTIONS_POLL_MS);
+      const open = () => openTransactions(testApp.app);
+      expect(await eventually('the export’s transaction', open, (n) => n === 1, 20, OPEN_TRANSACTIONS_POLL_MS)).toBe(1);
       response.destroy();
-      // information_schema.innodb_trx is renewed only once nobody has read it for 100 ms (see lockWaitOf): polled slower.
-      for (let waited = 0; (await openTransactions()) > 0; waited += 250) {
-        if (waited > 10_000) throw new Error('The export’s transaction still runs 10 s after its client went away');
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(await openTransactions()).toBe(0);
+      expect(
+        await eventually('no transaction left open after the client went away', open, (n) => n === 0, 70, OPEN_TRANSACTIONS_POLL_MS),
+      ).toBe(0);
     } finally {
       await db.end();
     }
